@@ -1,0 +1,101 @@
+"""Transcripts (PROTOCOL.md): a JSON header line, then one action per line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scoring.core import JSON, Action, Game, action_from_json, action_to_json, options_to_json
+from scoring.errors import InvalidAction, InvalidOption, ScoringError
+from scoring.history import History
+from scoring.registry import find_game
+
+
+class TranscriptError(ScoringError, ValueError):
+    """A transcript line that cannot be read or applied; ``line`` is 1-based."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Header:
+    """The first line of a transcript: which game, who plays, with which options."""
+
+    game: str
+    players: tuple[str, ...]
+    options: dict[str, JSON] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        """The header object as written in a transcript."""
+        return {"game": self.game, "players": list(self.players), "options": self.options}
+
+
+def parse_header(obj: JSON) -> Header:
+    """Check a header object: ``{"game": id, "players": [names], "options": {...}}``."""
+    if not isinstance(obj, dict):
+        raise InvalidAction(f"a transcript header is a JSON object, not {obj!r}")
+    unknown = set(obj) - {"game", "players", "options"}
+    if unknown:
+        raise InvalidAction(f"unknown header keys {sorted(unknown)}; allowed: game, players, options")
+    game, players, options = obj.get("game"), obj.get("players"), obj.get("options", {})
+    if not isinstance(game, str):
+        raise InvalidAction('the header needs "game": a game id such as "general"')
+    if (
+        not isinstance(players, list)
+        or not players
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
+        raise InvalidAction('the header needs "players": a list of names such as ["Ann", "Bob"]')
+    if len(set(players)) != len(players):
+        raise InvalidAction(f"two players share a name in {players!r}; give each a different name")
+    if not isinstance(options, dict):
+        raise InvalidAction(f'"options" is a JSON object of option names, not {options!r}')
+    return Header(game, tuple(players), dict(options))
+
+
+def start(header: Header) -> History[Any]:
+    """A new game's history from a header (``UnknownGame``/``InvalidOption`` if it is wrong)."""
+    cls = find_game(header.game)
+    n = len(header.players)
+    if not cls.min_players <= n <= cls.max_players:
+        raise InvalidAction(
+            f"{cls.game_id} is played by {cls.min_players} to {cls.max_players} players, not {n}"
+        )
+    game: Game[Any, Any] = cls.from_json(header.options)
+    return History(game, game.initial_state(header.players))
+
+
+def replay(lines: Iterable[str]) -> History[Any]:
+    """Rebuild a game from transcript lines; the first bad line raises ``TranscriptError``."""
+    history: History[Any] | None = None
+    for number, raw in enumerate(lines, start=1):
+        text = raw.strip()
+        if not text:
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(number, f"not JSON ({exc.msg} at column {exc.colno})") from exc
+        try:
+            if history is None:
+                history = start(parse_header(obj))
+            else:
+                history.push(action_from_json(obj))
+        except (ScoringError, InvalidOption) as exc:
+            raise TranscriptError(number, str(exc)) from exc
+    if history is None:
+        raise TranscriptError(1, "the transcript is empty; it starts with a header line")
+    return history
+
+
+def dump(game: Game[Any, Any], players: Sequence[str], actions: Iterable[Action]) -> str:
+    """A transcript's text for a game and its actions (a header and one line per action)."""
+    header = Header(game.game_id, tuple(players), options_to_json(game.options))
+    lines = [json.dumps(header.to_json(), ensure_ascii=False)]
+    lines.extend(json.dumps(action_to_json(a)) for a in actions)
+    return "\n".join(lines) + "\n"
