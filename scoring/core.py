@@ -7,6 +7,7 @@ else with an ``IllegalAction`` that says why and what is allowed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import types
@@ -169,7 +170,7 @@ def action_from_json(obj: JSON) -> Action:
     Roll(dice=(1, 2, 3))
     """
     if not isinstance(obj, dict) or not obj:
-        raise InvalidAction(f"an action is a JSON object like {{\"roll\": [1, 5]}}, not {obj!r}")
+        raise InvalidAction(f'an action is a JSON object like {{"roll": [1, 5]}}, not {obj!r}')
     keys = set(obj)
     extra = keys - {"column"} if "score" in keys else keys
     if len(extra) != 1:
@@ -185,7 +186,8 @@ def action_from_json(obj: JSON) -> Action:
     if key in ("bank", "stop", "pass"):
         if value is not True:
             raise InvalidAction(f'"{key}" takes the value true, not {value!r}')
-        return {"bank": Bank(), "stop": Stop(), "pass": Pass()}[key]
+        flags: dict[str, Action] = {"bank": Bank(), "stop": Stop(), "pass": Pass()}
+        return flags[key]
     if key == "score":
         column = obj.get("column", 0)
         if not isinstance(value, str) or not isinstance(column, int) or isinstance(column, bool):
@@ -240,7 +242,7 @@ class Outcome:
 
 
 S = TypeVar("S")
-O = TypeVar("O")
+OptT = TypeVar("OptT")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -248,7 +250,7 @@ O = TypeVar("O")
 
 
 def option(default: Any, doc: str, *, on: Any = None) -> Any:
-    """A documented option field; ``on`` is the value that ``name=on`` means for an on/off option."""
+    """A documented option field; ``on`` is the value that ``name=on`` stands for."""
     return dataclasses.field(default=default, metadata={"doc": doc, "on": on})
 
 
@@ -276,10 +278,8 @@ def _coerce(name: str, tp: Any, value: JSON, on_value: Any) -> Any:
             try:
                 value = int(low)
             except ValueError:
-                try:
+                with contextlib.suppress(ValueError):
                     value = float(low)
-                except ValueError:
-                    pass
     if origin in (Union, types.UnionType):
         args = get_args(tp)
         if type(None) in args and (value is False or value is None):
@@ -389,7 +389,7 @@ def describe_options(cls: type[Any]) -> tuple[OptionInfo, ...]:
 # The Game base class
 
 
-class Game(ABC, Generic[S, O]):
+class Game(ABC, Generic[S, OptT]):
     """Rules of one game with fixed options; states are frozen and ``apply`` returns a new one.
 
     Subclasses set the class attributes and implement the abstract methods. ``legal_actions`` is the
@@ -405,11 +405,11 @@ class Game(ABC, Generic[S, O]):
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 12
 
-    def __init__(self, options: O | None = None) -> None:
-        self.options: O = options if options is not None else self.options_type()
+    def __init__(self, options: OptT | None = None) -> None:
+        self.options: OptT = options if options is not None else self.options_type()
 
     @classmethod
-    def from_json(cls, options: Mapping[str, JSON] | None = None) -> Game[S, O]:
+    def from_json(cls, options: Mapping[str, JSON] | None = None) -> Game[S, OptT]:
         """The game with options from a transcript header (``{"preset": "niemo", ...}``)."""
         return cls(parse_options(cls.options_type, options or {}, cls.presets))
 
@@ -473,7 +473,7 @@ class Game(ABC, Generic[S, O]):
         return action in self.legal_actions(state)
 
     def apply(self, state: S, action: Action) -> S:
-        """The state after a legal action; an illegal one raises ``IllegalAction`` and changes nothing."""
+        """The state after a legal action; an illegal one raises ``IllegalAction``."""
         if not self.is_legal(state, action):
             raise IllegalAction(self.explain_illegal(state, action))
         return self._apply(state, action)
@@ -483,10 +483,7 @@ class Game(ABC, Generic[S, O]):
         if isinstance(action, Roll):
             n = self.roll_size(state)
             if n:
-                return (
-                    f"cannot {action}: {n} dice are to be thrown, "
-                    f"not {len(action.dice)}"
-                )
+                return f"cannot {action}: {n} dice are to be thrown, not {len(action.dice)}"
         if self.phase(state) is Phase.FINISHED:
             return f"cannot {action}: the game is over"
         return f"cannot {action} now; allowed: {self.allowed_text(state)}"

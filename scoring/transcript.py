@@ -41,7 +41,9 @@ def parse_header(obj: JSON) -> Header:
         raise InvalidAction(f"a transcript header is a JSON object, not {obj!r}")
     unknown = set(obj) - {"game", "players", "options"}
     if unknown:
-        raise InvalidAction(f"unknown header keys {sorted(unknown)}; allowed: game, players, options")
+        raise InvalidAction(
+            f"unknown header keys {sorted(unknown)}; allowed: game, players, options"
+        )
     game, players, options = obj.get("game"), obj.get("players"), obj.get("options", {})
     if not isinstance(game, str):
         raise InvalidAction('the header needs "game": a game id such as "general"')

@@ -16,15 +16,15 @@ class SekvenceOptions:
     target: int = option(100, "first to reach this many points wins at once")
     three_ones_reset: bool = option(
         default=False,
-        doc="a throw with three or more 1s scores nothing and wipes the thrower's points [AMBIG-C8]",
+        doc="a throw with three or more 1s scores nothing and wipes the thrower's points",
     )
 
 
 def run_points(roll: Sequence[int]) -> int:
     """Points of a throw: 5 per face of the run 1-2-3-... beyond the 1 (RULES §6.4).
 
-    >>> run_points([1, 2, 3, 5, 5, 6]), run_points([2, 3, 4, 5, 6, 6]), run_points([1, 3, 4, 5, 6, 6])
-    (10, 0, 0)
+    >>> run_points([1, 2, 3, 5, 5, 6]), run_points([2, 3, 4, 5, 6, 6])
+    (10, 0)
     """
     length = 0
     while length + 1 in roll:

@@ -1,0 +1,101 @@
+"""The Czech 6-dice variant (RULES §6.2): doubling kinds, record from 350, confirm six dice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Literal
+
+from scoring.core import JSON, option
+from scoring.dice import Dice
+from scoring.errors import InvalidOption
+from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, Turn
+
+
+@dataclass(frozen=True)
+class SestKostekOptions:
+    """Options of the 6-dice variant (RULES §6.2)."""
+
+    target: int = option(10000, "the first to reach this score wins at once (agreed per game)")
+    min_record: int = option(350, "the smallest turn total that may be recorded")
+    max_dice_left_to_record: int | None = option(
+        None, "a turn may be recorded only with at most this many dice left (off: any) [AMBIG-C3]"
+    )
+    confirmation: Literal["single_throw", "hot_dice", "off"] = option(
+        "single_throw",
+        "when six scoring dice must be confirmed by one more throw of all six: after one throw "
+        "of six that all scored, after any hot dice, or never [AMBIG-C4]",
+    )
+    three_pairs_allow_same: bool = option(
+        default=True, doc="three pairs may repeat a face (2 2 2 2 5 5, six of a kind) [AMBIG-C5]"
+    )
+    straight_value: int = option(1500, "points for 1-2-3-4-5-6")
+    three_pairs_value: int = option(1000, "points for three pairs")
+
+    def check(self) -> None:
+        """Refuse option values that make no game."""
+        if self.target <= 0:
+            raise InvalidOption(f"option target must be positive, not {self.target}")
+
+
+SState = JeopardyState[None]
+
+
+class SestKostek(JeopardyGame[None, SestKostekOptions]):
+    """The 6-dice variant: kinds double per extra die, six scoring dice must be confirmed."""
+
+    game_id = "sest-kostek"
+    name = "Kostky: 6 kostek"
+    aliases = ("six-dice",)
+    options_type = SestKostekOptions
+    n_dice = 6
+
+    @cached_property
+    def _table(self) -> CombinationTable:
+        o = self.options
+        kinds: dict[tuple[int, int], int] = {}
+        for face in range(1, 7):
+            triple = 1000 if face == 1 else 100 * face
+            for n in (3, 4, 5, 6):
+                kinds[(face, n)] = triple * 2 ** (n - 3)
+        return CombinationTable.build(
+            singles={1: 100, 5: 50},
+            kinds=kinds,
+            straights=[((1, 2, 3, 4, 5, 6), o.straight_value)],
+            three_pairs=o.three_pairs_value,
+            three_pairs_allow_same=o.three_pairs_allow_same,
+        )
+
+    def table(self) -> CombinationTable:
+        return self._table
+
+    def initial_extra(self, n_players: int) -> None:
+        return None
+
+    def _must_roll_after(self, turn: Turn, kept: Dice) -> str:
+        mode = self.options.confirmation
+        all_scored = len(kept) == len(turn.dice)
+        if mode == "single_throw" and all_scored and len(turn.dice) == self.n_dice:
+            return "all six dice scored in one throw: confirm them with one more throw of all six"
+        if mode == "hot_dice" and all_scored:
+            return "every die has scored: confirm with one more throw of all six"
+        return ""
+
+    def bank_refusal(self, state: SState, total: int, dice_left: int) -> str | None:
+        o = self.options
+        limit = o.max_dice_left_to_record
+        if total < o.min_record:
+            return f"at least {o.min_record} needed"
+        if limit is not None and dice_left > limit:
+            return f"at most {limit} dice may be left to record; you have {dice_left}"
+        return None
+
+    def end_check(self, state: SState) -> SState:
+        p = state.turn.player
+        if state.scores[p] >= self.options.target:
+            reason = f"{state.players[p]} reached {self.options.target}"
+            return replace(state, winners=(p,), end_reason=reason)
+        return state
+
+    def describe_extra(self, state: SState) -> dict[str, JSON]:
+        return {"target": self.options.target, "must_confirm": bool(state.turn.must_roll)}

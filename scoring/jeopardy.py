@@ -1,0 +1,485 @@
+"""The shared engine of the four jeopardy games (RULES §1): combination tables and the turn.
+
+A combination table lists every scoring group (a sub-multiset of one roll with its points). ``best``
+and ``exact`` search every decomposition of a roll exhaustively (memoised on the count vector), so a
+roll that can be read two ways always gets the better reading: no greedy priority list.
+
+``JeopardyGame`` runs the roll / set aside / roll again or bank turn that the four games share; each
+game is a subclass that supplies its table and the few hooks where its rules differ (who chooses the
+scoring dice, when a bank is allowed, what a bank or a bust does to the scores, when the game ends).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import ClassVar, Generic, TypeVar
+
+from scoring.core import JSON, Action, Bank, Game, Keep, Outcome, Phase, Roll
+from scoring.dice import FACES, Counts, Dice, contains, counts, from_counts, sub_multisets
+
+# --------------------------------------------------------------------------------------------------
+# Combination tables
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One scoring combination: which dice (as a count vector), its points and a name."""
+
+    name: str
+    counts: Counts
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A decomposition of dice into scoring groups: points, the dice used, the dice left over."""
+
+    points: int
+    groups: tuple[Group, ...]
+    scoring: Dice
+    rest: Dice
+
+    def to_json(self) -> dict[str, JSON]:
+        """The ``pipcam score`` object of a jeopardy roll."""
+        return {
+            "points": self.points,
+            "scoring": list(self.scoring),
+            "rest": list(self.rest),
+            "groups": [{"name": g.name, "dice": list(from_counts(g.counts))} for g in self.groups],
+        }
+
+
+def _sub(a: Counts, b: Counts) -> Counts | None:
+    out = tuple(x - y for x, y in zip(a, b, strict=True))
+    return None if min(out) < 0 else out  # type: ignore[return-value]
+
+
+def _kind_counts(face: int, n: int) -> Counts:
+    return tuple(n if f == face else 0 for f in FACES)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class CombinationTable:
+    """Every scoring group of a game, built from the shapes of RULES §1.1.
+
+    >>> t = CombinationTable.build(singles={1: 100, 5: 50}, kinds={(1, 3): 1000, (2, 3): 200})
+    >>> t.best([1, 1, 1, 5, 2, 3]).points
+    1050
+    >>> t.exact([1, 5, 2]) is None
+    True
+    """
+
+    groups: tuple[Group, ...]
+    _best: dict[Counts, tuple[int, int, tuple[Group, ...]]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+    _exact: dict[Counts, tuple[int, tuple[Group, ...]] | None] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        singles: Mapping[int, int],
+        kinds: Mapping[tuple[int, int], int],
+        straights: Sequence[tuple[Sequence[int], int]] = (),
+        three_pairs: int | None = None,
+        three_pairs_allow_same: bool = False,
+    ) -> CombinationTable:
+        """A table from singles {face: points}, kinds {(face, n): points}, straights and pairs."""
+        groups: list[Group] = []
+        for face, pts in sorted(singles.items()):
+            groups.append(Group(f"single {face}", _kind_counts(face, 1), pts))
+        for (face, n), pts in sorted(kinds.items()):
+            groups.append(Group(f"{n} x {face}", _kind_counts(face, n), pts))
+        for faces, pts in straights:
+            groups.append(Group("straight " + "".join(map(str, faces)), counts(faces), pts))
+        if three_pairs is not None:
+            seen: set[Counts] = set()
+            for combo in itertools.combinations_with_replacement(FACES, 3):
+                c = counts(combo * 2)
+                if c in seen:
+                    continue
+                if len(set(combo)) < 3 and not three_pairs_allow_same:
+                    continue
+                seen.add(c)
+                groups.append(Group("three pairs", c, three_pairs))
+        return cls(tuple(groups))
+
+    def _best_counts(self, c: Counts) -> tuple[int, int, tuple[Group, ...]]:
+        """(points, dice used, groups) of the best reading; ties prefer more dice (RULES §1.2)."""
+        hit = self._best.get(c)
+        if hit is not None:
+            return hit
+        result: tuple[int, int, tuple[Group, ...]] = (0, 0, ())
+        for g in self.groups:
+            rest = _sub(c, g.counts)
+            if rest is None:
+                continue
+            pts, used, groups = self._best_counts(rest)
+            cand = (pts + g.points, used + sum(g.counts), (g, *groups))
+            if cand[:2] > result[:2]:
+                result = cand
+        self._best[c] = result
+        return result
+
+    def _exact_counts(self, c: Counts) -> tuple[int, tuple[Group, ...]] | None:
+        """(points, groups) of the best reading that uses every die, or None if none does."""
+        if not any(c):
+            return (0, ())
+        if c in self._exact:
+            return self._exact[c]
+        result: tuple[int, tuple[Group, ...]] | None = None
+        for g in self.groups:
+            rest = _sub(c, g.counts)
+            if rest is None:
+                continue
+            sub = self._exact_counts(rest)
+            if sub is not None and (result is None or sub[0] + g.points > result[0]):
+                result = (sub[0] + g.points, (g, *sub[1]))
+        self._exact[c] = result
+        return result
+
+    def best(self, roll: Sequence[int]) -> Reading:
+        """The most points a roll can give, with the dice that give them (RULES §1.2 ``best``)."""
+        c = counts(roll)
+        pts, _, groups = self._best_counts(c)
+        used = tuple(sum(g.counts[i] for g in groups) for i in range(6))
+        rest = tuple(a - b for a, b in zip(c, used, strict=True))
+        return Reading(pts, groups, from_counts(used), from_counts(rest))
+
+    def exact(self, selection: Sequence[int]) -> Reading | None:
+        """The value of a set-aside in which every die scores, else None (``exact``)."""
+        hit = self._exact_counts(counts(selection))
+        if hit is None:
+            return None
+        return Reading(hit[0], hit[1], tuple(sorted(selection)), ())
+
+    def selections(self, roll: Sequence[int]) -> tuple[Dice, ...]:
+        """Every legal set-aside of a roll: non-empty sub-multisets in which every die scores."""
+        return tuple(s for s in sub_multisets(roll) if s and self.exact(s) is not None)
+
+
+# --------------------------------------------------------------------------------------------------
+# The turn
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The running turn: whose it is, the points not yet written, the dice to throw or on the table.
+
+    ``pool`` counts the dice left to throw; 0 after hot dice means all of them may be thrown again.
+    ``dice`` is the roll on the table waiting to be set aside (empty in the ROLL phase).
+    """
+
+    player: int
+    total: int = 0
+    pool: int = 0
+    dice: Dice = ()
+    rolls: int = 0
+    kept: tuple[Dice, ...] = ()  # what was set aside after each roll, for the phones
+    must_roll: str = ""  # why banking is not allowed before the next throw (confirmation), or ""
+
+
+X = TypeVar("X")
+OptT = TypeVar("OptT")
+
+
+@dataclass(frozen=True, slots=True)
+class JeopardyState(Generic[X]):
+    """Scores, the turn, and the game-specific part ``extra`` (breaks, barrels, ...)."""
+
+    players: tuple[str, ...]
+    scores: tuple[int, ...]
+    turn: Turn
+    extra: X
+    round: int = 1
+    turns_taken: tuple[int, ...] = ()
+    winners: tuple[int, ...] | None = None
+    end_reason: str = ""
+    last_event: str = ""
+
+
+class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
+    """The roll / set aside / roll again or bank turn of RULES §1, with hooks for each game."""
+
+    n_dice: ClassVar[int] = 6
+    auto_keep: ClassVar[bool] = False  # Thousand: the best reading is set aside by itself
+    bank_word: ClassVar[str] = "bank"
+
+    # -- hooks ----------------------------------------------------------------------------------
+
+    def table(self) -> CombinationTable:
+        """The combination table under these options."""
+        raise NotImplementedError  # pragma: no cover  (every game overrides it)
+
+    def initial_extra(self, n_players: int) -> X:
+        """The game-specific state at the start."""
+        raise NotImplementedError  # pragma: no cover
+
+    def bank_refusal(self, state: JeopardyState[X], total: int, dice_left: int) -> str | None:
+        """Why a bank of ``total`` with ``dice_left`` dice left is not allowed, or None."""
+        return None
+
+    def special_roll(self, state: JeopardyState[X], roll: Dice) -> JeopardyState[X] | None:
+        """A roll that ends the turn by a special rule (four 2s), or None for the normal flow."""
+        return None
+
+    def on_bank(self, state: JeopardyState[X], total: int) -> JeopardyState[X]:
+        """Write a banked turn total (the turn is then passed on by the engine)."""
+        scores = list(state.scores)
+        scores[state.turn.player] += total
+        return replace(state, scores=tuple(scores))
+
+    def on_bust(self, state: JeopardyState[X], roll: Dice) -> JeopardyState[X]:
+        """What a roll with no combination does beyond losing the turn total."""
+        return state
+
+    def end_check(self, state: JeopardyState[X]) -> JeopardyState[X]:
+        """Called after every finished turn: set ``winners`` when the game is over."""
+        return state
+
+    def hot_dice_forced(self, state: JeopardyState[X]) -> bool:
+        """Whether a player with every die set aside must throw them all again."""
+        return False
+
+    # -- Game interface -------------------------------------------------------------------------
+
+    def initial_state(self, players: Sequence[str]) -> JeopardyState[X]:
+        """Everyone at 0, the first seat about to throw all the dice."""
+        n = len(players)
+        return JeopardyState(
+            players=tuple(players),
+            scores=(0,) * n,
+            turn=Turn(player=0, pool=self.n_dice),
+            extra=self.initial_extra(n),
+            turns_taken=(0,) * n,
+        )
+
+    def players(self, state: JeopardyState[X]) -> tuple[str, ...]:
+        return state.players
+
+    def totals(self, state: JeopardyState[X]) -> tuple[int, ...]:
+        return state.scores
+
+    def phase(self, state: JeopardyState[X]) -> Phase:
+        if state.winners is not None:
+            return Phase.FINISHED
+        return Phase.DECIDE if state.turn.dice else Phase.ROLL
+
+    def to_move(self, state: JeopardyState[X]) -> int | None:
+        return None if state.winners is not None else state.turn.player
+
+    def outcome(self, state: JeopardyState[X]) -> Outcome | None:
+        if state.winners is None:
+            return None
+        return Outcome(state.winners, state.scores, state.end_reason)
+
+    def roll_size(self, state: JeopardyState[X]) -> int:
+        if state.winners is not None or state.turn.dice:
+            return 0
+        return state.turn.pool or self.n_dice
+
+    def dice_left(self, turn: Turn) -> int:
+        """Dice left to throw, 0 after hot dice (the rules of recording speak of "dice left")."""
+        return turn.pool
+
+    def _projected_bank(self, state: JeopardyState[X]) -> tuple[int, int, str] | None:
+        """(total, dice left, must_roll) if the player banked now, or None if nothing to bank."""
+        turn = state.turn
+        if turn.dice:
+            # Banking with dice on the table sets aside their best reading first (one button press).
+            reading = self.table().best(turn.dice)
+            if reading.points == 0:
+                return None
+            left = len(reading.rest)
+            return (turn.total + reading.points, left, self._must_roll_after(turn, reading.scoring))
+        if turn.rolls == 0:
+            return None
+        return (turn.total, turn.pool, turn.must_roll)
+
+    def _must_roll_after(self, turn: Turn, kept: Dice) -> str:
+        """A reason the player must throw again after setting ``kept`` aside (or "")."""
+        return ""
+
+    def bank_problem(self, state: JeopardyState[X]) -> str | None:
+        """Why banking is refused now, or None if it is allowed."""
+        if state.winners is not None:
+            return "the game is over"
+        projected = self._projected_bank(state)
+        if projected is None:
+            return "nothing to bank yet: throw the dice first"
+        total, left, must_roll = projected
+        if must_roll:
+            return must_roll
+        if left == 0 and self.hot_dice_forced(state):
+            return f"every die has scored, so all {self.n_dice} must be thrown again"
+        return self.bank_refusal(state, total, left)
+
+    def legal_actions(self, state: JeopardyState[X]) -> tuple[Action, ...]:
+        if state.winners is not None:
+            return ()
+        actions: list[Action] = []
+        n = self.roll_size(state)
+        if n:
+            actions.extend(Roll(d) for d, _ in self.roll_outcomes(state))
+        elif not self.auto_keep:
+            actions.extend(Keep(s) for s in self.table().selections(state.turn.dice))
+        if self.bank_problem(state) is None:
+            actions.append(Bank())
+        return tuple(actions)
+
+    def explain_illegal(self, state: JeopardyState[X], action: Action) -> str:
+        if state.winners is not None:
+            return f"cannot {action}: the game is over"
+        turn = state.turn
+        shown = " ".join(map(str, turn.dice))
+        if isinstance(action, Bank):
+            problem = self.bank_problem(state) or "not allowed now"
+            projected = self._projected_bank(state)
+            amount = f" {projected[0]}" if projected else ""
+            return f"cannot {self.bank_word}{amount}: {problem}"
+        if isinstance(action, Keep):
+            if self.auto_keep:
+                return "cannot keep: in this game the scoring dice are set aside by themselves"
+            if not turn.dice:
+                n = self.roll_size(state)
+                return f"cannot {action}: no dice are on the table; roll {n} dice"
+            if not action.dice:
+                return "cannot keep nothing: set aside at least one scoring die"
+            if not contains(turn.dice, action.dice):
+                return f"cannot {action}: the dice showing are {shown}"
+            best = self.table().best(turn.dice)
+            return (
+                f"cannot {action}: every die set aside must score; "
+                f"the best set-aside of {shown} is {' '.join(map(str, best.scoring))} "
+                f"for {best.points}"
+            )
+        if isinstance(action, Roll) and turn.dice:
+            return (
+                f"cannot {action}: set aside scoring dice from {shown} first (or {self.bank_word})"
+            )
+        return super().explain_illegal(state, action)
+
+    # -- applying -------------------------------------------------------------------------------
+
+    def _apply(self, state: JeopardyState[X], action: Action) -> JeopardyState[X]:
+        if isinstance(action, Roll):
+            return self._roll(state, action.dice)
+        if isinstance(action, Keep):
+            return self._keep(state, action.dice)
+        if isinstance(action, Bank):
+            return self._bank(state)
+        raise AssertionError(f"unexpected {action!r}")  # pragma: no cover
+
+    def _roll(self, state: JeopardyState[X], roll: Dice) -> JeopardyState[X]:
+        turn = replace(state.turn, rolls=state.turn.rolls + 1)
+        state = replace(state, turn=turn)
+        special = self.special_roll(state, roll)
+        if special is not None:
+            return self._end_turn(special)
+        reading = self.table().best(roll)
+        name = state.players[turn.player]
+        if reading.points == 0:
+            busted = self.on_bust(state, roll)
+            lost = f", losing {turn.total}" if turn.total else ""
+            event = f"{name} threw {' '.join(map(str, roll))}: no combination{lost}"
+            return self._end_turn(replace(busted, last_event=event))
+        # The confirmation throw (Czech 6-dice variant) has scored: banking is allowed again.
+        state = replace(state, turn=replace(turn, dice=roll, must_roll=""))
+        if self.auto_keep:
+            return self._keep(state, reading.scoring)
+        return replace(state, last_event=f"{name} threw {' '.join(map(str, roll))}")
+
+    def _keep(self, state: JeopardyState[X], kept: Dice) -> JeopardyState[X]:
+        turn = state.turn
+        reading = self.table().exact(kept)
+        assert reading is not None  # legal_actions only offers scoring selections
+        left = len(turn.dice) - len(kept)
+        new_turn = replace(
+            turn,
+            total=turn.total + reading.points,
+            pool=left,
+            dice=(),
+            kept=(*turn.kept, kept),
+            must_roll=self._must_roll_after(turn, kept),
+        )
+        name = state.players[turn.player]
+        event = (
+            f"{name} set aside {' '.join(map(str, kept))} for {reading.points}: "
+            f"turn total {new_turn.total}, "
+            + (f"{left} dice left" if left else f"every die scored, all {self.n_dice} again")
+        )
+        return replace(state, turn=new_turn, last_event=event)
+
+    def _bank(self, state: JeopardyState[X]) -> JeopardyState[X]:
+        if state.turn.dice:
+            state = self._keep(state, self.table().best(state.turn.dice).scoring)
+        total = state.turn.total
+        name = state.players[state.turn.player]
+        banked = self.on_bank(state, total)
+        if not banked.last_event or banked.last_event == state.last_event:
+            banked = replace(banked, last_event=f"{name} banked {total}")
+        return self._end_turn(banked)
+
+    def _end_turn(self, state: JeopardyState[X]) -> JeopardyState[X]:
+        """Count the turn, check the end, and give the dice to the next player."""
+        p = state.turn.player
+        taken = list(state.turns_taken)
+        taken[p] += 1
+        state = replace(state, turns_taken=tuple(taken))
+        state = self.end_check(state)
+        if state.winners is not None:
+            return replace(state, turn=replace(state.turn, dice=(), pool=0))
+        n = len(state.players)
+        nxt = (p + 1) % n
+        return replace(
+            state,
+            turn=Turn(player=nxt, pool=self.n_dice),
+            round=state.round + (1 if nxt == 0 else 0),
+        )
+
+    # -- views ----------------------------------------------------------------------------------
+
+    def describe(self, state: JeopardyState[X]) -> dict[str, JSON]:
+        turn = state.turn
+        out: dict[str, JSON] = {
+            "round": state.round,
+            "turn": {
+                "player": state.players[turn.player],
+                "total": turn.total,
+                "dice_left": self.dice_left(turn),
+                "dice": list(turn.dice),
+                "kept": [list(k) for k in turn.kept],
+                "rolls": turn.rolls,
+            },
+            "last_event": state.last_event,
+            "can_bank": self.bank_problem(state) is None,
+        }
+        if turn.dice:
+            out["best"] = self.table().best(turn.dice).to_json()
+        if state.winners is not None:
+            out["end_reason"] = state.end_reason
+        out.update(self.describe_extra(state))
+        return out
+
+    def describe_extra(self, state: JeopardyState[X]) -> dict[str, JSON]:
+        """Game-specific additions to ``describe`` (breaks, barrels, pits)."""
+        return {}
+
+    def score_roll(self, roll: Sequence[int]) -> dict[str, JSON]:
+        """``pipcam score``: the best reading of a roll under these options."""
+        return self.table().best(roll).to_json()
+
+
+def highest(scores: Sequence[int]) -> tuple[int, ...]:
+    """The seats with the highest score (ties shared).
+
+    >>> highest([300, 500, 500])
+    (1, 2)
+    """
+    top = max(scores)
+    return tuple(i for i, s in enumerate(scores) if s == top)
