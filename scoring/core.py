@@ -15,7 +15,18 @@ import typing
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, TypeAlias, TypeVar, Union, get_args, get_origin
+from typing import (
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Self,
+    TypeAlias,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
 
 from scoring.dice import Dice, dice, outcomes
 from scoring.errors import IllegalAction, InvalidAction, InvalidOption
@@ -409,7 +420,7 @@ class Game(ABC, Generic[S, OptT]):
         self.options: OptT = options if options is not None else self.options_type()
 
     @classmethod
-    def from_json(cls, options: Mapping[str, JSON] | None = None) -> Game[S, OptT]:
+    def from_json(cls, options: Mapping[str, JSON] | None = None) -> Self:
         """The game with options from a transcript header (``{"preset": "niemo", ...}``)."""
         return cls(parse_options(cls.options_type, options or {}, cls.presets))
 
