@@ -1,0 +1,1 @@
+"""pipcam: the composition root and the command line."""

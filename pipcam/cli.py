@@ -1,0 +1,226 @@
+"""The ``pipcam`` command line: games, score, replay and play (and the camera commands)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from scoring.core import JSON, Game, describe_options, options_to_json
+from scoring.dice import dice
+from scoring.errors import InvalidAction, InvalidOption, ScoringError, UnknownGame
+from scoring.registry import available, find_game
+from scoring.transcript import TranscriptError, replay
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def parse_option_pairs(pairs: Sequence[str]) -> dict[str, JSON]:
+    """``["name=value", ...]`` from ``--option`` into a mapping (values parsed later per type)."""
+    out: dict[str, JSON] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise InvalidOption(f"--option takes name=value, such as target=5000; not {pair!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def make_game(name: str, option_pairs: Sequence[str]) -> Game[Any, Any]:
+    """The engine for a game id or alias with ``--option`` values applied."""
+    return find_game(name).from_json(parse_option_pairs(option_pairs))
+
+
+# --------------------------------------------------------------------------------------------------
+# pipcam games
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the games with their ids, native names, aliases and options."""
+    classes = available()
+    if args.json:
+        out = [
+            {
+                "id": cls.game_id,
+                "name": cls.name,
+                "aliases": list(cls.aliases),
+                "presets": {k: dict(v) for k, v in cls.presets.items()},
+                "options": [
+                    {"name": o.name, "default": o.default, "takes": o.takes, "doc": o.doc}
+                    for o in describe_options(cls.options_type)
+                ],
+            }
+            for cls in classes
+        ]
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for cls in classes:
+        aliases = f" (also: {', '.join(cls.aliases)})" if cls.aliases else ""
+        print(f"{cls.game_id:18} {cls.name}{aliases}")
+        for o in describe_options(cls.options_type):
+            default = "off" if o.default is None else json.dumps(o.default, ensure_ascii=False)
+            print(f"    {o.name} = {default}  [{o.takes}]  {o.doc}")
+        for preset, values in cls.presets.items():
+            print(f"    preset {preset}: {json.dumps(dict(values))}")
+        print()
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------------
+# pipcam score
+
+
+def _scorer(game: Game[Any, Any]) -> Callable[[Sequence[int]], dict[str, JSON]]:
+    score = getattr(game, "score_roll", None)
+    if not callable(score):
+        raise InvalidAction(
+            f"{game.game_id} has no single-roll score; "
+            f"try `pipcam play {game.game_id}` to play a whole game"
+        )
+    return score  # type: ignore[no-any-return]
+
+
+def _parse_dice(words: Sequence[str]) -> list[int]:
+    """Dice typed as ``1 1 5`` or ``115`` or ``1,1,5``."""
+    out: list[int] = []
+    for word in words:
+        for part in word.replace(",", " ").split():
+            if not part.isdigit():
+                raise InvalidAction(f"a die is a number from 1 to 6, not {part!r}")
+            digits = [int(c) for c in part] if len(part) > 1 else [int(part)]
+            out.extend(digits)
+    return list(dice(out))
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Score one roll (or one roll per line of stdin with ``-``) and print JSON."""
+    game = make_game(args.game, args.option)
+    score = _scorer(game)
+    if args.dice != ["-"]:
+        print(json.dumps(score(_parse_dice(args.dice))))
+        return EXIT_OK
+    status = EXIT_OK
+    for number, line in enumerate(sys.stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            print(json.dumps(score(_parse_dice([line]))), flush=True)
+        except ScoringError as exc:
+            print(f"pipcam score: line {number}: {exc}", file=sys.stderr)
+            status = EXIT_ERROR
+    return status
+
+
+# --------------------------------------------------------------------------------------------------
+# pipcam replay
+
+
+def _open_text(path: str) -> TextIO:
+    if path == "-":
+        return sys.stdin
+    try:
+        return Path(path).open(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidAction(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a transcript and print the final state as one JSON object."""
+    stream = _open_text(args.file)
+    try:
+        history = replay(stream)
+    except TranscriptError as exc:
+        print(f"pipcam replay: {args.file}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    game = history.game
+    state = game.state_json(history.state)
+    state["options"] = options_to_json(game.options)
+    state["actions"] = len(history)
+    print(json.dumps(state, ensure_ascii=False))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------------
+# pipcam play
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play a game at the terminal, typing each roll."""
+    from pipcam.play import Terminal
+
+    game = make_game(args.game, args.option)
+    players: list[str] = args.players
+    if not game.min_players <= len(players) <= game.max_players:
+        raise InvalidAction(
+            f"{game.game_id} is played by {game.min_players} to {game.max_players} players, "
+            f"not {len(players)}"
+        )
+    if len(set(players)) != len(players):
+        raise InvalidAction(f"two players share a name in {players}; give each a different name")
+    save = Path(args.save) if args.save else None
+    return Terminal(game, players, save=save).run(sys.stdin, sys.stdout)
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="pipcam", description="pipcam: a dice companion that reads and scores real dice."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("games", help="list the games, their ids and options")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser("score", help="score one roll: pipcam score GAME 1 1 5 2 3 4")
+    p.add_argument("game", help="game id or alias (see `pipcam games`)")
+    p.add_argument("dice", nargs="+", help="the faces, or - to read one roll per line of stdin")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("replay", help="replay a transcript and print the final state")
+    p.add_argument("file", help="the transcript (JSON lines), or - for stdin")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("play", help="play a game at the terminal, typing the rolls")
+    p.add_argument("game", help="game id or alias (see `pipcam games`)")
+    p.add_argument("--players", nargs="+", required=True, metavar="NAME")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--save", metavar="FILE", help="keep the transcript in FILE after every action")
+    p.set_defaults(func=cmd_play)
+
+    try:
+        vision_cli = importlib.import_module("pipcam.vision_cli")
+    except ImportError:  # the camera commands need numpy/OpenCV; the rules work without them
+        pass
+    else:
+        vision_cli.add_vision_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``pipcam`` and return its exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except (UnknownGame, InvalidOption, InvalidAction) as exc:
+        print(f"pipcam {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

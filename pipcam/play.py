@@ -1,0 +1,222 @@
+"""``pipcam play``: a game at the terminal, where the table types each roll."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from scoring.core import (
+    JSON,
+    Action,
+    Bank,
+    Draw,
+    Forbidden,
+    Game,
+    Keep,
+    Pass,
+    Phase,
+    Place,
+    Roll,
+    Score,
+    Stop,
+)
+from scoring.errors import IllegalAction, InvalidAction
+from scoring.history import History
+from scoring.transcript import dump
+
+HELP = """\
+Type what happened at the table:
+  1 1 5 2 3 4      the dice just thrown (or the dice to keep, when dice are on the table)
+  roll 1 1 5       a throw            keep 1 5      set dice aside / hold them
+  bank (b)         end the turn and write the turn total ("pass" in 1000)
+  score CATEGORY   write the dice into a category or figure (or just type its id)
+  stop             end a Drápky turn without a figure
+  forbidden 2 5    the forbidden numbers (Na zakázaná čísla)
+  draw 045         the stone turned up; place 045 U(0,0) 1 lays it; pass if it fits nowhere
+  undo (u), redo   take back or repeat the last action
+  hint             the best reading of the dice on the table
+  help (?), quit (q)"""
+
+
+def _digits(words: list[str]) -> list[int]:
+    out: list[int] = []
+    for word in words:
+        for part in word.replace(",", " ").split():
+            if not part.isdigit():
+                raise InvalidAction(f"a die is a number from 1 to 6, not {part!r}")
+            out.extend(int(c) for c in part)
+    return out
+
+
+def _is_dice(words: list[str]) -> bool:
+    return bool(words) and all(w.replace(",", "").isdigit() for w in words)
+
+
+def parse_command(text: str, game: Game[Any, Any], state: Any) -> Action | str:
+    """An action from a typed line, or a meta command ("undo", "redo", "help", "quit", "hint")."""
+    words = text.strip().split()
+    if not words:
+        return "show"
+    head, rest = words[0].lower(), words[1:]
+    meta = {
+        "undo": "undo",
+        "u": "undo",
+        "redo": "redo",
+        "help": "help",
+        "?": "help",
+        "h": "help",
+        "quit": "quit",
+        "q": "quit",
+        "exit": "quit",
+        "hint": "hint",
+        "show": "show",
+    }
+    if head in meta and not rest:
+        return meta[head]
+    phase = game.phase(state)
+    if _is_dice(words):
+        if phase is Phase.DRAW:
+            return Draw("".join(words))
+        if game.roll_size(state):
+            return Roll(_digits(words))
+        if phase is Phase.SETUP:
+            return Forbidden(_digits(words))
+        return Keep(_digits(words))
+    if head in ("roll", "r", "throw"):
+        return Roll(_digits(rest))
+    if head in ("keep", "k", "hold"):
+        return Keep(_digits(rest) if rest and rest != ["nothing"] else [])
+    if head in ("bank", "b", "record"):
+        return Bank()
+    if head in ("pass", "p"):
+        return Pass() if phase in (Phase.PLACE, Phase.DRAW) else Bank()
+    if head == "stop":
+        return Stop()
+    if head in ("score", "s", "write") and len(rest) in (1, 2):
+        column = int(rest[1]) - 1 if len(rest) == 2 and rest[1].isdigit() else 0
+        return Score(rest[0].lower(), column)
+    if head in ("forbidden", "f"):
+        return Forbidden(_digits(rest))
+    if head in ("draw", "d") and len(rest) == 1:
+        return Draw(rest[0])
+    if head == "place" and len(rest) == 3 and rest[2].lstrip("-").isdigit():
+        return Place(rest[0], rest[1], int(rest[2]))
+    if len(words) == 1 and any(
+        isinstance(a, Score) and a.category == head for a in game.legal_actions(state)
+    ):
+        return Score(head)
+    raise InvalidAction(f"cannot read {text.strip()!r}; type help for what you can type")
+
+
+def render(game: Game[Any, Any], state: Any) -> str:
+    """The state as a few lines of text: scores, whose turn, the dice, what is legal."""
+    info: dict[str, JSON] = game.state_json(state)
+    lines: list[str] = []
+    custom: Callable[[Any], str] | None = getattr(game, "render_text", None)
+    if custom is not None:
+        lines.append(custom(state))
+    scores = "  ".join(f"{p['name']} {p['score']}" for p in info["players"])
+    lines.append(f"{game.name} | {scores}")
+    turn = info.get("turn")
+    if isinstance(turn, dict) and "total" in turn:
+        dice = " ".join(map(str, turn.get("dice", [])))
+        where = f"on the table: {dice}" if dice else f"dice left {turn.get('dice_left')}"
+        lines.append(f"turn total {turn['total']}, {where}")
+    if info.get("last_event"):
+        lines.append(str(info["last_event"]))
+    if info["finished"]:
+        winners = ", ".join(info["winners"])
+        lines.append(f"Game over. Winner: {winners}." if winners else "Game over.")
+        return "\n".join(lines)
+    mover = info["to_move"]
+    allowed = game.allowed_text(state)
+    lines.append(f"{mover} to play: {allowed}")
+    return "\n".join(lines)
+
+
+class Terminal:
+    """A game at the terminal: reads typed lines, applies them, shows the state, saves."""
+
+    def __init__(self, game: Game[Any, Any], players: list[str], *, save: Path | None) -> None:
+        self.game = game
+        self.players = players
+        self.save = save
+        self.history: History[Any] = History(game, game.initial_state(players))
+
+    def _save(self) -> None:
+        """Write the transcript atomically, so a crash leaves the last complete version."""
+        if self.save is None:
+            return
+        text = dump(self.game, self.players, self.history.actions)
+        folder = self.save.parent if str(self.save.parent) else Path(".")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.save.name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.save)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def run(self, stdin: TextIO, stdout: TextIO) -> int:
+        """Read lines until quit or end of input; return the exit status."""
+
+        def say(text: str) -> None:
+            stdout.write(text + "\n")
+            stdout.flush()
+
+        say(render(self.game, self.history.state))
+        self._save()
+        for line in stdin:
+            state = self.history.state
+            try:
+                command = parse_command(line, self.game, state)
+            except InvalidAction as exc:
+                say(f"! {exc}")
+                continue
+            if command == "quit":
+                break
+            if command == "help":
+                say(HELP)
+                continue
+            if command == "hint":
+                say(self._hint(state))
+                continue
+            if command == "undo":
+                try:
+                    say(f"undone: {self.history.pop()}")
+                except IndexError as exc:
+                    say(f"! {exc}")
+                    continue
+            elif command == "redo":
+                try:
+                    say(f"redone: {self.history.redo()}")
+                except IndexError as exc:
+                    say(f"! {exc}")
+                    continue
+            elif isinstance(command, str):
+                pass
+            else:
+                try:
+                    self.history.push(command)
+                except (IllegalAction, InvalidAction) as exc:
+                    say(f"! {exc}")
+                    continue
+            self._save()
+            say(render(self.game, self.history.state))
+        if self.save is not None:
+            say(f"transcript saved to {self.save}")
+        return 0
+
+    def _hint(self, state: Any) -> str:
+        info = self.game.describe(state)
+        best = info.get("best")
+        if best is not None:
+            return "best reading: " + json.dumps(best)
+        return "legal now: " + self.game.allowed_text(state)
