@@ -75,7 +75,11 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def _scorer(game: Game[Any, Any]) -> Callable[[Sequence[int]], dict[str, JSON]]:
+    """The single-roll scorer of a game: a jeopardy reading, points, or every category."""
     score = getattr(game, "score_roll", None)
+    categories = getattr(game, "score_all", None)
+    if not callable(score) and callable(categories):
+        return lambda roll: {"categories": categories(roll)}
     if not callable(score):
         raise InvalidAction(
             f"{game.game_id} has no single-roll score; "

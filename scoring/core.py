@@ -306,6 +306,11 @@ def _coerce(name: str, tp: Any, value: JSON, on_value: Any) -> Any:
                 continue
         raise bad
     if origin is Literal:
+        on_words = ("on", "true", "yes")
+        if on_value is not None and (
+            value is True or (isinstance(value, str) and value.strip().lower() in on_words)
+        ):
+            return on_value
         for arg in get_args(tp):
             if value == arg or (isinstance(value, str) and str(arg) == value.strip()):
                 return arg

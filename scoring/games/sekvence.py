@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from scoring.core import JSON, Action, Game, Outcome, Phase, Roll, option
 from scoring.dice import Dice
+from scoring.errors import InvalidOption
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,13 @@ class SekvenceOptions:
         default=False,
         doc="a throw with three or more 1s scores nothing and wipes the thrower's points",
     )
+
+    def __post_init__(self) -> None:
+        # A target of 0 or less would end the game on the first throw, even one that scores nothing.
+        if self.target < 1:
+            raise InvalidOption(
+                f"option target takes a whole number of at least 1, not {self.target}"
+            )
 
 
 def run_points(roll: Sequence[int]) -> int:
@@ -101,6 +109,10 @@ class Sekvence(Game[SekvenceState, SekvenceOptions]):
         if state.winner is None:
             return None
         return Outcome((state.winner,), state.scores, f"reached {self.options.target}")
+
+    def score_roll(self, roll: Sequence[int]) -> dict[str, JSON]:
+        """``pipcam score``: the points of one throw under these options."""
+        return {"points": self.points(roll)}
 
     def describe(self, state: SekvenceState) -> dict[str, JSON]:
         return {"last_roll": list(state.last), "target": self.options.target}

@@ -1,0 +1,183 @@
+"""The ``pipcam`` command line as a user runs it: a real subprocess, real stdin and stdout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipcam.cli import main
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run ``python -m pipcam.cli`` as a child process."""
+    return subprocess.run(
+        [sys.executable, "-m", "pipcam.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_games_lists_every_id_with_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """`pipcam games --json`: ids, native names and each option with its default."""
+    assert main(["games", "--json"]) == 0
+    games = {g["id"]: g for g in json.loads(capsys.readouterr().out)}
+    assert {"kymppitonni", "jednicky-a-petky", "sest-kostek", "sekvence"} <= set(games)
+    kymppi = games["kymppitonni"]
+    assert kymppi["name"] == "Kymppitonni"
+    options = {o["name"]: o["default"] for o in kymppi["options"]}
+    assert options["straight_value"] == 1000
+    assert options["four_plus_pair"] == "separate"
+    assert kymppi["presets"]["niemo"] == {"straight_value": 2000, "first_roll_reset": True}
+
+
+def test_games_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """The text listing names aliases and shows each option with its default."""
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert "kymppitonni        Kymppitonni (also: 10000-fi)" in out
+    assert "    min_record = 400  [int]" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["kymppitonni", "1", "1", "5", "2", "3", "4"], {"points": 250, "scoring": [1, 1, 5]}),
+        (["10000-fi", "333355"], {"points": 700, "rest": []}),
+        (
+            ["kymppitonni", "3", "3", "3", "3", "5", "5", "--option", "four_plus_pair=three_pairs"],
+            {"points": 2000},
+        ),
+        (["jednicky-a-petky", "1,1,1,1,5,5"], {"points": 1500}),
+        (["ones-and-fives", "2", "3", "4", "6", "6", "3"], {"points": 0, "scoring": []}),
+        (["sekvence", "1", "2", "3", "5", "5", "6"], {"points": 10}),
+    ],
+)
+def test_score(
+    args: list[str], expected: dict[str, object], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pipcam score GAME D D D ...` prints the PROTOCOL.md object."""
+    assert main(["score", *args]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert {k: got[k] for k in expected} == expected
+
+
+def test_score_stdin_one_line_per_roll() -> None:
+    """`pipcam score GAME -`: one JSON line out per roll; a bad line is reported, the rest scored."""
+    result = run("score", "kymppitonni", "-", stdin="1 1 1\n5\n\n1 7\n2 2 4 4 5 5\n")
+    lines = [json.loads(line)["points"] for line in result.stdout.splitlines()]
+    assert lines == [1000, 50, 2000]
+    assert result.returncode == 1
+    assert "line 4: a die shows 1 to 6, not 7" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["score", "yatzy", "1"], "pipcam score: unknown game 'yatzy'; the games are: general,"),
+        (["score", "sekvence", "1", "x"], "a die is a number from 1 to 6, not 'x'"),
+        (
+            ["score", "kymppitonni", "1", "--option", "straight=2000"],
+            "unknown option 'straight'; the options are: break_after_cancel,",
+        ),
+        (
+            ["score", "kymppitonni", "1", "--option", "four_plus_pair=both"],
+            "option four_plus_pair takes separate | three_pairs, not 'both'",
+        ),
+    ],
+)
+def test_usage_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad input gets exit status 2 and a message that says what was wrong."""
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_replay_bad_line(tmp_path: Path) -> None:
+    """An illegal action stops the replay with status 2, the line number, and nothing on stdout."""
+    path = tmp_path / "game.jsonl"
+    path.write_text(
+        '{"game": "jednicky-a-petky", "players": ["Ann", "Bob"]}\n'
+        '{"roll": [1, 1, 6, 6, 3, 4]}\n'
+        '{"keep": [1, 1]}\n'
+        '{"roll": [2, 3, 4, 5]}\n'
+        '{"keep": [5]}\n'
+        '{"bank": true}\n'
+    )
+    result = run("replay", str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.strip() == (
+        f"pipcam replay: {path}: line 6: cannot bank 250: "
+        "at least 400 needed and at most 2 dice left; you have 3"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "line 1: the transcript is empty; it starts with a header line"),
+        ('{"game": "kymppitonni", "players": ["A"]}\n{"roll": [1, 2\n', "line 2: not JSON"),
+        (
+            '{"game": "kymppitonni", "players": ["A"]}\n{"jump": 1}\n',
+            "line 2: unknown action 'jump'",
+        ),
+        ('{"game": "nope", "players": ["A"]}\n', "line 1: unknown game 'nope'"),
+    ],
+)
+def test_replay_malformed(text: str, reason: str) -> None:
+    """Malformed transcripts name the line and the problem."""
+    result = run("replay", "-", stdin=text)
+    assert result.returncode == 2
+    assert reason in result.stderr
+
+
+def test_play_saves_a_transcript_that_replays(tmp_path: Path) -> None:
+    """`pipcam play` at a terminal: typed rolls, a refused bank, undo, and a saved transcript."""
+    save = tmp_path / "game.jsonl"
+    typed = "\n".join(
+        [
+            "1 1 6 6 3 4",
+            "keep 1 1",
+            "bank",
+            "2 3 4 5",
+            "5",
+            "2 3 5",
+            "k 5",
+            "1 5",
+            "15",
+            "undo",
+            "keep 1 5",
+            "b",
+            "help",
+            "q",
+        ]
+    )
+    result = run(
+        "play", "jednicky-a-petky", "--players", "Ann", "Bob", "--save", str(save), stdin=typed
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "! cannot bank 200: at least 400 needed and at most 2 dice left; you have 4"
+        in result.stdout
+    )
+    assert "undone: roll 1 5" not in result.stdout  # "15" was a keep of the dice 1 and 5
+    assert "undone: keep 1 5" in result.stdout
+    assert "Ann banked 450" in result.stdout
+    assert "Bob to play: roll 6 dice" in result.stdout
+    replayed = run("replay", str(save))
+    state = json.loads(replayed.stdout)
+    assert state["players"] == [{"name": "Ann", "score": 450}, {"name": "Bob", "score": 0}]
+    assert state["to_move"] == "Bob"
+
+
+def test_play_refuses_bad_players() -> None:
+    """Two players with one name are refused before the game starts."""
+    result = run("play", "sekvence", "--players", "Ann", "Ann")
+    assert result.returncode == 2
+    assert "two players share a name" in result.stderr
