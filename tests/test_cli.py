@@ -69,7 +69,7 @@ def test_score(
 
 
 def test_score_stdin_one_line_per_roll() -> None:
-    """`pipcam score GAME -`: one JSON line out per roll; a bad line is reported, the rest scored."""
+    """`pipcam score GAME -`: a JSON line per roll; a bad line is reported, the rest scored."""
     result = run("score", "kymppitonni", "-", stdin="1 1 1\n5\n\n1 7\n2 2 4 4 5 5\n")
     lines = [json.loads(line)["points"] for line in result.stdout.splitlines()]
     assert lines == [1000, 50, 2000]
