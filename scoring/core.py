@@ -504,13 +504,22 @@ class Game(ABC, Generic[S, OptT]):
             return f"cannot {action}: the game is over"
         return f"cannot {action} now; allowed: {self.allowed_text(state)}"
 
-    def allowed_text(self, state: S) -> str:
-        """The legal actions in words, rolls summarised."""
+    def allowed_text(self, state: S, *, most: int = 12) -> str:
+        """The legal actions in words; rolls and long lists of one kind are summarised."""
         words: list[str] = []
         n = self.roll_size(state)
         if n:
             words.append(f"roll {n} dice")
-        words.extend(str(a) for a in self.legal_actions(state) if not isinstance(a, Roll))
+        by_kind: dict[str, list[str]] = {}
+        for action in self.legal_actions(state):
+            if not isinstance(action, Roll):
+                by_kind.setdefault(type(action).__name__, []).append(str(action))
+        for texts in by_kind.values():
+            if len(texts) > most:
+                shown = ", ".join(texts[: most // 2])
+                words.append(f"{shown}, ... ({len(texts)} in all)")
+            else:
+                words.extend(texts)
         return ", ".join(words) if words else "nothing (the game is over)"
 
     def state_json(self, state: S) -> dict[str, JSON]:

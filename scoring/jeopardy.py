@@ -334,7 +334,8 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
 
     def explain_illegal(self, state: JeopardyState[X], action: Action) -> str:
         if state.winners is not None:
-            return f"cannot {action}: the game is over"
+            word = self.bank_word if isinstance(action, Bank) else str(action)
+            return f"cannot {word}: the game is over"
         turn = state.turn
         shown = " ".join(map(str, turn.dice))
         if isinstance(action, Bank):
@@ -387,6 +388,8 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
             busted = self.on_bust(state, roll)
             lost = f", losing {turn.total}" if turn.total else ""
             event = f"{name} threw {' '.join(map(str, roll))}: no combination{lost}"
+            if busted.last_event and busted.last_event != state.last_event:
+                event += f"; {busted.last_event}"  # what the game added (a bolt, a fall)
             return self._end_turn(replace(busted, last_event=event))
         # The confirmation throw (Czech 6-dice variant) has scored: banking is allowed again.
         state = replace(state, turn=replace(turn, dice=roll, must_roll=""))

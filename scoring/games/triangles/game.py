@@ -495,6 +495,21 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
 
     # -- JSON -----------------------------------------------------------------------------------
 
+    def render_text(self, state: TrianglesState) -> str:
+        """The board in text for ``pipcam play``, with the best cells for the stone in hand."""
+        from scoring.games.triangles.render import render_board
+
+        if state.hand is None:
+            return render_board(state)
+        places = best_placements(state, state.written)
+        lines = [render_board(state, highlight=[p.cell for p in places[:BEST_SHOWN]])]
+        if places:
+            best = ", ".join(f"{p.cell} r{p.rotation} ({p.value:+d})" for p in places[:BEST_SHOWN])
+            lines.append(f"stone {state.written} in hand; best placements: {best}")
+        else:
+            lines.append(f"stone {state.written} fits nowhere: pass")
+        return "\n".join(lines)
+
     def describe(self, state: TrianglesState) -> dict[str, JSON]:
         """The board, stones left, the stone in hand with its best placements, and the scores."""
         board = []
