@@ -1,0 +1,1 @@
+"""The phone scoreboard: a FastAPI app factory, routes, live events and the static page."""
