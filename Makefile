@@ -4,15 +4,22 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types pytest bench clean
+.PHONY: run play test lint types pytest bench clean
 
 $(STAMP): pyproject.toml
+	bash scripts/system-deps.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The table: the Pi camera where there is one, else the embedded recorded table; buttons on the
+# keyboard; the scoreboard on http://<this machine>:8000/.
 run: $(STAMP)
+	$(BIN)/pipcam run $(RUN_ARGS)
+
+# A game at the terminal, typing the dice: make play GAME=general PLAYERS="Ann Bob"
+play: $(STAMP)
 	$(BIN)/pipcam play $(or $(GAME),general) --players $(or $(PLAYERS),Ann Bob)
 
 test: $(STAMP) lint types pytest
