@@ -203,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", metavar="FILE", help="keep the transcript in FILE after every action")
     p.set_defaults(func=cmd_play)
 
+    from pipcam.run import add_run_command
+
+    add_run_command(sub)
     try:
         vision_cli = importlib.import_module("pipcam.vision_cli")
     except ImportError:  # the camera commands need numpy/OpenCV; the rules work without them

@@ -1,0 +1,125 @@
+"""The table's configuration file (TOML) with documented defaults.
+
+Example (systemd/pipcam.toml.example has every key)::
+
+    [table]
+    port = 8000
+    camera = "picamera"
+    pin = "4711"          # or the PIPCAM_PIN environment variable; else made up at start
+    game = "kymppitonni"
+    players = ["Ann", "Bob"]
+
+    [game_options]
+    target = 5000
+
+    [pins]
+    bank = 17
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything ``pipcam run`` reads from its configuration file."""
+
+    source: Path | None = None
+    host: str = "0.0.0.0"  # every phone on the table's network must reach the scoreboard
+    port: int = 8000
+    data: Path | None = None
+    camera: str | None = None
+    pin: str | None = None
+    game: str = "kymppitonni"
+    players: tuple[str, ...] = ("Player 1", "Player 2")
+    game_options: dict[str, Any] = field(default_factory=dict)
+    pins: dict[str, Any] = field(default_factory=dict)
+    settle_seconds: float = 0.6
+    model: Path | None = None
+    calibration: Path | None = None
+
+    def header(self) -> dict[str, Any]:
+        """The transcript header of the game a fresh table starts with."""
+        return {"game": self.game, "players": list(self.players), "options": self.game_options}
+
+
+_TABLE_KEYS = {
+    "host": str,
+    "port": int,
+    "data": str,
+    "camera": str,
+    "pin": str,
+    "game": str,
+    "players": list,
+    "settle_seconds": float,
+    "model": str,
+    "calibration": str,
+}
+
+
+def load_config(path: Path | None) -> Config:
+    """Read a configuration file; None gives the defaults. Errors name the file and the key."""
+    if path is None:
+        return Config()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(
+            f"pipcam: no configuration file at {path}; "
+            "copy systemd/pipcam.toml.example there or leave out --config"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(f"pipcam: cannot read {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"pipcam: {path} is not valid TOML: {exc}") from exc
+    unknown = set(raw) - {"table", "game_options", "pins"}
+    if unknown:
+        raise ConfigError(
+            f"pipcam: {path}: unknown section(s) {sorted(unknown)}; "
+            "the sections are [table], [game_options] and [pins]"
+        )
+    table = raw.get("table", {})
+    values: dict[str, Any] = {"source": path}
+    for key, value in table.items():
+        kind = _TABLE_KEYS.get(key)
+        if kind is None:
+            raise ConfigError(
+                f"pipcam: {path}: unknown key table.{key}; the keys are {', '.join(_TABLE_KEYS)}"
+            )
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ConfigError(
+                f"pipcam: {path}: table.{key} must be a {kind.__name__}, not {value!r}"
+            )
+        values[key] = value
+    if "players" in values:
+        players = values["players"]
+        if not players or not all(isinstance(p, str) and p.strip() for p in players):
+            raise ConfigError(f"pipcam: {path}: table.players must be a list of names")
+        values["players"] = tuple(players)
+    for key in ("data", "model", "calibration"):
+        if key in values:
+            values[key] = Path(values[key]).expanduser()
+    values["game_options"] = dict(raw.get("game_options", {}))
+    values["pins"] = dict(raw.get("pins", {}))
+    return Config(**values)
+
+
+def default_data_dir() -> Path:
+    """Where games are kept: the service's state directory, else the user's data folder."""
+    state = os.environ.get("STATE_DIRECTORY")  # set by systemd's StateDirectory=
+    if state:
+        return Path(state.split(":")[0])
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "pipcam"

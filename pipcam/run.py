@@ -1,0 +1,383 @@
+"""``pipcam run``: the camera loop, the buttons, the LEDs, the store and the web server together."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+import uvicorn
+
+from pipcam.config import Config, ConfigError, default_data_dir, load_config
+from pipcam.store import Store, StoreError
+from pipcam.table import Table
+from scoring.core import JSON, Action
+from scoring.errors import IllegalAction, InvalidAction, ScoringError
+
+log = logging.getLogger("pipcam.run")
+
+RECORDED = "recorded"
+
+
+class FrameSourceLike(Protocol):
+    """What the camera loop needs of a source (vision.source.FrameSource, RecordedSource)."""
+
+    def capture(self) -> Any: ...
+    def close(self) -> None: ...
+
+
+class CameraLoop:
+    """Reads frames, waits for the dice to settle, and hands each settled reading to the table.
+
+    A camera that fails (unplugged mid-game) is reported to the table and opened again every few
+    seconds; the table, the buttons and the phones carry on meanwhile.
+    """
+
+    def __init__(
+        self,
+        open_source: Callable[[], FrameSourceLike | None],
+        table: Table,
+        reader: Any,
+        *,
+        settle_seconds: float,
+        interval: float = 0.1,
+        retry: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        from vision.settle import SettleDetector
+
+        self.open_source = open_source
+        self.table = table
+        self.reader = reader
+        self.settle = SettleDetector(settle_seconds=settle_seconds, clock=clock)
+        self.interval = interval
+        self.retry = retry
+        self.clock = clock
+        self.heartbeat = clock()
+        self.frames = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._source: FrameSourceLike | None = None
+        self._last_status = ""
+
+    def start(self) -> None:
+        """Run on a daemon thread."""
+        self._thread = threading.Thread(target=self.run, name="camera-loop", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop and close the camera; calling it again does nothing."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+        self._close_source()
+
+    def _close_source(self) -> None:
+        if self._source is not None:
+            with contextlib.suppress(Exception):
+                self._source.close()
+            self._source = None
+
+    def healthy(self, max_age: float = 10.0) -> bool:
+        """Whether the loop is alive (it beats even while the camera is missing)."""
+        return self.clock() - self.heartbeat < max_age
+
+    def run(self) -> None:
+        """Capture, settle, read, until stopped."""
+        from vision.errors import VisionError
+
+        while not self._stop.is_set():
+            self.heartbeat = self.clock()
+            try:
+                if self._source is None:
+                    self._source = self.open_source()
+                    if self._source is None:
+                        return  # --camera none: the dice are typed
+                    self.table.camera_status("ok")
+                self.step(self._source.capture())
+            except (VisionError, OSError) as exc:
+                log.warning("camera: %s", exc)
+                self._close_source()
+                self.table.camera_status("missing")
+                self._stop.wait(self.retry)
+                continue
+            self._stop.wait(self.interval)
+
+    def step(self, frame: Any) -> None:
+        """One frame: statuses go to the table as they change; a settled roll is read."""
+        self.frames += 1
+        update = self.settle.update(frame)
+        if update.roll:
+            reading = self.reader.read(frame, status="settled")
+            self.table.on_reading(reading, settled_now=True)
+            self._last_status = "settled"
+        elif update.status != self._last_status:
+            self._last_status = update.status
+            self.table.on_reading(_StatusOnly(update.status), settled_now=False)
+
+
+class _StatusOnly:
+    """A reading that only carries the frame status (moving, empty) between rolls."""
+
+    def __init__(self, status: str) -> None:
+        self.status = status
+        self.dice: tuple[()] = ()
+
+
+def _open_camera(
+    spec: str, on_press: Callable[[str], None]
+) -> tuple[Callable[[], FrameSourceLike | None], dict[str, Any], dict[str, Any] | None]:
+    """A function opening the camera a spec names, the recording's header and calibration."""
+    from pipcam.recording import RecordedSource, demo_folder
+    from vision.source import make_source
+
+    kind, _, arg = spec.partition(":")
+    if kind == RECORDED:
+        folder = Path(arg) if arg else demo_folder()
+        probe = RecordedSource(folder)
+        header, calibration = probe.header, probe.calibration
+        probe.close()
+        return (lambda: RecordedSource(folder, on_press=on_press)), header, calibration
+    return (lambda: make_source(spec)), {}, None
+
+
+def default_camera() -> str:
+    """The Pi camera where picamera2 is installed, else the embedded recorded table."""
+    try:
+        import picamera2  # noqa: F401
+    except ImportError:
+        return RECORDED
+    return "picamera"
+
+
+MODEL_NAME = "dice_faces.onnx"
+
+
+def find_model() -> Path:
+    """The shipped face model: $PIPCAM_MODEL, the checkout's models/, or the install's.
+
+    An editable install and the repository use ``<checkout>/models``; systemd/install.sh puts the
+    venv inside the checkout (/opt/pipcam/.venv), so ``<venv>/../models`` finds it there.
+    """
+    env = os.environ.get("PIPCAM_MODEL")
+    if env:
+        return Path(env)
+    candidates = [
+        Path(__file__).resolve().parent.parent / "models" / MODEL_NAME,
+        Path(sys.prefix).resolve().parent / "models" / MODEL_NAME,
+    ]
+    for path in candidates:
+        if path.is_file():
+            return path
+    return candidates[0]  # the loader's error names it and says what to do
+
+
+def _make_reader(config: Config, calibration_json: dict[str, Any] | None) -> Any:
+    """The dice reader with the shipped model and the calibration, if any."""
+    from vision.calibrate import Calibration, load_calibration
+    from vision.classify import OnnxClassifier
+    from vision.reader import DiceReader
+
+    classifier = OnnxClassifier(config.model or find_model(), threads=1)
+    calibration = None
+    if config.calibration is not None:
+        calibration = load_calibration(config.calibration)
+    elif calibration_json is not None:
+        calibration = Calibration.from_json(calibration_json)
+    if calibration is None:
+        return DiceReader(classifier)
+    return DiceReader(classifier, zone=calibration.zone, tray=calibration.tray)
+
+
+def typed_line(table: Table, line: str, out: TextIO) -> None:
+    """A line typed at the terminal: dice or an action, as in ``pipcam play``."""
+    from pipcam.play import parse_command
+
+    with table.lock:
+        if table.history is None:
+            out.write("! no game: start one on a phone\n")
+            return
+        try:
+            command = parse_command(line, table.game, table.history.state)
+            if isinstance(command, str):
+                if command == "undo":
+                    table.undo(source="keyboard")
+                elif command == "redo":
+                    table.redo(source="keyboard")
+                return
+            action: Action = command
+            table.act(action, source="keyboard")
+        except (IllegalAction, InvalidAction) as exc:
+            out.write(f"! {exc}\n")
+
+
+def summary_line(state: dict[str, JSON]) -> str:
+    """One line for the console after every change."""
+    players = "  ".join(f"{p['name']} {p['score']}" for p in state.get("players", []))
+    table = state.get("table") or {}
+    bits = [f"[{state.get('game')}] {players}"]
+    if state.get("to_move"):
+        bits.append(f"{state['to_move']} to play")
+    if state.get("finished"):
+        bits.append("game over: " + ", ".join(state.get("winners", [])))
+    if state.get("last_event"):
+        bits.append(str(state["last_event"]))
+    if table.get("problem"):
+        bits.append(f"! {table['problem']}")
+    return " | ".join(bits)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start the table: camera loop, buttons, LEDs, store and web server."""
+    from device.factory import make_pin_factory
+    from device.keyboard import KeyboardButtons, help_text
+    from device.panel import Panel
+    from device.pins import PinMap
+    from pipcam.notify import Notifier, WatchdogFeeder, watchdog_interval_seconds
+    from pipcam.qr import qr_text, scoreboard_url
+    from web.app import create_app
+
+    try:
+        config = load_config(Path(args.config) if args.config else None)
+        pins = PinMap.from_dict(config.pins) if config.pins else PinMap()
+    except (ConfigError, ValueError) as exc:
+        print(f"pipcam run: {exc}", file=sys.stderr)
+        return 2
+    port = args.port or config.port
+    data = Path(args.data) if args.data else (config.data or default_data_dir())
+    spec = args.camera or config.camera or os.environ.get("PIPCAM_CAMERA") or default_camera()
+    pin = os.environ.get("PIPCAM_PIN") or config.pin or f"{secrets.randbelow(10000):04d}"
+
+    with contextlib.ExitStack() as stack:
+        try:
+            store = stack.enter_context(Store(data / "pipcam.db"))
+        except StoreError as exc:
+            print(f"pipcam run: {exc}", file=sys.stderr)
+            return 2
+        table = Table(store)
+
+        def press(button: str) -> None:
+            table.press(button)
+
+        panel = stack.enter_context(Panel(pins, pin_factory=make_pin_factory(), on_button=press))
+        open_source, header, calibration = _open_camera(spec, press)
+        if not table.resume():
+            try:
+                table.new_game(header or config.header())
+            except (ScoringError, ValueError) as exc:
+                print(f"pipcam run: the configured game cannot start: {exc}", file=sys.stderr)
+                return 2
+
+        last_line = [""]
+        last_count = [-1]
+
+        def show(state: dict[str, JSON]) -> None:
+            leds = panel.leds
+            view = state.get("table") or {}
+            if view.get("problem") or view.get("camera") != "ok":
+                leds.set_status("attention")
+            elif view.get("reading") == "moving":
+                leds.set_status("moving")
+            else:
+                leds.set_status("ready")
+            count = state.get("actions", 0)
+            if last_count[0] >= 0 and count > last_count[0]:
+                leds.flash_ok()  # an action was accepted: the table may go on
+            last_count[0] = count
+            names = [p["name"] for p in state.get("players", [])]
+            mover = state.get("to_move")
+            leds.set_turn(names.index(mover) if mover in names else None)
+            line = summary_line(state)
+            if line != last_line[0]:  # statuses change often; print what a person needs to see
+                last_line[0] = line
+                print(line, flush=True)
+
+        stack.callback(table.subscribe(show))
+        show(table.state_json())
+        loop: CameraLoop | None = None
+        if spec != "none":
+            reader = _make_reader(config, calibration)
+            loop = CameraLoop(open_source, table, reader, settle_seconds=config.settle_seconds)
+            loop.start()
+            stack.callback(loop.stop)
+        keyboard = KeyboardButtons(
+            panel, sys.stdin, on_line=lambda line: typed_line(table, line, sys.stdout)
+        )
+        keyboard.start()
+        stack.callback(keyboard.close)
+
+        app = create_app(table, pin=pin)
+        server = _QuietServer(
+            uvicorn.Config(app, host=config.host, port=port, log_level="warning", access_log=False)
+        )
+        url = scoreboard_url(port)
+        print(f"pipcam: scoreboard at {url}  (table PIN {pin})")
+        print(qr_text(url))
+        print(help_text())
+        notifier = stack.enter_context(Notifier())
+        feeder = WatchdogFeeder(
+            notifier,
+            watchdog_interval_seconds(),
+            healthy=lambda: server.started and (loop is None or loop.healthy()),
+        )
+
+        def announce() -> None:
+            while not server.started and not server.should_exit:
+                time.sleep(0.05)
+            if server.started:
+                notifier.ready(f"serving {url}")
+                feeder.start()
+
+        threading.Thread(target=announce, name="announce", daemon=True).start()
+        stack.callback(feeder.stop)
+        stack.callback(lambda: notifier.stopping("shutting down"))
+        with _stop_on_signals(server):
+            server.run()
+    return 0
+
+
+class _QuietServer(uvicorn.Server):
+    """uvicorn's server without its signal handling, which re-raises SIGTERM after shutdown and
+    so would kill the process before the table closes the store, the LEDs and the terminal."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@contextlib.contextmanager
+def _stop_on_signals(server: Any) -> Iterator[None]:
+    """SIGTERM (systemd) and SIGINT (Ctrl-C) ask the server to stop; cleanup then runs."""
+
+    def stop(*_: object) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``pipcam run [--camera SPEC] [--port 8000] [--data DIR] [--config FILE]``."""
+    p = subparsers.add_parser("run", help="run the table: camera, buttons, LEDs and scoreboard")
+    p.add_argument(
+        "--camera",
+        help="picamera, usb:N, file:PATH, folder:PATH, recorded[:FOLDER] or none "
+        "(default: the Pi camera, else the embedded recorded table)",
+    )
+    p.add_argument("--port", type=int, default=None, help="scoreboard port (default 8000)")
+    p.add_argument("--data", help="where games are kept (default: a per-user data folder)")
+    p.add_argument("--config", help="a TOML configuration file")
+    p.set_defaults(func=cmd_run)

@@ -1,0 +1,622 @@
+"""The game store of ``pipcam run``: games, their event log and every die read, in SQLite.
+
+An event (an action, an undo or a redo) is committed with WAL and ``synchronous=FULL`` before
+``append`` returns, so what the LEDs or a phone acknowledged survives a kill -9 or a pulled plug.
+Replaying a game's events through ``History`` (``replay_events``) rebuilds its exact state, the redo
+stack included. A damaged, unwritable or foreign file is refused with a ``StoreError`` that names
+the file and says what to do; nothing is silently dropped or recreated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from scoring.core import JSON, action_from_json, action_to_json
+from scoring.errors import InvalidOption, ScoringError
+from scoring.history import History
+from scoring.transcript import dump, parse_header, start
+
+__all__ = [
+    "EVENT_KINDS",
+    "SCHEMA_VERSION",
+    "GameFinished",
+    "GameSummary",
+    "NoSuchGame",
+    "Store",
+    "StoreError",
+    "StoredEvent",
+    "StoredGame",
+    "replay_events",
+]
+
+SCHEMA_VERSION = 1
+"""``PRAGMA user_version`` of the layout below; a file with a higher one is refused."""
+
+EVENT_KINDS = ("action", "undo", "redo")
+
+_SCHEMA = (
+    """CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        game TEXT NOT NULL,
+        header TEXT NOT NULL,
+        started TEXT NOT NULL,
+        finished TEXT
+    )""",
+    """CREATE TABLE players (
+        game INTEGER NOT NULL REFERENCES games (id),
+        seat INTEGER NOT NULL CHECK (seat >= 0),
+        name TEXT NOT NULL,
+        PRIMARY KEY (game, seat),
+        UNIQUE (game, name)
+    )""",
+    """CREATE TABLE options (
+        game INTEGER NOT NULL REFERENCES games (id),
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (game, name)
+    )""",
+    """CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        game INTEGER NOT NULL REFERENCES games (id),
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        kind TEXT NOT NULL CHECK (kind IN ('action', 'undo', 'redo')),
+        action TEXT,
+        source TEXT NOT NULL,
+        time TEXT NOT NULL,
+        UNIQUE (game, seq),
+        CHECK ((kind = 'action') = (action IS NOT NULL))
+    )""",
+    """CREATE TABLE readings (
+        id INTEGER PRIMARY KEY,
+        game INTEGER REFERENCES games (id),
+        time TEXT NOT NULL,
+        status TEXT NOT NULL,
+        dice TEXT NOT NULL
+    )""",
+    "CREATE INDEX readings_by_game ON readings (game)",
+)
+_TABLES = frozenset({"games", "players", "options", "events", "readings"})
+_DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
+
+
+class StoreError(Exception):
+    """The game store cannot be used; the message names the file and says what to do."""
+
+
+class NoSuchGame(StoreError, LookupError):
+    """A game id that the store does not hold."""
+
+
+class GameFinished(StoreError, ValueError):
+    """An event for a game that is already finished."""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as stored: its transcript header and its events in order (kind, action or None)."""
+
+    id: int
+    header: dict[str, JSON]
+    events: list[tuple[str, dict[str, JSON] | None]]
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One row of a game's log, with where it came from and when (UTC ISO time)."""
+
+    seq: int
+    kind: str
+    action: dict[str, JSON] | None
+    source: str
+    time: str
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A line of the list of games: who played what, when, and how many events were logged."""
+
+    id: int
+    game: str
+    players: tuple[str, ...]
+    started: str
+    finished: str | None
+    events: int
+
+
+def replay_events(stored: StoredGame) -> History[Any]:
+    """The game's history after its events: the exact state, undone actions (redo) included."""
+    try:
+        history = start(parse_header(stored.header))
+    except (ScoringError, InvalidOption) as exc:
+        raise StoreError(f"pipcam: stored game {stored.id} has a bad header: {exc}") from exc
+    for seq, (kind, action) in enumerate(stored.events, start=1):
+        try:
+            if kind == "action":
+                history.push(action_from_json(action))
+            elif kind == "undo":
+                history.pop()
+            elif kind == "redo":
+                history.redo()
+            else:
+                raise ScoringError(f"unknown event kind {kind!r}")
+        except (ScoringError, IndexError) as exc:
+            what = json.dumps(action) if kind == "action" else kind
+            raise StoreError(
+                f"pipcam: stored game {stored.id} does not replay at event {seq} ({what}): {exc}"
+            ) from exc
+    return history
+
+
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+
+
+def _check_dice(dice: list[dict[str, JSON]]) -> None:
+    if not isinstance(dice, list):
+        raise ValueError(f"a reading's dice are a list of die objects, not {dice!r}")
+    for die in dice:
+        if not isinstance(die, dict) or set(die) != _DIE_KEYS:
+            raise ValueError(
+                f"a die read is an object with value, confidence, status and box, not {die!r}"
+            )
+        value = die["value"]
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ValueError(f"a die's value is a face number or null, not {value!r}")
+
+
+class Store:
+    """The SQLite file of games, events and readings; a context manager, ``close()`` idempotent.
+
+    One connection serves every thread (camera loop, buttons, web server), guarded by a lock; each
+    write is one transaction committed (and fsync'd) before the call returns.
+    """
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path).absolute()
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        created = self._check_files()
+        checked = created or self._inspect()
+        db = self._connect(read_only=False)
+        refusal: Callable[[], str] | None = None
+        try:
+            if not checked:
+                refusal = self._refusal(db)
+            if refusal is None:
+                self._set_up(db)
+        except BaseException as exc:
+            db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise self._failure(exc) from exc
+            raise
+        if refusal is not None:
+            db.close()
+            raise StoreError(refusal())
+        if created:
+            self._sync_folder()
+        self._db = db
+
+    # -- opening --------------------------------------------------------------------------------
+
+    def _mv(self) -> str:
+        """The shell command that moves the file (and a journal holding data) out of the way.
+
+        A journal left beside a new file would be taken up by it, so it moves along; an empty
+        one (a read-only open leaves an empty -wal) carries nothing.
+        """
+        moves = []
+        for suffix in ("", "-wal", "-journal"):
+            src = Path(f"{self.path}{suffix}")
+            if suffix and not (src.exists() and src.stat().st_size > 0):
+                continue
+            dst = Path(f"{self.path}.broken{suffix}")
+            moves.append(f"mv {shlex.quote(str(src))} {shlex.quote(str(dst))}")
+        return " && ".join(moves)
+
+    def _check_files(self) -> bool:
+        """Make the folder and refuse what SQLite could not write; True when the file is new."""
+        folder = self.path.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"pipcam: cannot create the folder {folder} for the game store ({exc.strerror}); "
+                "create it with write access for this user or pick another folder with --data"
+            ) from exc
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(
+                f"pipcam: the game store {self.path} is not a file; "
+                "move it away or pick another folder with --data"
+            )
+        # WAL keeps two files beside the database, so the folder itself must be writable.
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise StoreError(
+                f"pipcam: cannot write the game store {self.path}: the folder {folder} is not "
+                f"writable for this user; give it write access (SQLite keeps {self.path.name}-wal "
+                f"and {self.path.name}-shm beside the database) or pick another folder with --data"
+            )
+        if not self.path.exists():
+            return True
+        if not os.access(self.path, os.R_OK | os.W_OK):
+            raise StoreError(
+                f"pipcam: cannot write the game store {self.path}: the file is read-only for "
+                "this user; give this user read and write access to it or pick another folder "
+                "with --data"
+            )
+        return self.path.stat().st_size == 0
+
+    def _connect(self, *, read_only: bool) -> sqlite3.Connection:
+        target = f"{self.path.as_uri()}?mode={'ro' if read_only else 'rwc'}"
+        try:
+            # isolation_level=None: transactions are begun and committed explicitly, one per write.
+            return sqlite3.connect(
+                target, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise self._failure(exc) from exc
+
+    def _inspect(self) -> bool:
+        """Check an existing file through a read-only connection, which changes nothing in it.
+
+        A read-write connection would already checkpoint (and then delete) a write-ahead log that
+        it finds beside a damaged or foreign file. False when only a writer can look: a hot
+        journal left by a crash must be rolled back first.
+        """
+        db = self._connect(read_only=True)
+        error: sqlite3.Error | None = None
+        refusal: Callable[[], str] | None = None
+        try:
+            refusal = self._refusal(db)
+        except sqlite3.Error as exc:
+            error = exc
+        finally:
+            db.close()
+        if error is not None:
+            if getattr(error, "sqlite_errorname", "").startswith("SQLITE_READONLY"):
+                return False
+            raise self._failure(error) from error
+        if refusal is not None:
+            raise StoreError(refusal())
+        return True
+
+    def _refusal(self, db: sqlite3.Connection) -> Callable[[], str] | None:
+        """Why the file is refused (the message is written after it is closed), or None."""
+        problems = [str(row[0]) for row in db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            first = problems[0].replace("*** in database main ***", "").strip().splitlines()
+            return lambda: self._damaged(f"the integrity check found: {first[0]}")
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        listed = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        tables = {str(row[0]) for row in listed}
+        if (version == 0 and tables) or (version == SCHEMA_VERSION and not tables >= _TABLES):
+            return lambda: (
+                f"pipcam: {self.path} is not a pipcam game store (it holds the tables "
+                f"{', '.join(sorted(tables))}); pick another folder with --data or move it aside: "
+                f"{self._mv()}"
+            )
+        if version > SCHEMA_VERSION:
+            return lambda: (
+                f"pipcam: the game store {self.path} was written by a newer pipcam (schema "
+                f"version {version}; this pipcam knows version {SCHEMA_VERSION}); upgrade pipcam, "
+                f"or move it aside and start again: {self._mv()}"
+            )
+        if version not in (0, SCHEMA_VERSION):
+            return lambda: (
+                f"pipcam: the game store {self.path} has an unknown schema version {version} "
+                f"(this pipcam knows version {SCHEMA_VERSION}); move it aside and start again: "
+                f"{self._mv()}"
+            )
+        return None
+
+    def _set_up(self, db: sqlite3.Connection) -> None:
+        """WAL, full sync, foreign keys; the tables in a new file."""
+        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(
+                f"pipcam: the game store {self.path} cannot use write-ahead logging "
+                f"(journal mode {mode}); pick a folder on a local disk with --data"
+            )
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) == 0:
+                for statement in _SCHEMA:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _sync_folder(self) -> None:
+        """Make the new file's folder entry durable (SQLite syncs its journals, not this)."""
+        fd = os.open(self.path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _damaged(self, reason: str) -> str:
+        return (
+            f"pipcam: the game store {self.path} is damaged ({reason}); "
+            f"move it aside and start again: {self._mv()}"
+        )
+
+    def _failure(self, exc: sqlite3.Error) -> StoreError:
+        """A StoreError that says what an SQLite error means for the user and what to do."""
+        name = getattr(exc, "sqlite_errorname", "")
+        reason = str(exc)
+        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+            return StoreError(self._damaged(reason))
+        if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
+            return StoreError(
+                f"pipcam: cannot write the game store {self.path} ({reason}); give this user "
+                f"write access to it and to its folder, or pick another folder with --data"
+            )
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            return StoreError(
+                f"pipcam: the game store {self.path} is in use by another program ({reason}); "
+                "stop the other pipcam and try again"
+            )
+        if name.startswith("SQLITE_FULL"):
+            return StoreError(
+                f"pipcam: the disk of the game store {self.path} is full ({reason}); "
+                "free some space and try again"
+            )
+        return StoreError(
+            f"pipcam: the game store {self.path} cannot be read or written ({reason}); "
+            "check the disk (dmesg) and try again, or pick another folder with --data"
+        )
+
+    # -- life cycle -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the file; closing twice is harmless."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """One transaction under the lock; any SQLite failure becomes a StoreError."""
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise StoreError(f"pipcam: the game store {self.path} is closed")
+            try:
+                db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                yield db
+                db.execute("COMMIT")
+            except BaseException as exc:
+                if db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):  # the error that got here matters
+                        db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise self._failure(exc) from exc
+                raise
+
+    def _need_game(self, db: sqlite3.Connection, game_id: int) -> str | None:
+        """The game's finish time (None while it goes on); NoSuchGame if it is not stored."""
+        row = db.execute("SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NoSuchGame(f"pipcam: there is no game {game_id} in the game store {self.path}")
+        return None if row[0] is None else str(row[0])
+
+    # -- games and events -----------------------------------------------------------------------
+
+    def new_game(self, header: dict[str, JSON]) -> int:
+        """Store a new game from a transcript header and return its id; it is the current game."""
+        parsed = parse_header(header)
+        start(parsed)  # an unknown game or a bad option is refused before anything is stored
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            cursor = db.execute(
+                "INSERT INTO games (game, header, started) VALUES (?, ?, ?)",
+                (parsed.game, json.dumps(parsed.to_json(), ensure_ascii=False), now),
+            )
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            db.executemany(
+                "INSERT INTO players (game, seat, name) VALUES (?, ?, ?)",
+                [(game_id, seat, name) for seat, name in enumerate(parsed.players)],
+            )
+            db.executemany(
+                "INSERT INTO options (game, name, value) VALUES (?, ?, ?)",
+                [(game_id, k, json.dumps(v)) for k, v in parsed.options.items()],
+            )
+        return game_id
+
+    def append(
+        self, game_id: int, kind: str, action: dict[str, JSON] | None, *, source: str
+    ) -> int:
+        """Log one event, committed before returning, and return its sequence number (1, 2, ...).
+
+        ``kind`` is "action" (with a PROTOCOL.md action object), "undo" or "redo" (without one).
+        An undo with nothing to undo or a redo with nothing undone is refused, so the log always
+        replays.
+        """
+        if kind not in EVENT_KINDS:
+            raise ValueError(f"an event is one of {', '.join(EVENT_KINDS)}; not {kind!r}")
+        if kind == "action":
+            if action is None:
+                raise ValueError("an action event needs its action object, such as {'bank': True}")
+            text: str | None = json.dumps(action_to_json(action_from_json(action)))
+        elif action is not None:
+            raise ValueError(f"an {kind} event carries no action, not {action!r}")
+        else:
+            text = None
+        if not isinstance(source, str) or not source:
+            raise ValueError(f"an event's source names where it came from, not {source!r}")
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            if self._need_game(db, game_id) is not None:
+                raise GameFinished(
+                    f"pipcam: game {game_id} of the game store {self.path} is finished; "
+                    "start a new game to go on playing"
+                )
+            kinds = [
+                str(r[0])
+                for r in db.execute(
+                    "SELECT kind FROM events WHERE game = ? ORDER BY seq", (game_id,)
+                )
+            ]
+            if kind != "action":
+                self._check_undo_redo(game_id, kinds, kind)
+            seq = len(kinds) + 1
+            db.execute(
+                "INSERT INTO events (game, seq, kind, action, source, time) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, seq, kind, text, source, now),
+            )
+        return seq
+
+    @staticmethod
+    def _check_undo_redo(game_id: int, kinds: list[str], kind: str) -> None:
+        done = undone = 0
+        for k in kinds:
+            if k == "action":
+                done, undone = done + 1, 0
+            elif k == "undo":
+                done, undone = done - 1, undone + 1
+            else:
+                done, undone = done + 1, undone - 1
+        if kind == "undo" and done == 0:
+            raise ValueError(f"nothing to undo in game {game_id}: no action is in effect")
+        if kind == "redo" and undone == 0:
+            raise ValueError(f"nothing to redo in game {game_id}: no action has been undone")
+
+    def finish_game(self, game_id: int) -> None:
+        """Mark a game finished (it is no longer resumed); finishing it again changes nothing."""
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            if self._need_game(db, game_id) is None:
+                db.execute("UPDATE games SET finished = ? WHERE id = ?", (now, game_id))
+
+    def _load(self, db: sqlite3.Connection, game_id: int) -> StoredGame:
+        row = db.execute("SELECT header FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NoSuchGame(f"pipcam: there is no game {game_id} in the game store {self.path}")
+        events: list[tuple[str, dict[str, JSON] | None]] = [
+            (str(kind), None if action is None else json.loads(action))
+            for kind, action in db.execute(
+                "SELECT kind, action FROM events WHERE game = ? ORDER BY seq", (game_id,)
+            )
+        ]
+        return StoredGame(game_id, json.loads(row[0]), events)
+
+    def current_game(self) -> StoredGame | None:
+        """The most recently started game if it is unfinished (the one to resume), else None."""
+        with self._transaction(write=False) as db:
+            row = db.execute("SELECT id, finished FROM games ORDER BY id DESC LIMIT 1").fetchone()
+            if row is None or row[1] is not None:
+                return None
+            return self._load(db, int(row[0]))
+
+    def game(self, game_id: int) -> StoredGame:
+        """Any stored game, finished or not (``NoSuchGame`` if there is none with that id)."""
+        with self._transaction(write=False) as db:
+            return self._load(db, game_id)
+
+    def events(self, game_id: int) -> list[StoredEvent]:
+        """A game's log in order, with each event's sequence number, source and time."""
+        with self._transaction(write=False) as db:
+            self._need_game(db, game_id)
+            rows = db.execute(
+                "SELECT seq, kind, action, source, time FROM events WHERE game = ? ORDER BY seq",
+                (game_id,),
+            ).fetchall()
+        return [
+            StoredEvent(int(seq), str(kind), None if a is None else json.loads(a), str(src), str(t))
+            for seq, kind, a, src, t in rows
+        ]
+
+    def games(self) -> list[GameSummary]:
+        """Every stored game, oldest first."""
+        with self._transaction(write=False) as db:
+            rows = db.execute(
+                "SELECT g.id, g.game, g.started, g.finished, "
+                "(SELECT count(*) FROM events e WHERE e.game = g.id) "
+                "FROM games g ORDER BY g.id"
+            ).fetchall()
+            seats: dict[int, list[str]] = {}
+            for game_id, name in db.execute("SELECT game, name FROM players ORDER BY game, seat"):
+                seats.setdefault(int(game_id), []).append(str(name))
+        return [
+            GameSummary(
+                id=int(gid),
+                game=str(game),
+                players=tuple(seats.get(int(gid), [])),
+                started=str(started),
+                finished=None if finished is None else str(finished),
+                events=int(count),
+            )
+            for gid, game, started, finished, count in rows
+        ]
+
+    def transcript(self, game_id: int) -> str:
+        """The game as a PROTOCOL.md transcript: its header and the actions in effect."""
+        stored = self.game(game_id)
+        history = replay_events(stored)
+        return dump(history.game, parse_header(stored.header).players, history.actions)
+
+    # -- readings -------------------------------------------------------------------------------
+
+    def record_reading(
+        self, game_id: int | None, dice: list[dict[str, JSON]], *, status: str
+    ) -> None:
+        """Keep one reading of the tray (each die's value, confidence, status and box)."""
+        _check_dice(dice)
+        text = json.dumps(dice)
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            if game_id is not None:
+                self._need_game(db, game_id)
+            db.execute(
+                "INSERT INTO readings (game, time, status, dice) VALUES (?, ?, ?, ?)",
+                (game_id, now, status, text),
+            )
+
+    def face_counts(self, game_id: int | None = None) -> dict[int, int]:
+        """How often each face was read, over every die with a value (one game or all readings).
+
+        Faces 1 to 6 are always present, so a chi-square test sees the faces never read too.
+        """
+        with self._transaction(write=False) as db:
+            if game_id is None:
+                rows = db.execute("SELECT dice FROM readings").fetchall()
+            else:
+                self._need_game(db, game_id)
+                rows = db.execute("SELECT dice FROM readings WHERE game = ?", (game_id,)).fetchall()
+        counts = dict.fromkeys(range(1, 7), 0)
+        for (text,) in rows:
+            for die in json.loads(text):
+                value = die["value"]
+                if value is not None:
+                    counts[value] = counts.get(value, 0) + 1
+        return counts

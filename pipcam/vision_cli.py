@@ -1,0 +1,294 @@
+"""The vision commands of ``pipcam``: read, bench, calibrate and eval.
+
+``add_vision_commands(subparsers)`` adds them to the main parser; each sets ``func`` to a function
+that takes the parsed arguments and returns the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+import cv2
+import numpy as np
+
+from vision.calibrate import Calibration, calibrate_frame, load_calibration, save_calibration
+from vision.classify import DEFAULT_MODEL, Classifier, OnnxClassifier, onnxruntime_version
+from vision.errors import VisionError
+from vision.evaluate import ReadFn, evaluate_folder, format_report, write_confusion_png
+from vision.locate import Box, locate_dice
+from vision.preprocess import crops_for_model
+from vision.reader import DiceReader, DiceReading, Die
+from vision.source import Frame, FrameSource, make_source, read_image
+from vision.synthetic import make_frame, six_dice
+
+__all__ = [
+    "DEFAULT_CALIBRATION",
+    "add_vision_commands",
+    "build_reader",
+    "cmd_bench",
+    "cmd_calibrate",
+    "cmd_eval",
+    "cmd_read",
+    "describe_reading",
+]
+
+DEFAULT_CALIBRATION = Path("calibration.json")
+
+# Frames a live camera gives while its automatic exposure settles are thrown away.
+WARMUP_FRAMES = 5
+
+
+def _write(stream: TextIO, text: str) -> None:
+    stream.write(text + "\n")
+
+
+def _error(command: str, message: str) -> None:
+    _write(sys.stderr, f"pipcam {command}: {message}")
+
+
+def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``read``, ``bench``, ``calibrate`` and ``eval`` to the ``pipcam`` subparsers."""
+    read = subparsers.add_parser("read", help="read the dice in photos (or one camera frame)")
+    read.add_argument("images", nargs="*", metavar="IMAGE", help="image files to read")
+    read.add_argument("--json", action="store_true", help="one JSON object per image")
+    read.add_argument("--camera", metavar="SPEC", help="read one frame from this camera instead")
+    read.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
+    read.add_argument("--calibration", type=Path, metavar="FILE", help="roll zone and tray colour")
+    read.set_defaults(func=cmd_read)
+
+    bench = subparsers.add_parser("bench", help="time reading a synthetic frame on one thread")
+    bench.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
+    bench.add_argument("--repeat", type=int, default=30, help="frames timed per size")
+    bench.set_defaults(func=cmd_bench)
+
+    calibrate = subparsers.add_parser("calibrate", help="learn the empty tray's zone and colour")
+    calibrate.add_argument("--camera", metavar="SPEC", help="camera spec (default $PIPCAM_CAMERA)")
+    calibrate.add_argument("--out", type=Path, default=DEFAULT_CALIBRATION, metavar="FILE")
+    calibrate.set_defaults(func=cmd_calibrate)
+
+    evaluate = subparsers.add_parser("eval", help="measure the reader on labelled photo folders")
+    evaluate.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
+    evaluate.add_argument(
+        "--png-dir",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="where the confusion-matrix PNGs go",
+    )
+    evaluate.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
+    evaluate.set_defaults(func=cmd_eval)
+
+
+def build_reader(
+    model: Path | str = DEFAULT_MODEL,
+    calibration: Calibration | None = None,
+    *,
+    classifier: Classifier | None = None,
+) -> DiceReader:
+    """Return a reader with the ONNX model (one thread) and the calibration, if any."""
+    if classifier is None:
+        classifier = OnnxClassifier(model, threads=1)
+    if calibration is None:
+        return DiceReader(classifier)
+    return DiceReader(classifier, zone=calibration.zone, tray=calibration.tray)
+
+
+def _die_text(die: Die) -> str:
+    if die.status == "cocked":
+        return "cocked"
+    if die.value is None:
+        return "?"
+    return f"{die.value}?" if die.status == "uncertain" else str(die.value)
+
+
+def describe_reading(reading: DiceReading) -> str:
+    """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked``."""
+    if not reading.dice and not reading.set_aside:
+        return f"{reading.status}: no dice"
+    text = f"{reading.status}: " + (" ".join(_die_text(d) for d in reading.dice) or "no dice")
+    if reading.set_aside:
+        text += "; set aside: " + " ".join(_die_text(d) for d in reading.set_aside)
+    return text
+
+
+def _reading_json(name: str, reading: DiceReading) -> dict[str, object]:
+    result: dict[str, object] = {
+        "image": name,
+        "status": reading.status,
+        "dice": [d.to_json() for d in reading.dice],
+    }
+    if reading.set_aside:
+        result["set_aside"] = [d.to_json() for d in reading.set_aside]
+    return result
+
+
+def _camera_frame(spec: str | None) -> Frame:
+    source: FrameSource | None = make_source(spec)
+    if source is None:
+        raise VisionError("no camera: --camera none was given")
+    with source:
+        frame = source.capture()
+        if not (spec or "").startswith(("file:", "folder:")):
+            for _ in range(WARMUP_FRAMES):
+                frame = source.capture()
+    return frame
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """``pipcam read``: print the reading of each image (or a camera frame); 1 if any failed."""
+    if not args.images and args.camera is None:
+        _error("read", "give IMAGE files to read, or --camera SPEC")
+        return 2
+    try:
+        calibration = load_calibration(args.calibration) if args.calibration else None
+        reader = build_reader(args.model, calibration)
+    except VisionError as err:
+        _error("read", str(err))
+        return 1
+    status = 0
+    jobs: list[tuple[str, Callable[[], Frame]]] = [
+        (name, functools.partial(read_image, name)) for name in args.images
+    ]
+    if args.camera is not None:
+        jobs.append((args.camera, functools.partial(_camera_frame, args.camera)))
+    for name, load in jobs:
+        try:
+            reading = reader.read(load())
+        except VisionError as err:
+            _error("read", str(err))
+            status = 1
+            continue
+        if args.json:
+            _write(sys.stdout, json.dumps(_reading_json(name, reading)))
+        else:
+            _write(sys.stdout, f"{name}: {describe_reading(reading)}")
+        sys.stdout.flush()
+    return status
+
+
+def _median_ms(run: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median wall-clock and CPU milliseconds of ``run``.
+
+    The CPU figure is what the frame costs even when other programs share the cores.
+    """
+    run()  # the first call pays for lazy allocations
+    wall, cpu = [], []
+    for _ in range(repeat):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        run()
+        wall.append((time.perf_counter() - start) * 1000.0)
+        cpu.append((time.process_time() - start_cpu) * 1000.0)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def _classify_boxes(classifier: Classifier, frame: Frame, boxes: Sequence[Box]) -> object:
+    return classifier.predict(crops_for_model(frame, boxes))
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """``pipcam bench``: median milliseconds per frame (locate + classify) on one thread."""
+    cv2.setNumThreads(1)
+    try:
+        reader = build_reader(args.model)
+    except VisionError as err:
+        _error("bench", str(err))
+        return 1
+    _write(
+        sys.stdout,
+        f"onnxruntime {onnxruntime_version()}, OpenCV {cv2.__version__}, numpy {np.__version__};"
+        f" one thread",
+    )
+    for width, height in ((1280, 960), (3280, 2464)):
+        dice = six_dice(width, height, seed=1)
+        frame = make_frame(width, height, dice, tray="green", seed=1)
+        located = locate_dice(frame)
+        boxes = [d.box for d in located]
+        locate_ms, _ = _median_ms(functools.partial(locate_dice, frame), args.repeat)
+        classify_ms, _ = _median_ms(
+            functools.partial(_classify_boxes, reader.classifier, frame, boxes), args.repeat
+        )
+        total_ms, total_cpu = _median_ms(functools.partial(reader.read, frame), args.repeat)
+        reading = reader.read(frame)
+        right = sorted(d.value or 0 for d in reading.dice) == sorted(d.value for d in dice)
+        _write(
+            sys.stdout,
+            f"{width}x{height}, six dice: {total_ms:.1f} ms per frame, CPU {total_cpu:.1f} ms"
+            f" (locate {locate_ms:.1f} ms, crop+classify {classify_ms:.1f} ms);"
+            f" read {len(reading.dice)} dice,"
+            f" {'all right' if right else 'NOT all right'}",
+        )
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """``pipcam calibrate``: capture the empty tray, lock the Pi camera, write the file."""
+    from vision.picam import CameraSettings, PiCameraSource
+
+    try:
+        source = make_source(args.camera)
+        if source is None:
+            _error("calibrate", "calibration needs a camera (--camera none was given)")
+            return 2
+        settings: CameraSettings | None = None
+        with source:
+            frame = source.capture()
+            if isinstance(source, PiCameraSource):
+                for _ in range(WARMUP_FRAMES):
+                    source.capture()
+                settings = source.lock()
+                frame = source.capture()
+        calibration = calibrate_frame(frame, camera=settings)
+        save_calibration(args.out, calibration)
+    except VisionError as err:
+        _error("calibrate", str(err))
+        return 1
+    zone = calibration.zone
+    width, height = calibration.frame_size
+    _write(
+        sys.stdout,
+        f"calibrated {width}x{height}: roll zone {list(zone.pixels(width, height))}, written to"
+        f" {args.out}",
+    )
+    return 0
+
+
+def _box_reader(reader: DiceReader) -> ReadFn:
+    """Adapt the reader to evaluate_folder: every die found, value None when it was not read."""
+
+    def read(frame: Frame) -> Sequence[tuple[int | None, Box]]:
+        reading = reader.read(frame)
+        return [(d.value, d.box) for d in reading.dice + reading.set_aside]
+
+    return read
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """``pipcam eval``: per-folder recall, precision, exact rolls and confusion matrix (PNG)."""
+    try:
+        reader = build_reader(args.model)
+    except VisionError as err:
+        _error("eval", str(err))
+        return 1
+    status = 0
+    read = _box_reader(reader)
+    for folder in args.dirs:
+        try:
+            report = evaluate_folder(folder, read)
+        except (OSError, ValueError) as err:
+            _error("eval", f"{folder}: {err}")
+            status = 1
+            continue
+        _write(sys.stdout, format_report(report))
+        png = args.png_dir / f"{Path(folder).resolve().name}-confusion.png"
+        png.parent.mkdir(parents=True, exist_ok=True)
+        write_confusion_png(report, png)
+        _write(sys.stdout, f"confusion matrix written to {png}")
+    return status

@@ -1,0 +1,205 @@
+"""`pipcam run` as systemd runs it: a real process, a fake notify socket, the real HTTP server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pipcam.run import CameraLoop, summary_line
+from pipcam.store import Store
+from pipcam.table import Table
+
+PIN = "1357"
+
+
+def free_port() -> int:
+    """A free TCP port on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Running:
+    """A `pipcam run` child process with its notify socket and base URL."""
+
+    def __init__(self, tmp: Path, data: Path, *extra: str) -> None:
+        self.sock_path = tmp / f"notify-{time.monotonic_ns()}.sock"
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(self.sock_path))
+        self.sock.settimeout(0.2)
+        self.port = free_port()
+        config = tmp / "pipcam.toml"
+        config.write_text('[table]\nhost = "127.0.0.1"\ngame = "kymppitonni"\n')
+        env = {
+            **os.environ,
+            "NOTIFY_SOCKET": str(self.sock_path),
+            "WATCHDOG_USEC": "1000000",
+            "PIPCAM_PIN": PIN,
+            "GPIOZERO_PIN_FACTORY": "mock",
+        }
+        args = ["run", "--camera", "none", "--data", str(data), "--port", str(self.port)]
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pipcam.cli", *args, "--config", str(config), *extra],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.messages: list[str] = []
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def wait_for(self, message: str, timeout: float = 20) -> None:
+        """Wait until the service sends a notify datagram that starts with ``message``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(m.startswith(message) for m in self.messages):
+                return
+            try:
+                data = self.sock.recv(4096).decode()
+            except TimeoutError:
+                assert self.proc.poll() is None, self.output()
+                continue
+            self.messages.extend(data.splitlines())
+        raise AssertionError(f"no {message!r} in {self.messages}; output:\n{self.output()}")
+
+    def output(self) -> str:
+        """What the process printed (after it ended)."""
+        if self.proc.poll() is None:
+            return "(still running)"
+        return self.proc.stdout.read() if self.proc.stdout else ""
+
+    def close(self) -> None:
+        """Stop the process if it still runs; close the socket."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self.sock.close()
+
+
+@pytest.fixture
+def run_table(tmp_path: Path) -> Iterator[Any]:
+    """Start `pipcam run` processes that are always cleaned up."""
+    started: list[Running] = []
+
+    def start(*extra: str) -> Running:
+        running = Running(tmp_path, tmp_path / "data", *extra)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.close()
+
+
+def test_ready_watchdog_and_clean_stop(run_table: Any) -> None:
+    """READY=1 once serving, WATCHDOG=1 while healthy, STOPPING=1 and status 0 on SIGTERM."""
+    table = run_table()
+    table.wait_for("READY=1")
+    state = httpx.get(f"{table.base}/api/state", timeout=5).json()
+    assert state["game"] == "kymppitonni"
+    table.wait_for("WATCHDOG=1", timeout=5)
+    table.proc.send_signal(signal.SIGTERM)
+    table.wait_for("STOPPING=1")
+    assert table.proc.wait(15) == 0
+
+
+def test_kill_9_loses_no_acknowledged_action(run_table: Any) -> None:
+    """Actions acknowledged over HTTP are all there after a SIGKILL and a restart."""
+    first = run_table()
+    first.wait_for("READY=1")
+    client = httpx.Client(base_url=first.base, headers={"X-Table-Pin": PIN}, timeout=5)
+    for action in ({"roll": [1, 1, 5, 2, 3, 4]}, {"keep": [1, 1, 5]}, {"roll": [5, 6, 6]}):
+        assert client.post("/api/actions", json=action).status_code == 200
+    before = client.get("/api/state").json()
+    first.proc.kill()
+    first.proc.wait(10)
+    second = run_table()
+    second.wait_for("READY=1")
+    after = httpx.get(f"{second.base}/api/state", timeout=5).json()
+    assert after["turn"] == before["turn"]
+    assert after["turn"]["dice"] == [5, 6, 6]
+    assert after["players"] == before["players"]
+
+
+def test_bad_config_is_refused_clearly(tmp_path: Path) -> None:
+    """A broken configuration file stops the start with a message naming it."""
+    config = tmp_path / "bad.toml"
+    config.write_text("[table]\nport = 'eighty'\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pipcam.cli", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert f"{config}: table.port must be a int, not 'eighty'" in result.stderr
+
+
+class FlakySource:
+    """A camera that fails once (unplugged) and then works again."""
+
+    opened = 0
+
+    def __init__(self) -> None:
+        FlakySource.opened += 1
+        self.fail = FlakySource.opened == 1
+
+    def capture(self) -> Any:
+        from vision.errors import CameraUnavailable
+
+        if self.fail:
+            raise CameraUnavailable("the camera went away")
+        import numpy as np
+
+        return np.zeros((48, 64, 3), np.uint8)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def test_camera_unplugged_mid_game_recovers(tmp_path: Path) -> None:
+    """A failing camera is reported as missing; the loop opens it again and carries on."""
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        seen: list[str] = []
+        table.subscribe(lambda s: seen.append(s["table"]["camera"]))
+        loop = CameraLoop(FlakySource, table, reader=None, settle_seconds=0.5, retry=0.01)
+        loop.start()
+        deadline = time.monotonic() + 10
+        while loop.frames < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        loop.stop()
+        assert "missing" in seen
+        assert seen[-1] == "ok"
+        assert loop.frames >= 3
+        assert loop.healthy()
+
+
+def test_summary_line() -> None:
+    """The console line names scores, whose turn, the last event and any problem."""
+    state = {
+        "game": "kymppitonni",
+        "players": [{"name": "Ann", "score": 300}, {"name": "Bob", "score": 0}],
+        "to_move": "Bob",
+        "last_event": "Ann banked 300",
+        "table": {"problem": "check the dice"},
+    }
+    assert summary_line(state) == (
+        "[kymppitonni] Ann 300  Bob 0 | Bob to play | Ann banked 300 | ! check the dice"
+    )

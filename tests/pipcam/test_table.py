@@ -1,0 +1,197 @@
+"""The table: actions from readings, buttons and phones go through the engine and the store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipcam.store import Store
+from pipcam.table import Table
+from scoring.core import Bank, Keep, Roll
+from scoring.errors import IllegalAction
+
+
+@dataclass(frozen=True)
+class FakeDie:
+    """A die as vision.reader.Die reports it."""
+
+    value: int | None
+    confidence: float = 0.99
+    status: str = "ok"
+    box: tuple[int, int, int, int] = (0, 0, 10, 10)
+
+
+@dataclass(frozen=True)
+class FakeReading:
+    """A settled reading of the roll zone."""
+
+    dice: tuple[FakeDie, ...]
+    status: str = "settled"
+
+
+def reading(*values: int) -> FakeReading:
+    """A settled reading of these faces, each read with confidence."""
+    return FakeReading(tuple(FakeDie(v) for v in values))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A real SQLite store in a temporary folder."""
+    with Store(tmp_path / "pipcam.db") as s:
+        yield s
+
+
+def kymppi(store: Store, **options: Any) -> Table:
+    """A table with a two-player Kymppitonni game."""
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"], "options": options})
+    return table
+
+
+def test_readings_become_rolls_and_keeps(store: Store) -> None:
+    """A settled throw is a roll; dice taken out of the roll zone are a keep."""
+    table = kymppi(store)
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.on_reading(reading(2, 3, 4), settled_now=True)  # 1 1 5 set aside
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 5, 2, 3, 4]), Keep([1, 1, 5])]
+    # The settle detector reports only a changed tray, so the next report is the next throw.
+    table.on_reading(reading(5, 6, 6), settled_now=True)
+    assert table.state_json()["turn"]["dice"] == [5, 6, 6]
+    table.on_reading(reading(5, 6, 6), settled_now=True)  # the same dice again: nothing new
+    assert len(table.history) == 3
+
+
+def test_reading_that_does_not_fit_is_refused(store: Store) -> None:
+    """Seven dice where six are thrown: not applied, the problem is said, the game unchanged."""
+    table = kymppi(store)
+    table.on_reading(reading(1, 1, 5, 2, 3, 4, 6), settled_now=True)
+    state = table.state_json()
+    assert state["table"]["problem"] == (
+        "7 dice are in the roll zone but 6 were to be thrown; "
+        "take the others out or correct the reading"
+    )
+    assert table.history is not None
+    assert len(table.history) == 0
+
+
+def test_doubtful_die_is_not_guessed(store: Store) -> None:
+    """A cocked or uncertain die asks for a re-roll instead of a guess."""
+    table = kymppi(store)
+    dice = (FakeDie(1), FakeDie(None, 0.4, "cocked", (5, 6, 30, 31)), *[FakeDie(2)] * 4)
+    table.on_reading(FakeReading(dice), settled_now=True)
+    assert "a die at [5, 6, 30, 31] leans on something" in table.state_json()["table"]["problem"]
+    assert table.history is not None
+    assert len(table.history) == 0
+
+
+def test_kept_die_that_does_not_score_is_reported(store: Store) -> None:
+    """Taking out a die that does not score is not a legal keep: said, not applied."""
+    table = kymppi(store)
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.on_reading(reading(1, 5, 3, 4), settled_now=True)  # 1 and 2 taken out
+    problem = table.state_json()["table"]["problem"]
+    assert "cannot keep 1 2: every die set aside must score" in problem
+    assert table.history is not None
+    assert len(table.history) == 1
+
+
+def test_buttons_confirm_bank_undo_redo(store: Store) -> None:
+    """Confirm takes the engine's best option; bank, undo and redo do what they say."""
+    table = kymppi(store)
+    table.act(Roll([1, 1, 5, 2, 3, 4]), source="keyboard")
+    assert table.state_json()["suggestion"] == {"keep": [1, 1, 5]}
+    table.press("confirm")
+    table.press("bank")
+    assert [p["score"] for p in table.state_json()["players"]] == [250, 0]
+    table.press("undo")
+    assert [p["score"] for p in table.state_json()["players"]] == [0, 0]
+    table.press("redo")
+    assert [p["score"] for p in table.state_json()["players"]] == [250, 0]
+    table.press("redo")
+    assert "nothing to redo" in table.state_json()["table"]["problem"]
+
+
+def test_general_confirm_writes_best_category(store: Store) -> None:
+    """In Generał the confirm button writes the category worth most now."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann"]})
+    table.on_reading(reading(2, 2, 5, 5, 5), settled_now=True)
+    assert table.state_json()["suggestion"] == {"score": "full_house"}
+    table.press("confirm")
+    assert table.state_json()["players"] == [{"name": "Ann", "score": 25}]
+
+
+def test_generał_reroll_all_without_holding(store: Store) -> None:
+    """Five new dice with none held: keep nothing, then the new throw."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann"]})
+    table.on_reading(reading(1, 2, 3, 4, 6), settled_now=True)
+    table.on_reading(reading(2, 2, 5, 6, 6), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 2, 3, 4, 6]), Keep([]), Roll([2, 2, 5, 6, 6])]
+
+
+def test_every_action_is_stored_before_it_is_applied(tmp_path: Path) -> None:
+    """After a restart the table resumes exactly, undo included."""
+    with Store(tmp_path / "pipcam.db") as store:
+        table = kymppi(store)
+        table.act(Roll([1, 1, 5, 2, 3, 4]), source="camera")
+        table.act(Keep([1, 1, 5]), source="button")
+        table.act(Bank(), source="button")
+        table.undo(source="phone")
+        before = table.state_json()
+    with Store(tmp_path / "pipcam.db") as store:
+        again = Table(store)
+        assert again.resume()
+        after = again.state_json()
+    assert after == before | {"table": after["table"]}
+    assert after["can_redo"] is True
+
+
+def test_refused_action_stores_nothing(tmp_path: Path) -> None:
+    """An illegal action raises and leaves both the game and the store as they were."""
+    with Store(tmp_path / "pipcam.db") as store:
+        table = kymppi(store)
+        with pytest.raises(IllegalAction, match="nothing to bank yet"):
+            table.act(Bank(), source="phone")
+        assert table.game_id is not None
+        stored = store.current_game()
+        assert stored is not None
+        assert stored.events == []
+
+
+def test_listeners_hear_every_change(store: Store) -> None:
+    """Phones and LEDs get the new state after every change, in order."""
+    table = kymppi(store)
+    seen: list[int] = []
+    unsubscribe = table.subscribe(lambda state: seen.append(state["table"]["seq"]))
+    table.act(Roll([1, 1, 5, 2, 3, 4]), source="keyboard")
+    table.report_problem("check the dice")
+    unsubscribe()
+    table.act(Keep([1]), source="keyboard")
+    assert len(seen) == 2
+    assert seen[1] == seen[0] + 1
+
+
+def test_new_game_button_asks_twice_for_an_unfinished_game(store: Store) -> None:
+    """Holding confirm abandons a running game only when held again within the window."""
+    now = [100.0]
+    table = Table(store, clock=lambda: now[0])
+    table.new_game({"game": "sekvence", "players": ["Ann", "Bob"]})
+    table.act(Roll([1, 2, 3, 5, 5, 6]), source="keyboard")
+    first_id = table.game_id
+    table.press("new_game")
+    assert "hold confirm again within 5 s" in table.state_json()["table"]["problem"]
+    assert table.game_id == first_id
+    now[0] += 2
+    table.press("new_game")
+    assert table.game_id != first_id
+    assert table.state_json()["players"] == [
+        {"name": "Ann", "score": 0},
+        {"name": "Bob", "score": 0},
+    ]

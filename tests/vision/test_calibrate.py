@@ -1,0 +1,91 @@
+"""Calibration: finding the tray, refusing a tray with dice, and the JSON file's errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.calibrate import (
+    Calibration,
+    calibrate_frame,
+    find_tray,
+    load_calibration,
+    save_calibration,
+)
+from vision.errors import CalibrationError
+from vision.locate import TrayColour
+from vision.picam import CameraSettings
+from vision.reader import Zone
+from vision.synthetic import make_frame, make_tray, six_dice
+
+
+def test_a_tray_filling_the_frame_is_the_whole_frame() -> None:
+    assert find_tray(make_tray(640, 480, colour="grey")) == Zone()
+
+
+def test_a_tray_on_a_table_is_found() -> None:
+    frame = make_tray(800, 600, colour="brown", seed=1)
+    frame[100:500, 200:700] = make_tray(500, 400, colour="green", seed=2)
+    x0, y0, x1, y1 = find_tray(frame).pixels(800, 600)
+    assert max(abs(x0 - 200), abs(y0 - 100), abs(x1 - 700), abs(y1 - 500)) <= 5
+
+
+def test_calibration_refuses_a_tray_with_dice() -> None:
+    frame = make_frame(640, 480, six_dice(640, 480)[:2], tray="green")
+    with pytest.raises(CalibrationError) as err:
+        calibrate_frame(frame)
+    assert str(err.value) == (
+        "the tray is not empty: 2 dice seen; clear the tray and calibrate again"
+    )
+
+
+def test_calibration_round_trips_through_its_file(tmp_path: Path) -> None:
+    settings = CameraSettings(exposure_time=9000, analogue_gain=1.0, colour_gains=(1.7, 1.3))
+    calibration = calibrate_frame(make_tray(640, 480, colour="grey"), camera=settings)
+    path = tmp_path / "sub" / "cal.json"
+    save_calibration(path, calibration)
+    assert load_calibration(path) == calibration
+    assert calibration.frame_size == (640, 480)
+
+
+def test_missing_file_says_how_to_make_one(tmp_path: Path) -> None:
+    path = tmp_path / "cal.json"
+    with pytest.raises(CalibrationError) as err:
+        load_calibration(path)
+    assert str(err.value) == (
+        f"calibration file {str(path)!r} not found: run `pipcam calibrate --out {path}`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "fault"),
+    [
+        ("{", "is not valid JSON (line 1): run `pipcam calibrate` again"),
+        ('{"version": 7}', ": unknown version 7 (expected 1)"),
+        ('{"version": 1, "zone": [0, 0, 1, 1]}', ": missing field 'frame_size'"),
+        (
+            '{"version": 1, "zone": [0, 0, 2, 1], "frame_size": [4, 4],'
+            ' "tray": {"median": [1, 2, 3], "spread": [1, 1, 1]}}',
+            ": zone Zone(x0=0.0, y0=0.0, x1=2.0, y1=1.0) must satisfy"
+            " 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1",
+        ),
+    ],
+)
+def test_bad_files_name_the_file_and_the_fault(tmp_path: Path, text: str, fault: str) -> None:
+    path = tmp_path / "cal.json"
+    path.write_text(text)
+    with pytest.raises(CalibrationError) as err:
+        load_calibration(path)
+    assert str(err.value).startswith(f"calibration file {str(path)!r}")
+    assert str(err.value).endswith(fault)
+
+
+def test_unwritable_place_is_reported(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    calibration = Calibration(
+        zone=Zone(), tray=TrayColour((1.0, 2.0, 3.0), (1.0, 1.0, 1.0)), frame_size=(4, 4)
+    )
+    with pytest.raises(CalibrationError, match="cannot write calibration file"):
+        save_calibration(blocker / "cal.json", calibration)

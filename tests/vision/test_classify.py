@@ -1,0 +1,132 @@
+"""The ONNX wrapper against a tiny hand-built model, its errors, and the real model if shipped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classify import CLASSES, DEFAULT_MODEL, FakeClassifier, OnnxClassifier, softmax
+from vision.errors import ModelLoadError
+
+Weights = tuple[np.ndarray, np.ndarray]
+
+
+def _crops(count: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).random((count, 3, 64, 64), dtype=np.float32)
+
+
+def test_tiny_model_logits_match_numpy(tiny_model: Path, tiny_weights: Weights) -> None:
+    classifier = OnnxClassifier(tiny_model)
+    crops = _crops(5)
+    weights, bias = tiny_weights
+    expected = crops.mean(axis=(2, 3)) @ weights + bias
+    np.testing.assert_allclose(classifier.logits(crops), expected, rtol=1e-4, atol=1e-5)
+    probs = classifier.predict(crops)
+    assert probs.shape == (5, CLASSES)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize(("channel", "label"), [(0, 1), (1, 2), (2, 3)])
+def test_tiny_model_picks_the_class_of_the_dominant_rgb_channel(
+    tiny_model: Path, channel: int, label: int
+) -> None:
+    crops = np.zeros((1, 3, 64, 64), np.float32)
+    crops[0, channel] = 1.0
+    assert int(np.argmax(OnnxClassifier(tiny_model).predict(crops)[0])) == label
+
+
+def test_session_runs_on_one_cpu_thread_by_default(tiny_model: Path) -> None:
+    classifier = OnnxClassifier(tiny_model)
+    options = classifier._session.get_session_options()
+    assert options.intra_op_num_threads == 1
+    assert options.inter_op_num_threads == 1
+    assert classifier._session.get_providers() == ["CPUExecutionProvider"]
+
+
+def test_thread_count_is_passed_on(tiny_model: Path) -> None:
+    options = OnnxClassifier(tiny_model, threads=2)._session.get_session_options()
+    assert options.intra_op_num_threads == 2
+
+
+def test_no_crops_give_no_rows(tiny_model: Path) -> None:
+    assert OnnxClassifier(tiny_model).predict(np.zeros((0, 3, 64, 64), np.float32)).shape == (0, 7)
+
+
+def test_fixed_batch_model_is_run_crop_by_crop(
+    tmp_path: Path, model_bytes: Callable[..., bytes], tiny_weights: Weights
+) -> None:
+    path = tmp_path / "batch1.onnx"
+    weights, bias = tiny_weights
+    path.write_bytes(model_bytes(weights, bias, batch=1))
+    crops = _crops(3, seed=1)
+    expected = crops.mean(axis=(2, 3)) @ weights + bias
+    np.testing.assert_allclose(OnnxClassifier(path).logits(crops), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_missing_model_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "missing.onnx"
+    with pytest.raises(ModelLoadError) as err:
+        OnnxClassifier(path)
+    assert str(err.value) == (
+        f"face model {str(path)!r} not found: pass --model PATH, or restore"
+        " models/dice_faces.onnx from the repository"
+    )
+
+
+def test_damaged_model_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.onnx"
+    path.write_bytes(b"\x08\x07 this is not protobuf")
+    with pytest.raises(ModelLoadError) as err:
+        OnnxClassifier(path)
+    message = str(err.value)
+    assert message.startswith(f"cannot load face model {str(path)!r}: ")
+    assert message.endswith(
+        "the file is damaged or not an ONNX model: restore models/dice_faces.onnx or retrain it"
+        " (vision/train)"
+    )
+
+
+def test_model_with_other_names_is_refused(
+    tmp_path: Path, model_bytes: Callable[..., bytes], tiny_weights: Weights
+) -> None:
+    path = tmp_path / "named.onnx"
+    weights, bias = tiny_weights
+    path.write_bytes(model_bytes(weights, bias, input_name="input", output_name="out"))
+    with pytest.raises(ModelLoadError) as err:
+        OnnxClassifier(path)
+    assert str(err.value) == (
+        f"face model {str(path)!r} has inputs ['input'] and outputs ['out'];"
+        " expected input 'image' and output 'logits'"
+    )
+
+
+def test_zero_threads_are_refused(tiny_model: Path) -> None:
+    with pytest.raises(ValueError, match="threads must be at least 1, got 0"):
+        OnnxClassifier(tiny_model, threads=0)
+
+
+def test_fake_classifier_puts_the_confidence_on_the_decided_class() -> None:
+    fake = FakeClassifier(lambda _crop: (4, 0.7))
+    probs = fake.predict(_crops(2))
+    assert probs[:, 4].tolist() == pytest.approx([0.7, 0.7])
+    assert probs.sum(axis=1).tolist() == pytest.approx([1.0, 1.0])
+    assert len(fake.calls) == 1
+
+
+def test_softmax_is_stable_for_large_logits() -> None:
+    probs = softmax(np.array([[1000.0, 1000.0, -1000.0]], np.float32))
+    assert probs.tolist() == [[0.5, 0.5, 0.0]]
+
+
+real_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="models/dice_faces.onnx absent")
+
+
+@real_model
+def test_shipped_model_loads_with_the_contract_shapes() -> None:
+    classifier = OnnxClassifier(DEFAULT_MODEL)
+    probs = classifier.predict(_crops(3))
+    assert probs.shape == (3, CLASSES)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)

@@ -1,0 +1,154 @@
+"""Scoring a reader on a labelled folder, with a fake reader whose answers are set per photo."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from vision.evaluate import (
+    COLUMNS,
+    ROWS,
+    evaluate_folder,
+    format_report,
+    match_dice,
+    write_confusion_png,
+)
+
+Box = tuple[int, int, int, int]
+Answer = list[tuple[int | None, Box]]
+
+A = (10, 10, 30, 30)
+B = (50, 10, 70, 30)
+C = (10, 50, 30, 70)
+
+
+def _make_folder(tmp_path: Path, records: list[dict[str, object]]) -> Path:
+    """Write a labels.jsonl and one 80x80 PNG per record whose grey level is its index."""
+    (tmp_path / "images").mkdir()
+    for index, record in enumerate(records):
+        image = np.full((80, 80, 3), index * 10, np.uint8)
+        cv2.imwrite(str(tmp_path / str(record["image"])), image)
+    lines = [json.dumps(r) for r in records]
+    (tmp_path / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def _reader(answers: Sequence[Answer]) -> object:
+    """A fake reader: the photo's grey level says which answer to give."""
+
+    def read(frame: npt.NDArray[np.uint8]) -> Answer:
+        return answers[int(frame[0, 0, 0]) // 10]
+
+    return read
+
+
+def _die(value: int, box: Box) -> dict[str, object]:
+    return {"value": value, "box": list(box)}
+
+
+def test_counts_recall_precision_exact_and_confusion(tmp_path: Path) -> None:
+    folder = _make_folder(
+        tmp_path,
+        [
+            {"image": "images/a.png", "dice": [_die(3, A), _die(5, B)]},
+            {"image": "images/b.png", "dice": [_die(1, A), _die(1, B), _die(6, C)]},
+            {"image": "images/c.png", "dice": [], "known_issue": "dice not labelled"},
+            {"image": "images/d.png", "dice": [_die(2, A)]},
+        ],
+    )
+    answers: list[Answer] = [
+        [(3, A), (5, B)],  # exact
+        [(1, A), (4, B), (6, C), (2, (60, 60, 75, 75))],  # one wrong value, one extra die
+        [(6, A)],  # skipped photo: must never be counted
+        [(None, A)],  # found but not read
+    ]
+    report = evaluate_folder(folder, _reader(answers))  # type: ignore[arg-type]
+    assert (report.images, report.skipped) == (3, 1)
+    assert (report.labelled, report.reported, report.unread) == (6, 7, 1)
+    assert report.matched == 4
+    assert report.recall == pytest.approx(4 / 6)
+    assert report.precision == pytest.approx(4 / 6)
+    assert report.exact == 1
+    assert report.exact_rate == pytest.approx(1 / 3)
+    confusion = np.array(report.confusion)
+    assert confusion[2, 2] == 1  # the 3 right
+    assert confusion[4, 4] == 1  # the 5 right
+    assert confusion[0, 0] == 1  # one 1 right...
+    assert confusion[0, 3] == 1  # ...and one 1 read as 4
+    assert confusion[5, 5] == 1
+    assert confusion[6, 1] == 1  # the extra 2
+    assert confusion[1, 6] == 1  # the unread 2 counts as missed
+    assert confusion.sum() == 7
+
+
+def test_suspect_value_is_taken_as_truth(tmp_path: Path) -> None:
+    folder = _make_folder(
+        tmp_path,
+        [{"image": "images/a.png", "dice": [{"value": 2, "suspect_value": 3, "box": list(A)}]}],
+    )
+    report = evaluate_folder(folder, _reader([[(3, A)]]))  # type: ignore[arg-type]
+    assert report.matched == 1
+    assert report.confusion[2][2] == 1
+
+
+def test_crop_folder_records_are_one_die_each(tmp_path: Path) -> None:
+    folder = _make_folder(tmp_path, [{"image": "images/a.png", "value": 4}])
+    report = evaluate_folder(folder, _reader([[(4, (5, 5, 75, 75))]]))  # type: ignore[arg-type]
+    assert (report.labelled, report.matched, report.exact) == (1, 1, 1)
+
+
+def test_six_dice_rolls_are_counted_apart(tmp_path: Path) -> None:
+    boxes = [(x, 0, x + 10, 10) for x in range(0, 60, 12)] + [(0, 40, 10, 50)]
+    dice = [_die(v, b) for v, b in zip([1, 2, 3, 4, 5, 6], boxes, strict=True)]
+    folder = _make_folder(tmp_path, [{"image": "images/a.png", "dice": dice}])
+    wrong: Answer = [(v, b) for v, b in zip([1, 2, 3, 4, 5, 5], boxes, strict=True)]
+    report = evaluate_folder(folder, _reader([wrong]))  # type: ignore[arg-type]
+    assert (report.six_dice_rolls, report.six_dice_exact) == (1, 0)
+    assert "six-dice exact      0.00 %  (0/1)" in format_report(report)
+
+
+def test_top_face_boxes_match_whole_die_boxes_by_centre() -> None:
+    # matteop65 labels a pip cluster inside the die: IoU is small but the centre is inside.
+    assert match_dice([(18, 18, 22, 22)], [(5, 5, 35, 35)]) == [(0, 0)]
+    assert match_dice([(18, 18, 22, 22)], [(40, 40, 70, 70)]) == []
+
+
+def test_format_report_lists_rates_matrix_and_misreads(tmp_path: Path) -> None:
+    folder = _make_folder(tmp_path, [{"image": "images/a.png", "dice": [_die(3, A)]}])
+    report = evaluate_folder(folder, _reader([[(4, A)]]))  # type: ignore[arg-type]
+    text = format_report(report)
+    assert "per-die recall      0.00 %  (0/1)" in text
+    assert "exact rolls         0.00 %  (0/1)" in text
+    assert "images/a.png: labelled 3 reported 4" in text
+    header = text.splitlines()[5].split()
+    assert header == list(COLUMNS)
+    row_three = next(line.split() for line in text.splitlines() if line.split()[:1] == ["3"])
+    assert row_three == ["3", "0", "0", "0", "1", "0", "0", "0"]
+    assert len(ROWS) == 7
+
+
+def test_confusion_png_is_written(tmp_path: Path) -> None:
+    folder = _make_folder(tmp_path, [{"image": "images/a.png", "dice": [_die(3, A)]}])
+    report = evaluate_folder(folder, _reader([[(3, A)]]))  # type: ignore[arg-type]
+    out = tmp_path / "out" / "confusion.png"
+    write_confusion_png(report, out)
+    image = cv2.imread(str(out))
+    assert image is not None
+    assert min(image.shape[:2]) > 400
+    cell, margin = 56, 90
+    # The right reading of the 3 fills its row, so its cell is pure green; an empty row stays white.
+    three = image[margin + 2 * cell + 4, margin + 2 * cell + 4]
+    assert three.tolist() == [0, 255, 0]
+    empty = image[margin + 4, margin + 4]
+    assert empty.tolist() == [255, 255, 255]
+
+
+def test_missing_labels_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no labels.jsonl in"):
+        evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]

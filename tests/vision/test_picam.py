@@ -1,0 +1,197 @@
+"""PiCameraSource against a fake picamera2 module with picamera2's API."""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.errors import CameraUnavailable, SourceClosed
+from vision.picam import CameraSettings, PiCameraSource
+from vision.source import make_source
+
+
+class FakePicamera2:
+    """Records every call the way picamera2's Picamera2 would receive it."""
+
+    instances: list[FakePicamera2] = []
+    fail_open: BaseException | None = None
+
+    def __init__(self, camera_num: int = 0) -> None:
+        if FakePicamera2.fail_open is not None:
+            raise FakePicamera2.fail_open
+        self.camera_num = camera_num
+        self.calls: list[tuple[str, Any]] = []
+        self.controls: dict[str, Any] = {}
+        self.frame = np.zeros((8, 10, 3), np.uint8)
+        self.frame[:, :] = (10, 20, 30)  # B, G, R as libcamera's RGB888 lays them out
+        self.metadata: dict[str, Any] = {
+            "ExposureTime": 12000,
+            "AnalogueGain": 1.5,
+            "ColourGains": (1.8, 1.4),
+        }
+        FakePicamera2.instances.append(self)
+
+    def create_still_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(("create_still_configuration", main))
+        return {"use_case": "still", "main": dict(main)}
+
+    def create_video_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(("create_video_configuration", main))
+        return {"use_case": "video", "main": dict(main)}
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.calls.append(("configure", config))
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        self.calls.append(("set_controls", controls))
+        self.controls.update(controls)
+
+    def start(self) -> None:
+        self.calls.append(("start", None))
+
+    def capture_array(self, name: str = "main") -> np.ndarray[Any, Any]:
+        self.calls.append(("capture_array", name))
+        return self.frame.copy()
+
+    def capture_metadata(self) -> dict[str, Any]:
+        self.calls.append(("capture_metadata", None))
+        return dict(self.metadata)
+
+    def stop(self) -> None:
+        self.calls.append(("stop", None))
+
+    def close(self) -> None:
+        self.calls.append(("close", None))
+
+
+@pytest.fixture
+def fake_picamera2(monkeypatch: pytest.MonkeyPatch) -> type[FakePicamera2]:
+    """Install a fake ``picamera2`` module for the test."""
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = FakePicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    FakePicamera2.instances = []
+    FakePicamera2.fail_open = None
+    return FakePicamera2
+
+
+def _names(camera: FakePicamera2) -> list[str]:
+    return [name for name, _ in camera.calls]
+
+
+def test_still_configuration_asks_for_rgb888_at_the_size(
+    fake_picamera2: type[FakePicamera2],
+) -> None:
+    with PiCameraSource(size=(3280, 2464)) as source:
+        camera = fake_picamera2.instances[0]
+        assert camera.calls[0] == (
+            "create_still_configuration",
+            {"size": (3280, 2464), "format": "RGB888"},
+        )
+        assert _names(camera)[1:3] == ["configure", "start"]
+        frame = source.capture()
+    # RGB888 arrives in BGR byte order: the frame is passed on as is, not swapped.
+    assert frame[0, 0].tolist() == [10, 20, 30]
+    assert frame.shape == (8, 10, 3)
+    assert _names(camera)[-2:] == ["stop", "close"]
+
+
+def test_video_mode_uses_the_video_configuration(fake_picamera2: type[FakePicamera2]) -> None:
+    PiCameraSource(mode="video").close()
+    assert _names(fake_picamera2.instances[0])[0] == "create_video_configuration"
+
+
+def test_settings_are_locked_before_start(fake_picamera2: type[FakePicamera2]) -> None:
+    settings = CameraSettings(exposure_time=8000, analogue_gain=2.0, colour_gains=(1.9, 1.2))
+    PiCameraSource(settings=settings).close()
+    camera = fake_picamera2.instances[0]
+    assert _names(camera)[:4] == [
+        "create_still_configuration",
+        "configure",
+        "set_controls",
+        "start",
+    ]
+    assert camera.controls == {
+        "AeEnable": False,
+        "AwbEnable": False,
+        "ExposureTime": 8000,
+        "AnalogueGain": 2.0,
+        "ColourGains": (1.9, 1.2),
+    }
+
+
+def test_lock_freezes_what_the_automatic_controls_chose(
+    fake_picamera2: type[FakePicamera2],
+) -> None:
+    with PiCameraSource() as source:
+        settings = source.lock()
+        camera = fake_picamera2.instances[0]
+    assert settings == CameraSettings(
+        exposure_time=12000, analogue_gain=1.5, colour_gains=(1.8, 1.4)
+    )
+    assert camera.controls["ExposureTime"] == 12000
+    assert camera.controls["AeEnable"] is False
+
+
+def test_padded_xrgb_frames_lose_the_padding(fake_picamera2: type[FakePicamera2]) -> None:
+    with PiCameraSource() as source:
+        fake_picamera2.instances[0].frame = np.full((4, 4, 4), 9, np.uint8)
+        assert source.capture().shape == (4, 4, 3)
+
+
+def test_close_is_idempotent_and_capture_after_close_fails(
+    fake_picamera2: type[FakePicamera2],
+) -> None:
+    source = PiCameraSource()
+    source.close()
+    source.close()
+    camera = fake_picamera2.instances[0]
+    assert _names(camera).count("close") == 1
+    with pytest.raises(SourceClosed):
+        source.capture()
+
+
+def test_missing_picamera2_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "picamera2", None)
+    with pytest.raises(CameraUnavailable) as err:
+        PiCameraSource()
+    assert str(err.value).startswith("the Pi camera needs picamera2, which cannot be imported")
+    assert str(err.value).endswith(
+        "on Raspberry Pi OS run `sudo apt install python3-picamera2` and create the virtual"
+        " environment with `python3 -m venv --system-site-packages`"
+    )
+
+
+def test_absent_camera_is_reported(fake_picamera2: type[FakePicamera2]) -> None:
+    fake_picamera2.fail_open = IndexError("list index out of range")
+    with pytest.raises(CameraUnavailable) as err:
+        PiCameraSource()
+    assert str(err.value) == (
+        "no Pi camera 0 found (list index out of range): check the ribbon cable and"
+        " `rpicam-hello --list-cameras`"
+    )
+
+
+@pytest.mark.parametrize("size", [(3281, 2464), (3280, 2465), (8, 8)])
+def test_sizes_beyond_the_sensor_are_refused(
+    fake_picamera2: type[FakePicamera2], size: tuple[int, int]
+) -> None:
+    with pytest.raises(ValueError, match="outside 16x16 .. 3280x2464"):
+        PiCameraSource(size=size)
+    assert fake_picamera2.instances == []
+
+
+def test_make_source_picamera_opens_the_pi_camera(fake_picamera2: type[FakePicamera2]) -> None:
+    source = make_source("picamera")
+    assert isinstance(source, PiCameraSource)
+    source.close()
+    assert len(fake_picamera2.instances) == 1
+
+
+def test_camera_settings_round_trip_through_json() -> None:
+    settings = CameraSettings(exposure_time=5000, analogue_gain=1.25, colour_gains=(2.0, 1.5))
+    assert CameraSettings.from_json(settings.to_json()) == settings

@@ -1,0 +1,105 @@
+"""The face model's crop: square side, centring, edge replication, RGB order and scaling."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.preprocess import MODEL_SIZE, crop_for_model, crops_for_model, square_around
+
+
+def _ramp(height: int = 240, width: int = 320) -> npt.NDArray[np.uint8]:
+    """A frame whose blue channel is the column (mod 256) and green channel the row."""
+    frame = np.zeros((height, width, 3), np.uint8)
+    frame[:, :, 0] = (np.arange(width) % 256)[None, :]
+    frame[:, :, 1] = (np.arange(height) % 256)[:, None]
+    frame[:, :, 2] = 200
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("box", "square"),
+    [
+        pytest.param((100, 100, 150, 150), (95, 95, 155, 155), id="square-box"),
+        pytest.param((10, 20, 30, 30), (8, 13, 32, 37), id="wide-box-uses-width"),
+        pytest.param((0, 0, 10, 40), (-19, -4, 29, 44), id="tall-box-uses-height"),
+    ],
+)
+def test_square_is_centred_with_side_one_point_two_times_longer_side(
+    box: tuple[int, int, int, int], square: tuple[int, int, int, int]
+) -> None:
+    assert square_around(box) == square
+
+
+def test_crop_is_float32_chw_rgb_scaled_to_one() -> None:
+    frame = np.zeros((50, 50, 3), np.uint8)
+    frame[:, :] = (10, 20, 30)  # B, G, R
+    crop = crop_for_model(frame, (10, 10, 40, 40))
+    assert crop.shape == (3, MODEL_SIZE, MODEL_SIZE)
+    assert crop.dtype == np.float32
+    np.testing.assert_allclose(crop[0], 30 / 255, atol=1e-6)  # R first
+    np.testing.assert_allclose(crop[1], 20 / 255, atol=1e-6)
+    np.testing.assert_allclose(crop[2], 10 / 255, atol=1e-6)
+
+
+def test_crop_covers_exactly_the_square() -> None:
+    frame = _ramp()
+    # Box 50 px wide centred on (125, 125): the square runs over columns 95..154.
+    crop = crop_for_model(frame, (100, 100, 150, 150))
+    columns = crop[2] * 255  # blue channel = column index
+    # INTER_AREA averages the ~0.94 source columns falling into each target column.
+    assert columns[:, 0].mean() == pytest.approx(95.5, abs=0.6)
+    assert columns[:, -1].mean() == pytest.approx(154.0, abs=0.6)
+    rows = crop[1] * 255
+    assert rows[0].mean() == pytest.approx(95.5, abs=0.6)
+    assert rows[-1].mean() == pytest.approx(154.0, abs=0.6)
+
+
+def test_outside_the_frame_is_edge_replicated() -> None:
+    frame = _ramp()
+    # The square runs 12 px past the left and top edges: those pixels repeat column/row 0.
+    crop = crop_for_model(frame, (-2, -2, 48, 48))
+    side = square_around((-2, -2, 48, 48))
+    assert side[0] < 0
+    outside = int((0 - side[0]) * MODEL_SIZE / (side[2] - side[0])) - 1
+    assert np.all(crop[2][:, :outside] == 0.0)
+    assert np.all(crop[1][:outside, :] == 0.0)
+    assert crop[2][:, -1].mean() > 0.1
+
+
+def test_square_wholly_outside_the_frame_repeats_the_nearest_pixel() -> None:
+    frame = _ramp()
+    crop = crop_for_model(frame, (400, 300, 420, 320))
+    expected = frame[239, 319][::-1] / 255  # BGR pixel turned RGB
+    np.testing.assert_allclose(crop[:, 0, 0], expected, atol=1e-6)
+    assert np.ptp(crop, axis=(1, 2)).max() == 0.0
+
+
+def test_crops_for_model_stacks_single_crops_in_order() -> None:
+    frame = _ramp()
+    boxes = [(10, 10, 40, 40), (200, 100, 260, 150), (300, 200, 330, 245)]
+    stacked = crops_for_model(frame, boxes)
+    assert stacked.shape == (3, 3, MODEL_SIZE, MODEL_SIZE)
+    for index, box in enumerate(boxes):
+        np.testing.assert_array_equal(stacked[index], crop_for_model(frame, box))
+
+
+def test_no_boxes_give_an_empty_batch() -> None:
+    assert crops_for_model(_ramp(), []).shape == (0, 3, MODEL_SIZE, MODEL_SIZE)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    x=st.integers(-50, 350),
+    y=st.integers(-50, 260),
+    w=st.integers(1, 200),
+    h=st.integers(1, 200),
+)
+def test_any_box_gives_a_valid_crop(x: int, y: int, w: int, h: int) -> None:
+    crop = crop_for_model(_ramp(), (x, y, x + w, y + h))
+    assert crop.shape == (3, MODEL_SIZE, MODEL_SIZE)
+    assert float(crop.min()) >= 0.0
+    assert float(crop.max()) <= 1.0

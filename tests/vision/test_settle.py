@@ -1,0 +1,124 @@
+"""Settle detection on synthetic frame sequences with a fake clock (no sleeping)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from vision.settle import SettleDetector, SettleUpdate
+from vision.synthetic import DieSpec, draw_hand, make_frame, six_dice
+
+W, H = 320, 240
+Frame = npt.NDArray[np.uint8]
+
+
+class FakeClock:
+    """A clock the test advances by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _frame(dice: Sequence[DieSpec] = (), *, hand: bool = False) -> Frame:
+    frame = make_frame(W, H, dice, tray="green", seed=4)
+    if hand:
+        draw_hand(frame, W * 0.3, H * 0.75, H * 0.5)
+    return frame
+
+
+DICE = six_dice(W, H, seed=2)
+EMPTY = _frame()
+SOME = _frame(DICE[:3])
+ALL = _frame(DICE)
+MOVED = _frame([*DICE[:5], DieSpec(DICE[5].value, W * 0.9, H * 0.15, DICE[5].side)])
+HAND = _frame(DICE, hand=True)
+
+
+def _run(
+    frames: Sequence[Frame], *, step: float = 0.125, settle_seconds: float = 0.5
+) -> list[SettleUpdate]:
+    clock = FakeClock()
+    detector = SettleDetector(settle_seconds=settle_seconds, clock=clock)
+    updates = []
+    for frame in frames:
+        updates.append(detector.update(frame))
+        clock.now += step
+    return updates
+
+
+def test_a_roll_is_reported_once_when_the_dice_have_been_still_long_enough() -> None:
+    updates = _run([EMPTY] * 3 + [SOME, ALL] + [ALL] * 12)
+    rolls = [i for i, u in enumerate(updates) if u.roll]
+    # The last change is frame 4; 0.5 s (four steps of 0.125 s) later is frame 8.
+    assert rolls == [8]
+    assert [u.status for u in updates[4:8]] == ["moving"] * 4
+    assert all(u.status == "settled" for u in updates[8:])
+
+
+@pytest.mark.parametrize(("settle_seconds", "expected"), [(0.25, 4), (1.0, 10)])
+def test_settle_time_is_configurable(settle_seconds: float, expected: int) -> None:
+    updates = _run([EMPTY, SOME, ALL] + [ALL] * 15, settle_seconds=settle_seconds)
+    assert [i for i, u in enumerate(updates) if u.roll] == [expected]
+
+
+def test_empty_tray_is_empty_and_never_a_roll() -> None:
+    updates = _run([EMPTY] * 12)
+    assert not any(u.roll for u in updates)
+    assert updates[-1].status == "empty"
+    assert updates[-1].occupancy < 0.001
+
+
+def test_dice_lying_there_when_watching_starts_are_not_a_roll() -> None:
+    updates = _run([ALL] * 12)
+    assert [u.status for u in updates][-1] == "settled"
+    assert not any(u.roll for u in updates)
+
+
+def test_no_roll_while_a_hand_is_in_the_tray() -> None:
+    updates = _run([EMPTY, ALL] + [HAND] * 15)
+    assert all(u.hand for u in updates[2:])
+    assert all(u.status == "moving" for u in updates[2:])
+    assert not any(u.roll for u in updates)
+
+
+def test_a_hand_that_leaves_the_dice_as_they_were_is_not_a_new_roll() -> None:
+    updates = _run([EMPTY, ALL] + [ALL] * 8 + [HAND] * 3 + [ALL] * 10)
+    assert [i for i, u in enumerate(updates) if u.roll] == [5]
+
+
+def test_dice_moved_by_a_hand_make_a_new_roll() -> None:
+    updates = _run([EMPTY, ALL] + [ALL] * 8 + [HAND] * 3 + [MOVED] * 10)
+    assert [i for i, u in enumerate(updates) if u.roll] == [5, 17]
+
+
+def test_frames_that_keep_changing_never_settle() -> None:
+    updates = _run([SOME, ALL] * 10)
+    assert all(u.status == "moving" for u in updates)
+    assert not any(u.roll for u in updates)
+
+
+def test_a_small_change_below_the_threshold_does_not_restart_the_wait() -> None:
+    noisy = ALL.copy()
+    noisy[10:12, 10:12] = 255  # four pixels: camera noise, not a die
+    updates = _run([EMPTY, ALL] + [ALL, noisy] * 6)
+    assert [i for i, u in enumerate(updates) if u.roll] == [5]
+
+
+def test_reset_forgets_the_pending_roll() -> None:
+    clock = FakeClock()
+    detector = SettleDetector(settle_seconds=0.3, clock=clock)
+    for frame in [EMPTY, ALL]:
+        detector.update(frame)
+        clock.now += 0.1
+    detector.reset()
+    updates = []
+    for _ in range(8):
+        updates.append(detector.update(ALL))
+        clock.now += 0.1
+    assert not any(u.roll for u in updates)

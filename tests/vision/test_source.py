@@ -1,0 +1,265 @@
+"""Frame sources: files (with EXIF orientation), folders, memory, USB against a fake, specs."""
+
+from __future__ import annotations
+
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from vision.errors import (
+    BadCameraSpec,
+    CameraUnavailable,
+    SourceClosed,
+    SourceExhausted,
+    UnreadableImage,
+)
+from vision.source import (
+    FileSource,
+    FolderSource,
+    StaticSource,
+    UsbSource,
+    make_source,
+    read_image,
+)
+
+RED = (0, 0, 255)
+BLUE = (255, 0, 0)
+
+
+def _exif_app1(orientation: int) -> bytes:
+    """An APP1 Exif segment holding only the orientation tag (little-endian TIFF)."""
+    ifd = struct.pack("<H", 1) + struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0)
+    tiff = b"II*\x00" + struct.pack("<I", 8) + ifd + struct.pack("<I", 0)
+    payload = b"Exif\x00\x00" + tiff
+    return b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload
+
+
+def _two_colour_image() -> npt.NDArray[np.uint8]:
+    """A 40x20 (w x h) image: left half red, right half blue."""
+    image = np.zeros((20, 40, 3), np.uint8)
+    image[:, :20] = RED
+    image[:, 20:] = BLUE
+    return image
+
+
+def _jpeg_with_orientation(path: Path, orientation: int) -> None:
+    ok, encoded = cv2.imencode(".jpg", _two_colour_image(), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    data = encoded.tobytes()
+    assert data[:2] == b"\xff\xd8"
+    path.write_bytes(data[:2] + _exif_app1(orientation) + data[2:])
+
+
+def _is(pixel: npt.NDArray[np.uint8], colour: tuple[int, int, int]) -> bool:
+    return bool(np.all(np.abs(pixel.astype(int) - np.array(colour)) < 40))
+
+
+def test_jpeg_without_exif_reads_as_stored(tmp_path: Path) -> None:
+    path = tmp_path / "plain.jpg"
+    _jpeg_with_orientation(path, 1)
+    frame = read_image(path)
+    assert frame.shape == (20, 40, 3)
+    assert _is(frame[10, 2], RED)
+    assert _is(frame[10, 37], BLUE)
+
+
+def test_exif_orientation_6_is_turned_upright(tmp_path: Path) -> None:
+    # Orientation 6: the stored picture must be turned 90 degrees clockwise to be upright, so
+    # its left (red) half ends up on top.
+    path = tmp_path / "rotated.jpg"
+    _jpeg_with_orientation(path, 6)
+    frame = FileSource(path).capture()
+    assert frame.shape == (40, 20, 3)
+    assert _is(frame[2, 10], RED)
+    assert _is(frame[37, 10], BLUE)
+
+
+def test_exif_orientation_3_is_turned_half_round(tmp_path: Path) -> None:
+    path = tmp_path / "upside_down.jpg"
+    _jpeg_with_orientation(path, 3)
+    frame = read_image(path)
+    assert frame.shape == (20, 40, 3)
+    assert _is(frame[10, 2], BLUE)
+    assert _is(frame[10, 37], RED)
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "nope.jpg"
+    with pytest.raises(UnreadableImage) as err:
+        read_image(path)
+    assert str(err.value) == f"cannot read image {str(path)!r}: no such file"
+
+
+def test_undecodable_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "text.jpg"
+    path.write_text("not a picture")
+    with pytest.raises(UnreadableImage) as err:
+        FileSource(path)
+    assert str(err.value) == (
+        f"cannot read image {str(path)!r}: not an image format OpenCV can decode"
+    )
+    assert isinstance(err.value, ValueError)
+
+
+def test_grey_png_becomes_bgr(tmp_path: Path) -> None:
+    path = tmp_path / "grey.png"
+    cv2.imwrite(str(path), np.full((5, 7), 99, np.uint8))
+    frame = read_image(path)
+    assert frame.shape == (5, 7, 3)
+    assert frame.dtype == np.uint8
+    assert int(frame[0, 0, 1]) == 99
+
+
+def test_file_source_serves_copies_and_closes_once(tmp_path: Path) -> None:
+    path = tmp_path / "a.png"
+    cv2.imwrite(str(path), _two_colour_image())
+    with FileSource(path) as source:
+        first = source.capture()
+        first[:] = 0
+        assert _is(source.capture()[10, 2], RED)
+    source.close()
+    assert source.closed
+    with pytest.raises(SourceClosed):
+        source.capture()
+
+
+def _folder(tmp_path: Path) -> Path:
+    for name, value in (("b.png", 20), ("a.png", 10), ("c.jpg", 30)):
+        cv2.imwrite(str(tmp_path / name), np.full((4, 4, 3), value, np.uint8))
+    (tmp_path / "notes.txt").write_text("not an image")
+    return tmp_path
+
+
+def test_folder_source_plays_images_in_name_order_then_ends(tmp_path: Path) -> None:
+    source = FolderSource(_folder(tmp_path))
+    seen = [int(source.capture()[0, 0, 0]) for _ in range(3)]
+    assert seen == [10, 20, 30]
+    assert source.last_file == tmp_path / "c.jpg"
+    with pytest.raises(SourceExhausted) as err:
+        source.capture()
+    assert str(err.value) == f"FolderSource({str(tmp_path)!r}): all 3 frames were read"
+
+
+def test_folder_source_loops_when_asked(tmp_path: Path) -> None:
+    source = FolderSource(_folder(tmp_path), loop=True)
+    seen = [int(source.capture()[0, 0, 0]) for _ in range(5)]
+    assert seen == [10, 20, 30, 10, 20]
+
+
+def test_folder_without_images_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "readme.txt").write_text("x")
+    with pytest.raises(CameraUnavailable) as err:
+        FolderSource(tmp_path)
+    assert str(err.value) == f"folder {str(tmp_path)!r} holds no images"
+
+
+def test_static_source_serves_in_order_and_ends() -> None:
+    frames = [np.full((2, 2, 3), v, np.uint8) for v in (1, 2)]
+    source = StaticSource(frames)
+    assert [int(source.capture()[0, 0, 0]) for _ in range(2)] == [1, 2]
+    with pytest.raises(SourceExhausted):
+        source.capture()
+
+
+class FakeVideoCapture:
+    """Stands in for cv2.VideoCapture: serves queued frames, records what was asked."""
+
+    def __init__(self, index: int, *, opened: bool = True, frames: list[Any] | None = None):
+        self.index = index
+        self.opened = opened
+        self.frames = list(frames or [])
+        self.props: dict[int, float] = {}
+        self.releases = 0
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return self.opened
+
+    def read(self) -> tuple[bool, Any]:
+        if not self.frames:
+            return False, None
+        return True, self.frames.pop(0)
+
+    def set(self, prop_id: int, value: float) -> bool:
+        self.props[prop_id] = value
+        return True
+
+    def release(self) -> None:
+        self.releases += 1
+
+
+def test_usb_source_reads_frames_and_releases_once() -> None:
+    colour = np.full((3, 4, 3), (1, 2, 3), np.uint8)
+    grey = np.full((3, 4), 7, np.uint8)
+    fake = FakeVideoCapture(2, frames=[colour, grey])
+    with UsbSource(2, size=(640, 480), open_capture=lambda _index: fake) as source:
+        assert source.capture()[0, 0].tolist() == [1, 2, 3]
+        assert source.capture().shape == (3, 4, 3)
+        with pytest.raises(CameraUnavailable) as err:
+            source.capture()
+        assert str(err.value) == "USB camera 2 gave no frame (was it unplugged?)"
+    source.close()
+    assert fake.releases == 1
+    assert fake.props == {cv2.CAP_PROP_FRAME_WIDTH: 640.0, cv2.CAP_PROP_FRAME_HEIGHT: 480.0}
+
+
+def test_usb_camera_that_does_not_open_is_reported() -> None:
+    fake = FakeVideoCapture(5, opened=False)
+    with pytest.raises(CameraUnavailable) as err:
+        UsbSource(5, open_capture=lambda _index: fake)
+    assert str(err.value) == (
+        "USB camera 5 could not be opened: is it plugged in and not used by another program?"
+        " (try another number: --camera usb:N)"
+    )
+    assert fake.releases == 1
+
+
+def test_make_source_opens_each_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    image = tmp_path / "x.png"
+    cv2.imwrite(str(image), np.zeros((3, 3, 3), np.uint8))
+    opened: list[int] = []
+
+    def fake_capture(index: int) -> FakeVideoCapture:
+        opened.append(index)
+        return FakeVideoCapture(index)
+
+    monkeypatch.setattr("vision.source.cv2.VideoCapture", fake_capture)
+    assert isinstance(make_source(f"file:{image}"), FileSource)
+    assert isinstance(make_source(f"folder:{tmp_path}"), FolderSource)
+    assert isinstance(make_source("usb:3"), UsbSource)
+    assert opened == [3]
+    assert make_source("none") is None
+    assert isinstance(make_source(None, env={"PIPCAM_CAMERA": f"file:{image}"}), FileSource)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            "webcam",
+            "unknown camera spec 'webcam': use picamera, usb:N, file:PATH, folder:PATH or none",
+        ),
+        ("usb:front", "bad camera spec 'usb:front': usb:N needs a number N"),
+        (
+            "file:",
+            "unknown camera spec 'file:': use picamera, usb:N, file:PATH, folder:PATH or none",
+        ),
+    ],
+)
+def test_bad_specs_say_what_is_allowed(spec: str, message: str) -> None:
+    with pytest.raises(BadCameraSpec) as err:
+        make_source(spec)
+    assert str(err.value) == message
+
+
+def test_picamera_spec_without_picamera2_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # None in sys.modules makes `import picamera2` fail as it does on a PC.
+    monkeypatch.setitem(sys.modules, "picamera2", None)
+    with pytest.raises(CameraUnavailable) as err:
+        make_source(None, env={})
+    assert "sudo apt install python3-picamera2" in str(err.value)

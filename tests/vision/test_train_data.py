@@ -1,0 +1,206 @@
+"""The training data pipeline without torch: splits, crops, negatives and synthetic renders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.preprocess import MODEL_SIZE
+from vision.train.data import (
+    LabelledDie,
+    Record,
+    cut_crops,
+    die_boxes,
+    iter_records,
+    load_folder,
+    split_of,
+)
+from vision.train.synth import COCKED_DEG, READABLE_DEG, pip_positions, render_crops, render_scene
+
+
+@pytest.mark.parametrize(
+    ("source", "image", "source_split", "expected"),
+    [
+        pytest.param("Epanemu_GameDiceRecognition", "images/a.jpg", "train", "train", id="ep-tr"),
+        pytest.param("Epanemu_GameDiceRecognition", "images/a.jpg", "valid", "val", id="ep-valid"),
+        pytest.param("Epanemu_GameDiceRecognition", "images/a.jpg", "test", "val", id="ep-test"),
+        pytest.param("matteop65_Dice_Detection_Recognition", "x.jpg", "valid", "val", id="mp-val"),
+        pytest.param(
+            "skovy_tensorflow-dice-model", "images/WIN_20221210_14_47.jpg", "train", "val",
+            id="skovy-frame-of-held-out-day",
+        ),
+        pytest.param(
+            "skovy_tensorflow-dice-model_crops", "images/two__WIN_20221210_1.jpg", None, "val",
+            id="skovy-crop-of-held-out-day",
+        ),
+        pytest.param(
+            "skovy_tensorflow-dice-model_crops", "images/two__WIN_20221213_1.jpg", None, "train",
+            id="skovy-crop-of-other-day",
+        ),
+    ],
+)  # fmt: skip
+def test_split_follows_the_sources_own_splits(
+    source: str, image: str, source_split: str | None, expected: str
+) -> None:
+    assert split_of(source, image, source_split) == expected
+
+
+def test_nell_byler_holds_out_a_stable_fifth() -> None:
+    names = [f"images/IMG_{n:05d}.jpg" for n in range(500)]
+    held = [n for n in names if split_of("nell-byler_dice_detection", n, "train") == "val"]
+    assert 0.12 < len(held) / len(names) < 0.28
+    assert held == [n for n in names if split_of("nell-byler_dice_detection", n, "train") == "val"]
+
+
+def _photo_folder(tmp_path: Path) -> Path:
+    """A tiny source: one grey photo with two white 'dice', one flagged photo, one crop."""
+    folder = tmp_path / "nell-byler_dice_detection"
+    (folder / "images").mkdir(parents=True)
+    photo = np.full((200, 200, 3), 90, np.uint8)
+    cv2.rectangle(photo, (40, 40), (80, 80), (250, 250, 250), -1)
+    cv2.rectangle(photo, (120, 120), (160, 160), (250, 250, 250), -1)
+    cv2.imwrite(str(folder / "images" / "a.png"), photo)
+    cv2.imwrite(str(folder / "images" / "b.png"), photo)
+    records = [
+        {
+            "image": "images/a.png",
+            "split": "train",
+            "dice": [
+                {"value": 2, "box": [40, 40, 80, 80]},
+                {"value": 5, "box": [120, 120, 160, 160], "suspect_value": 4},
+            ],
+        },
+        {"image": "images/b.png", "split": "train", "dice": [], "known_issue": "unlabelled"},
+    ]
+    (folder / "labels.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    return folder
+
+
+def test_load_folder_reads_dice_flags_and_issues(tmp_path: Path) -> None:
+    records = load_folder(_photo_folder(tmp_path))
+    assert [r.path.name for r in records] == ["a.png", "b.png"]
+    assert records[0].dice[0] == LabelledDie(value=2, box=(40.0, 40.0, 80.0, 80.0))
+    assert records[0].dice[1].suspect
+    assert records[1].known_issue == "unlabelled"
+    kept = [r.path.name for r in iter_records(records, split=records[0].split)]
+    assert "b.png" not in kept
+
+
+def test_cut_crops_skips_suspect_dice_and_adds_negatives(tmp_path: Path) -> None:
+    record = load_folder(_photo_folder(tmp_path))[0]
+    rng = np.random.default_rng(0)
+    crops = cut_crops(record, rng, copies=3, negatives=True, augment=True)
+    assert crops.images.shape[1:] == (MODEL_SIZE, MODEL_SIZE, 3)
+    assert crops.images.dtype == np.uint8
+    labels = crops.labels.tolist()
+    assert labels.count(2) == 3
+    assert 4 not in labels
+    assert 5 not in labels
+    assert labels.count(0) >= 2
+    assert set(crops.sources) == {"nell-byler_dice_detection"}
+
+
+def test_validation_crops_are_the_labelled_box_once(tmp_path: Path) -> None:
+    record = load_folder(_photo_folder(tmp_path))[0]
+    first = cut_crops(record, np.random.default_rng(1), copies=5, negatives=False, augment=False)
+    second = cut_crops(record, np.random.default_rng(2), copies=5, negatives=False, augment=False)
+    assert first.labels.tolist() == [2]
+    np.testing.assert_array_equal(first.images, second.images)
+    # The die fills the middle of its crop: white centre, grey corners.
+    assert first.images[0, 32, 32].min() > 240
+    assert first.images[0, 0, 0].max() < 100
+
+
+def test_background_negatives_stay_clear_of_dice(tmp_path: Path) -> None:
+    record = load_folder(_photo_folder(tmp_path))[0]
+    record = Record(
+        source=record.source, path=record.path, split="train", dice=record.dice[:1], group="a"
+    )
+    crops = cut_crops(record, np.random.default_rng(3), copies=1, negatives=True, augment=False)
+    negatives = crops.images[crops.labels == 0]
+    assert len(negatives) >= 2
+    # A background patch of the grey photo holds little white; a die crop is mostly white.
+    whites = [(n > 240).all(axis=2).mean() for n in negatives]
+    assert min(whites) < 0.2
+
+
+def test_top_face_boxes_grow_to_the_whole_die() -> None:
+    image = np.full((300, 300, 3), (120, 180, 215), np.uint8)  # pale wood, BGR
+    cv2.rectangle(image, (100, 100), (170, 170), (235, 240, 240), -1)  # ivory die 71 px
+    cv2.circle(image, (135, 135), 6, (20, 20, 20), -1)  # its single pip
+    record = Record(
+        source="matteop65_Dice_Detection_Recognition",
+        path=Path("unused.png"),
+        split="train",
+        dice=(LabelledDie(value=1, box=(128.0, 128.0, 142.0, 142.0)),),
+    )
+    (box,) = die_boxes(record, image)
+    assert box == pytest.approx((100, 100, 171, 171), abs=4)
+
+
+def test_pip_layouts() -> None:
+    for value in range(1, 7):
+        assert len(pip_positions(value)) == value
+    with pytest.raises(ValueError, match="a die face is 1..6, not 7"):
+        pip_positions(7)
+
+
+def test_render_scene_labels_follow_the_geometry() -> None:
+    rng = np.random.default_rng(5)
+    seen: set[int | None] = set()
+    for _ in range(12):
+        scene = render_scene(rng, dice=3)
+        assert scene.image.shape == (192, 192, 3)
+        assert scene.image.dtype == np.uint8
+        for die in scene.dice:
+            x0, y0, x1, y1 = die.box
+            assert x1 > x0
+            assert y1 > y0
+            if die.label is None:
+                assert READABLE_DEG < die.angle_deg < COCKED_DEG
+            elif die.label == 0:
+                assert die.angle_deg >= COCKED_DEG
+            else:
+                assert die.angle_deg <= READABLE_DEG
+                assert 1 <= die.label <= 6
+            seen.add(die.label)
+    assert len(seen - {None, 0}) >= 3
+
+
+def test_render_crops_is_reproducible_from_the_seed() -> None:
+    first = render_crops(np.random.default_rng(7), 24)
+    second = render_crops(np.random.default_rng(7), 24)
+    assert len(first) == 24
+    np.testing.assert_array_equal(first.images, second.images)
+    np.testing.assert_array_equal(first.labels, second.labels)
+    assert set(first.labels.tolist()) <= set(range(7))
+    other = render_crops(np.random.default_rng(8), 24)
+    assert not np.array_equal(first.images, other.images)
+
+
+def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> None:
+    from vision.train.card import LOCATOR_MARKER, write_model_card
+
+    metrics = {
+        "dice": 2, "dice_accuracy": 0.5, "dice_as_zero": 1, "dice_wrong_value": 0,
+        "negatives": 4, "negative_accuracy": 1.0,
+    }  # fmt: skip
+    report = {
+        "config": {"widths": (8, 8, 16, 16), "epochs": 1, "batch_size": 2, "learning_rate": 0.1,
+                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3},
+        "counts": {"synthetic": {"train_crops": 5}}, "metrics": {"src": metrics},
+        "sha256": "ab" * 32, "size_bytes": 1, "parameters": 2, "onnx_max_abs_difference": 0.0,
+        "torch": "x", "machine": "y", "data_seconds": 1, "train_seconds": 2, "total_seconds": 3,
+    }  # fmt: skip
+    card = tmp_path / "MODEL_CARD.md"
+    card.write_text(f"old face text\n\n{LOCATOR_MARKER}\n\n# locator text\n")
+    write_model_card(report, card)
+    text = card.read_text()
+    assert "old face text" not in text
+    assert f"sha256: `{'ab' * 32}`" in text
+    assert "| src | 2 | 50.0 % | 1 | 0 | 4 | 100.0 % |" in text
+    assert text.endswith(f"{LOCATOR_MARKER}\n\n# locator text\n")

@@ -1,0 +1,115 @@
+"""The locator network and its export, with torch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from vision.train.heatmap import encode  # noqa: E402
+from vision.train.locator import LocNet, _loss, export_locator, write_card_section  # noqa: E402
+
+
+def test_outputs_are_at_stride_four_for_any_multiple_of_sixteen() -> None:
+    model = LocNet().eval()
+    heat, box = model(torch.rand(2, 3, 96, 160))
+    assert tuple(heat.shape) == (2, 1, 24, 40)
+    assert tuple(box.shape) == (2, 4, 24, 40)
+
+
+def test_loss_is_lower_for_the_right_answer() -> None:
+    heat, reg, mask = (torch.from_numpy(a)[None] for a in encode([(8.0, 8.0, 24.0, 24.0)], 32, 32))
+    right = torch.logit(heat.clamp(1e-3, 1 - 1e-3))
+    wrong = torch.full_like(right, -5.0)
+    assert float(_loss(right, reg, heat, reg, mask)) < float(_loss(wrong, reg, heat, reg, mask))
+    assert float(_loss(right, reg, heat, reg, mask)) < float(_loss(right, reg + 1, heat, reg, mask))
+
+
+def test_export_has_dynamic_frame_size(tmp_path: Path) -> None:
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    path = tmp_path / "loc.onnx"
+    assert export_locator(LocNet(), path) <= 1e-4
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert [i.name for i in session.get_inputs()] == ["image"]
+    assert [o.name for o in session.get_outputs()] == ["heatmap", "boxes"]
+    heat, box = session.run(None, {"image": np.zeros((1, 3, 192, 320), np.float32)})
+    assert heat.shape == (1, 1, 48, 80)
+    assert box.shape == (1, 4, 48, 80)
+
+
+def test_card_section_is_replaced_not_repeated(tmp_path: Path) -> None:
+    card = tmp_path / "MODEL_CARD.md"
+    card.write_text("# face model\n\ntext\n")
+    report = {
+        "config": {"threshold": 0.4, "steps": 5, "batch_size": 2, "crop": 64,
+                   "synthetic_share": 0.3, "seed": 1},
+        "metrics": {"src": {"photos": 1, "dice": 2, "found": 2, "recall": 1.0, "precision": 0.5,
+                            "median_ms": 1.0}},
+        "train_seconds": 1.0, "sha256": "0" * 64, "size_bytes": 10, "parameters": 3,
+        "bench_ms": 2.0,
+    }  # fmt: skip
+    write_card_section(report, card)
+    write_card_section(report, card)
+    text = card.read_text()
+    assert text.startswith("# face model\n\ntext\n")
+    assert text.count("# dice_locator.onnx") == 1
+    assert "| src | 1 | 2 | 2 | 100.0 % | 50.0 % | 1.0 |" in text
+
+
+class _FakeLocator:
+    """Answers the heatmap and boxes of fixed boxes given in locator pixels."""
+
+    def __init__(self, boxes: list[tuple[float, float, float, float]]) -> None:
+        self.boxes = boxes
+
+    def run(self, names: list[str], feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        _, _, height, width = feeds["image"].shape
+        heat, box, _ = encode(self.boxes, height, width)
+        logits = np.log(np.clip(heat, 1e-6, 1 - 1e-6) / (1 - np.clip(heat, 1e-6, 1 - 1e-6)))
+        return [logits[None].astype(np.float32), box[None]]
+
+
+class _FakeFace:
+    """Reads every crop as the given values, in order."""
+
+    def __init__(self, values: list[int]) -> None:
+        self.values = values
+
+    def run(self, names: list[str], feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        logits = np.zeros((len(feeds["image"]), 7), np.float32)
+        for row, value in enumerate(self.values[: len(logits)]):
+            logits[row, value] = 5.0
+        return [logits]
+
+
+def test_measure_counts_boxes_and_values(tmp_path: Path) -> None:
+    import cv2
+
+    from vision.train.data import LabelledDie, Record
+    from vision.train.locator import measure
+
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((640, 640, 3), 128, np.uint8))
+    record = Record(
+        source="nell-byler_dice_detection",
+        path=tmp_path / "a.png",
+        split="val",
+        dice=(
+            LabelledDie(3, (100.0, 100.0, 160.0, 160.0)),
+            LabelledDie(5, (300.0, 300.0, 360.0, 360.0)),
+        ),
+    )
+    # The frame is halved for the locator: one true die, one extra box, one die missed.
+    locator = _FakeLocator([(50.0, 50.0, 80.0, 80.0), (250.0, 20.0, 280.0, 50.0)])
+    result = measure(locator, [record], threshold=0.4, face=_FakeFace([3, 0]))
+    assert (result["dice"], result["found"], result["matched"]) == (2, 2, 1)
+    assert result["recall"] == 0.5
+    assert result["precision"] == 0.5
+    assert result["value_recall"] == 0.5
+    assert result["value_precision"] == 1.0  # the extra box was called class 0
+    assert result["exact_photos"] == 0

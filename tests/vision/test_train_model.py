@@ -1,0 +1,86 @@
+"""Training and export with torch: shapes, reproducibility from the seed, ONNX agreement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from vision.train.data import CropSet  # noqa: E402
+from vision.train.export import check_onnx, export_onnx, sha256_of  # noqa: E402
+from vision.train.train import (  # noqa: E402
+    Datasets,
+    FaceNet,
+    TrainConfig,
+    _augment,
+    evaluate_crops,
+    train,
+)
+
+
+def _toy_crops(count: int, seed: int) -> CropSet:
+    """Class 0 = dark crops, class 1 = bright ones: learnable in a few steps."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, count)
+    images = np.where(
+        labels[:, None, None, None] == 1,
+        rng.integers(180, 256, (count, 64, 64, 3)),
+        rng.integers(0, 70, (count, 64, 64, 3)),
+    ).astype(np.uint8)
+    return CropSet(images, labels.astype(np.int64), ["toy"] * count)
+
+
+def test_facenet_maps_crops_to_seven_logits() -> None:
+    model = FaceNet().eval()
+    out = model(torch.rand(5, 3, 64, 64))
+    assert tuple(out.shape) == (5, 7)
+
+
+def test_augment_keeps_shape_and_range_and_follows_the_generator() -> None:
+    batch = torch.rand(8, 3, 64, 64)
+    first = _augment(batch.clone(), torch.Generator().manual_seed(3))
+    second = _augment(batch.clone(), torch.Generator().manual_seed(3))
+    assert first.shape == batch.shape
+    assert float(first.min()) >= 0.0
+    assert float(first.max()) <= 1.0
+    assert torch.equal(first, second)
+    assert not torch.equal(first, batch)
+
+
+def test_training_is_reproducible_and_learns() -> None:
+    config = TrainConfig(
+        seed=11, epochs=4, batch_size=32, learning_rate=1e-2, widths=(8, 8, 16, 16)
+    )
+    datasets = Datasets(train=_toy_crops(256, 0), val={"toy": _toy_crops(64, 1)})
+    first = train(datasets, config)
+    second = train(datasets, config)
+    for a, b in zip(
+        first.model.state_dict().values(), second.model.state_dict().values(), strict=True
+    ):
+        assert torch.equal(a, b)
+    assert first.history == second.history
+    assert first.metrics["toy"]["dice_accuracy"] > 0.9
+    assert first.metrics["toy"]["negative_accuracy"] > 0.9
+    assert evaluate_crops(first.model, datasets.val["toy"]) == first.metrics["toy"]
+
+
+def test_export_gives_image_and_logits_with_a_dynamic_batch(tmp_path: Path) -> None:
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    model = FaceNet((8, 8, 16, 16)).eval()
+    path = tmp_path / "faces.onnx"
+    export_onnx(model, path)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (inp,) = session.get_inputs()
+    (out,) = session.get_outputs()
+    assert (inp.name, out.name) == ("image", "logits")
+    assert inp.shape[1:] == [3, 64, 64]
+    images = np.random.default_rng(0).random((3, 3, 64, 64), dtype=np.float32)
+    assert check_onnx(model, path, images) <= 1e-4
+    assert session.run(None, {"image": images[:1]})[0].shape == (1, 7)
+    assert len(sha256_of(path)) == 64

@@ -1,0 +1,193 @@
+"""The vision commands of pipcam: read, bench, calibrate and eval, run as the CLI runs them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from pipcam import vision_cli
+from pipcam.vision_cli import add_vision_commands
+from vision.calibrate import load_calibration
+from vision.classify import FakeClassifier
+from vision.synthetic import DieSpec, draw_die, make_frame, make_tray, six_dice
+
+
+def _run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="pipcam")
+    add_vision_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code = args.func(args)
+    assert isinstance(code, int)
+    return code
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch, pip_classifier: FakeClassifier) -> None:
+    """Make the commands read with the pip-counting classifier instead of the ONNX model."""
+    monkeypatch.setattr(vision_cli, "OnnxClassifier", lambda _path, **_options: pip_classifier)
+
+
+def _write(path: Path, frame: np.ndarray) -> Path:
+    assert cv2.imwrite(str(path), frame)
+    return path
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> tuple[Path, Path, list[int]]:
+    """A photo of three dice (values returned) and a photo of the empty tray."""
+    dice = [DieSpec(6, 150, 150, 60), DieSpec(2, 400, 200, 60, angle=30), DieSpec(3, 300, 380, 60)]
+    three = _write(tmp_path / "three.png", make_frame(640, 480, dice, tray="green"))
+    empty = _write(tmp_path / "empty.png", make_tray(640, 480, colour="green"))
+    return three, empty, [6, 2, 3]
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_read_json_prints_one_object_per_image_in_order_and_reports_bad_files(
+    photos: tuple[Path, Path, list[int]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    three, empty, values = photos
+    missing = tmp_path / "missing.jpg"
+    code = _run(["read", "--json", str(three), str(missing), str(empty)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert err == f"pipcam read: cannot read image {str(missing)!r}: no such file\n"
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first["image"] == str(three)
+    assert first["status"] == "settled"
+    assert sorted(d["value"] for d in first["dice"]) == sorted(values)
+    assert set(first["dice"][0]) == {"value", "confidence", "status", "box"}
+    assert all(d["status"] == "ok" and len(d["box"]) == 4 for d in first["dice"])
+    assert second == {"image": str(empty), "status": "empty", "dice": []}
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_read_prints_a_short_line_per_image(
+    photos: tuple[Path, Path, list[int]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    three, empty, _ = photos
+    assert _run(["read", str(three), str(empty)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{three}: settled: ")
+    assert sorted(out[0].split(": ")[2].split()) == ["2", "3", "6"]
+    assert out[1] == f"{empty}: empty: no dice"
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_read_from_a_camera_spec(
+    photos: tuple[Path, Path, list[int]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    three, _, _ = photos
+    assert _run(["read", "--json", "--camera", f"file:{three}"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["image"] == f"file:{three}"
+    assert len(result["dice"]) == 3
+
+
+def test_read_without_images_or_camera_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["read"]) == 2
+    assert capsys.readouterr().err == "pipcam read: give IMAGE files to read, or --camera SPEC\n"
+
+
+def test_read_with_a_missing_model_says_so(
+    photos: tuple[Path, Path, list[int]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "none.onnx"
+    assert _run(["read", "--model", str(model), str(photos[0])]) == 1
+    assert capsys.readouterr().err == (
+        f"pipcam read: face model {str(model)!r} not found: pass --model PATH, or restore"
+        " models/dice_faces.onnx from the repository\n"
+    )
+
+
+def test_read_runs_a_real_onnx_model(
+    photos: tuple[Path, Path, list[int]], tiny_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(["read", "--json", "--model", str(tiny_model), str(photos[0])]) == 0
+    result = json.loads(capsys.readouterr().out)
+    # The tiny model's answers mean nothing; three dice were found and each was classified.
+    assert len(result["dice"]) == 3
+    assert all(0.0 < d["confidence"] <= 1.0 for d in result["dice"])
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_calibrate_then_read_sets_aside_dice_off_the_tray(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = make_tray(800, 600, colour="brown", seed=1)
+    table[60:540, 60:600] = make_tray(540, 480, colour="green", seed=2)
+    empty = _write(tmp_path / "empty.png", table)
+    out = tmp_path / "cal" / "tray.json"
+    assert _run(["calibrate", "--camera", f"file:{empty}", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("calibrated 800x600: roll zone [")
+    calibration = load_calibration(out)
+    x0, y0, x1, y1 = calibration.zone.pixels(800, 600)
+    assert max(abs(x0 - 60), abs(y0 - 60), abs(x1 - 600), abs(y1 - 540)) <= 6
+
+    frame = table.copy()
+    for spec in (DieSpec(4, 300, 300, 50), DieSpec(1, 700, 300, 50)):
+        draw_die(frame, spec)
+    photo = _write(tmp_path / "roll.png", frame)
+    assert _run(["read", "--json", "--calibration", str(out), str(photo)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [d["value"] for d in result["dice"]] == [4]
+    assert [d["value"] for d in result["set_aside"]] == [1]
+
+
+def test_calibrate_refuses_a_tray_with_dice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = _write(tmp_path / "dice.png", make_frame(640, 480, six_dice(640, 480), tray="grey"))
+    out = tmp_path / "cal.json"
+    assert _run(["calibrate", "--camera", f"file:{photo}", "--out", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        "pipcam calibrate: the tray is not empty: 6 dice seen; clear the tray and calibrate again\n"
+    )
+    assert not out.exists()
+
+
+def test_bench_prints_versions_and_both_frame_sizes(
+    tiny_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(["bench", "--model", str(tiny_model), "--repeat", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"onnxruntime {__import__('onnxruntime').__version__}, OpenCV ")
+    assert lines[1].startswith("1280x960, six dice: ")
+    assert lines[2].startswith("3280x2464, six dice: ")
+    assert all("read 6 dice" in line for line in lines[1:])
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_eval_reports_each_folder_and_writes_the_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "rolls"
+    (folder / "images").mkdir(parents=True)
+    records = []
+    for seed in range(2):
+        dice = six_dice(640, 480, seed=seed)
+        name = f"images/roll{seed}.png"
+        _write(folder / name, make_frame(640, 480, dice, tray="green", seed=seed))
+        records.append(
+            {
+                "image": name,
+                "width": 640,
+                "height": 480,
+                "split": "test",
+                "dice": [{"value": d.value, "box": list(d.box)} for d in dice],
+            }
+        )
+    (folder / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    png_dir = tmp_path / "png"
+    assert _run(["eval", str(folder), "--png-dir", str(png_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "100.00 %  (12/12)" in out
+    png = png_dir / "rolls-confusion.png"
+    assert f"confusion matrix written to {png}" in out
+    assert cv2.imread(str(png)) is not None

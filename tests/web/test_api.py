@@ -1,0 +1,171 @@
+"""The HTTP API of PROTOCOL.md over a real uvicorn server on loopback, with the real store."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from pipcam.store import Store
+from pipcam.table import Table
+from web.app import create_app
+
+PIN = "2468"
+
+
+def free_port() -> int:
+    """A free TCP port on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Served:
+    """A table served over HTTP for one test."""
+
+    def __init__(self, table: Table, base: str) -> None:
+        self.table = table
+        self.base = base
+        self.client = httpx.Client(base_url=base, timeout=10)
+        self.pinned = httpx.Client(base_url=base, timeout=10, headers={"X-Table-Pin": PIN})
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """A real server with a Kymppitonni game for Ann and Bob."""
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        port = free_port()
+        config = uvicorn.Config(
+            create_app(table, pin=PIN), host="127.0.0.1", port=port, log_level="warning"
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.02)
+        try:
+            yield Served(table, f"http://127.0.0.1:{port}")
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+
+
+def test_state_and_transcript(served: Served) -> None:
+    """Anyone may read the state and the transcript."""
+    state = served.client.get("/api/state").json()
+    assert state["game"] == "kymppitonni"
+    assert state["players"] == [{"name": "Ann", "score": 0}, {"name": "Bob", "score": 0}]
+    assert state["to_move"] == "Ann"
+    served.pinned.post("/api/actions", json={"roll": [1, 1, 5, 2, 3, 4]})
+    text = served.client.get("/api/transcript").text
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert lines == [
+        {"game": "kymppitonni", "players": ["Ann", "Bob"], "options": {}},
+        {"roll": [1, 1, 2, 3, 4, 5]},
+    ]
+
+
+def test_changing_needs_the_pin(served: Served) -> None:
+    """Without the PIN 401; with a wrong one 401 and then a wait; the state is unchanged."""
+    r = served.client.post("/api/actions", json={"roll": [1, 1, 5, 2, 3, 4]})
+    assert (r.status_code, r.json()) == (401, {"detail": "changing the game needs the table PIN"})
+    r = served.client.post("/api/undo", headers={"X-Table-Pin": "0000"})
+    assert (r.status_code, r.json()) == (401, {"detail": "wrong table PIN"})
+    r = served.client.post("/api/undo", headers={"X-Table-Pin": PIN})
+    assert r.status_code == 429  # the wrong guess slows the next one down
+    assert served.client.get("/api/state").json()["table"]["seq"] == served.table.view.seq
+
+
+def test_pin_cookie(served: Served) -> None:
+    """The PIN entered once is kept in a cookie that then authorises changes."""
+    phone = httpx.Client(base_url=served.base, timeout=10)
+    assert phone.post("/api/pin", json={"pin": PIN}).status_code == 200
+    r = phone.post("/api/actions", json={"roll": [1, 1, 5, 2, 3, 4]})
+    assert r.status_code == 200
+    assert r.json()["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "detail"),
+    [
+        (
+            "/api/actions",
+            {"bank": True},
+            409,
+            "cannot bank: nothing to bank yet: throw the dice first",
+        ),
+        ("/api/actions", {"roll": [1, 7]}, 422, "a die shows 1 to 6, not 7 (in [1, 7])"),
+        ("/api/actions", {"jump": 1}, 422, "unknown action 'jump'"),
+        ("/api/undo", None, 409, "nothing to undo: no action has been taken in this game"),
+        ("/api/games", {"game": "yatzy", "players": ["A"]}, 422, "unknown game 'yatzy'"),
+        (
+            "/api/games",
+            {"game": "kymppitonni", "players": ["A"], "options": {"target": "lots"}},
+            422,
+            "option target takes int, not 'lots'",
+        ),
+    ],
+)
+def test_errors(served: Served, path: str, body: object, status: int, detail: str) -> None:
+    """Illegal is 409, malformed 422, each with a detail that says why; nothing changes."""
+    before = served.client.get("/api/state").json()
+    r = served.pinned.post(path, json=body) if body is not None else served.pinned.post(path)
+    assert r.status_code == status
+    assert detail in r.json()["detail"]
+    after = served.client.get("/api/state").json()
+    assert after == before
+
+
+def test_new_game_undo_redo(served: Served) -> None:
+    """A phone starts a game, acts, undoes and redoes through the same engine."""
+    r = served.pinned.post("/api/games", json={"game": "sekvence", "players": ["Eva", "Jan"]})
+    assert r.status_code == 200
+    assert r.json()["game"] == "sekvence"
+    served.pinned.post("/api/actions", json={"roll": [1, 2, 3, 5, 5, 6]})
+    assert served.pinned.post("/api/undo").json()["players"][0]["score"] == 0
+    assert served.pinned.post("/api/redo").json()["players"][0]["score"] == 10
+
+
+def test_events_arrive_live(served: Served) -> None:
+    """A phone listening to /api/events gets the current state, then every change."""
+    got: list[dict[str, object]] = []
+    ready = threading.Event()
+
+    def listen() -> None:
+        with httpx.stream("GET", f"{served.base}/api/events", timeout=10) as r:
+            for line in r.iter_lines():
+                if line.startswith("data:"):
+                    got.append(json.loads(line[5:]))
+                    ready.set()
+                    if len(got) == 2:
+                        return
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    start = time.monotonic()
+    served.pinned.post("/api/actions", json={"roll": [1, 1, 5, 2, 3, 4]})
+    thread.join(10)
+    assert len(got) == 2
+    assert time.monotonic() - start < 1.0
+    assert got[1]["turn"] == {**got[1]["turn"], "dice": [1, 1, 2, 3, 4, 5]}  # type: ignore[dict-item]
+
+
+def test_page_is_served(served: Served) -> None:
+    """The phone page and its static files come from the Pi itself."""
+    page = served.client.get("/")
+    assert page.status_code == 200
+    assert "/static/app.js" in page.text
+    assert served.client.get("/static/app.js").status_code == 200

@@ -1,0 +1,178 @@
+"""Calibration: learn the empty tray (roll zone and colour) and keep it with the camera settings.
+
+The calibration file is JSON, so it can be read and fixed by hand::
+
+    {"version": 1, "frame_size": [1640, 1232], "zone": [x0, y0, x1, y1],
+     "tray": {"median": [L, a, b], "spread": [L, a, b]}, "camera": {...} or null}
+
+The zone is in fractions of the frame, the tray colour in OpenCV's 8-bit Lab.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.errors import CalibrationError
+from vision.locate import (
+    DEFAULT_LOCATOR,
+    LocatorOptions,
+    TrayColour,
+    downscale,
+    locate_dice,
+    tray_colour,
+)
+from vision.picam import CameraSettings
+from vision.reader import Zone
+from vision.source import Frame
+
+__all__ = [
+    "Calibration",
+    "calibrate_frame",
+    "find_tray",
+    "load_calibration",
+    "save_calibration",
+]
+
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The empty tray as calibrated: roll zone, tray colour, frame size and camera settings."""
+
+    zone: Zone
+    tray: TrayColour
+    frame_size: tuple[int, int]
+    camera: CameraSettings | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """Return the calibration as the JSON object stored in the file."""
+        return {
+            "version": VERSION,
+            "frame_size": list(self.frame_size),
+            "zone": [self.zone.x0, self.zone.y0, self.zone.x1, self.zone.y1],
+            "tray": {"median": list(self.tray.median), "spread": list(self.tray.spread)},
+            "camera": None if self.camera is None else self.camera.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Calibration:
+        """Build a calibration from its JSON object; ``ValueError`` says what is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError("expected a JSON object")
+        if data.get("version") != VERSION:
+            raise ValueError(f"unknown version {data.get('version')!r} (expected {VERSION})")
+        try:
+            x0, y0, x1, y1 = (float(v) for v in data["zone"])
+            width, height = (int(v) for v in data["frame_size"])
+            median = tuple(float(v) for v in data["tray"]["median"])
+            spread = tuple(float(v) for v in data["tray"]["spread"])
+            camera = data.get("camera")
+            settings = None if camera is None else CameraSettings.from_json(camera)
+        except KeyError as err:
+            raise ValueError(f"missing field {err}") from None
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"malformed field: {err}") from None
+        if len(median) != 3 or len(spread) != 3:
+            raise ValueError("tray median and spread need three values each (L, a, b)")
+        return cls(
+            zone=Zone(x0, y0, x1, y1),
+            tray=TrayColour(
+                median=(median[0], median[1], median[2]), spread=(spread[0], spread[1], spread[2])
+            ),
+            frame_size=(width, height),
+            camera=settings,
+        )
+
+
+def find_tray(frame: Frame, *, work_size: int = 320, min_fraction: float = 0.2) -> Zone:
+    """Return the tray as a zone: the largest region of the frame's dominant colour.
+
+    If no region covers ``min_fraction`` of the frame the whole frame is the zone.
+    """
+    small, _ = downscale(frame, work_size)
+    height, width = small.shape[:2]
+    # The tray's colour is learnt from the middle of the frame, where the camera points.
+    centre = np.zeros((height, width), np.uint8)
+    centre[height // 4 : height * 3 // 4, width // 4 : width * 3 // 4] = 255
+    colour = tray_colour(small, centre)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    scale = np.maximum(np.array(colour.spread, np.float32), 6.0)
+    z = (lab - np.array(colour.median, np.float32)) / scale
+    tray = (np.einsum("ijk,ijk->ij", z, z) < 4.0**2).astype(np.uint8) * 255
+    kernel = np.ones((5, 5), np.uint8)
+    tray = cv2.morphologyEx(tray, cv2.MORPH_CLOSE, kernel)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(tray, connectivity=8)
+    if count <= 1:
+        return Zone()
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h, area = (int(v) for v in stats[best])
+    if area < min_fraction * width * height:
+        return Zone()
+    return Zone(x / width, y / height, min((x + w) / width, 1.0), min((y + h) / height, 1.0))
+
+
+def calibrate_frame(
+    frame: Frame,
+    *,
+    camera: CameraSettings | None = None,
+    options: LocatorOptions = DEFAULT_LOCATOR,
+) -> Calibration:
+    """Calibrate from a frame of the empty tray; :class:`CalibrationError` if dice lie on it."""
+    zone = find_tray(frame)
+    small, _ = downscale(frame, options.work_size)
+    sh, sw = small.shape[:2]
+    x0, y0, x1, y1 = zone.pixels(sw, sh)
+    region = np.zeros((sh, sw), np.uint8)
+    region[y0:y1, x0:x1] = 255
+    tray = tray_colour(small, region)
+    dice = locate_dice(frame, tray=tray, options=options)
+    height, width = frame.shape[:2]
+    inside = [d for d in dice if zone.contains(d.centre[0], d.centre[1], width, height)]
+    if inside:
+        raise CalibrationError(
+            f"the tray is not empty: {len(inside)} dice seen; clear the tray and calibrate again"
+        )
+    return Calibration(zone=zone, tray=tray, frame_size=(width, height), camera=camera)
+
+
+def save_calibration(path: str | os.PathLike[str], calibration: Calibration) -> None:
+    """Write the calibration as JSON; raise :class:`CalibrationError` naming the file on failure."""
+    file = Path(path)
+    text = json.dumps(calibration.to_json(), indent=2) + "\n"
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise CalibrationError(
+            f"cannot write calibration file {str(file)!r}: {err.strerror}"
+        ) from err
+
+
+def load_calibration(path: str | os.PathLike[str]) -> Calibration:
+    """Read a calibration file; raise :class:`CalibrationError` naming the file and the fault."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CalibrationError(
+            f"calibration file {str(file)!r} not found: run `pipcam calibrate --out {file}`"
+        ) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise CalibrationError(f"cannot read calibration file {str(file)!r}: {err}") from err
+    try:
+        return Calibration.from_json(json.loads(text))
+    except json.JSONDecodeError as err:
+        raise CalibrationError(
+            f"calibration file {str(file)!r} is not valid JSON (line {err.lineno}): run"
+            f" `pipcam calibrate` again"
+        ) from None
+    except ValueError as err:
+        raise CalibrationError(f"calibration file {str(file)!r}: {err}") from None

@@ -1,0 +1,46 @@
+"""The one error tree of ``vision``: every leaf is also a builtin exception."""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadCameraSpec",
+    "CalibrationError",
+    "CameraUnavailable",
+    "ModelLoadError",
+    "SourceClosed",
+    "SourceExhausted",
+    "UnreadableImage",
+    "VisionError",
+]
+
+
+class VisionError(Exception):
+    """Root of every error raised by the camera, locating and reading code."""
+
+
+class CameraUnavailable(VisionError, RuntimeError):
+    """The camera cannot be opened or stopped giving frames (missing driver, unplugged, busy)."""
+
+
+class ModelLoadError(VisionError, RuntimeError):
+    """The face model file is missing, damaged or not the model the reader expects."""
+
+
+class UnreadableImage(VisionError, ValueError):
+    """An image file that does not exist or that OpenCV cannot decode."""
+
+
+class BadCameraSpec(VisionError, ValueError):
+    """A ``--camera`` spec that names no known kind of camera."""
+
+
+class SourceExhausted(VisionError, EOFError):
+    """A finite source (a folder of images, a list of frames) has given all its frames."""
+
+
+class SourceClosed(VisionError, RuntimeError):
+    """A frame was asked of a source after it was closed."""
+
+
+class CalibrationError(VisionError, ValueError):
+    """A calibration file that cannot be read or written, or a tray that cannot be calibrated."""

@@ -1,0 +1,290 @@
+"""Score a dice reader on folders of labelled photos (the shared ``labels.jsonl`` format).
+
+Per folder: per-die recall and precision by multiset of values per photo, the share of photos
+read exactly, and a confusion matrix from dice matched by box. Photos with ``known_issue`` are left
+out. Where a die carries ``suspect_value`` (a reviewer saw a different value than the source's
+label) the reviewer's value is taken as the truth.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "COLUMNS",
+    "ROWS",
+    "EvalReport",
+    "ImageResult",
+    "ReadFn",
+    "evaluate_folder",
+    "format_report",
+    "match_dice",
+    "write_confusion_png",
+]
+
+IntBox = tuple[int, int, int, int]
+ReadFn = Callable[[npt.NDArray[np.uint8]], Sequence[tuple[int | None, IntBox]]]
+
+ROWS = ("1", "2", "3", "4", "5", "6", "extra")
+"""Confusion rows: the labelled value, or ``extra`` for a reported die no label matches."""
+COLUMNS = ("1", "2", "3", "4", "5", "6", "missed")
+"""Confusion columns: the reported value, or ``missed`` for a labelled die not found or not read."""
+
+EXTRA = 6
+MISSED = 6
+MATCH_IOU = 0.2
+
+
+@dataclass(frozen=True)
+class ImageResult:
+    """One photo's labelled and reported values (sorted), for listing the misreads."""
+
+    image: str
+    labelled: tuple[int, ...]
+    reported: tuple[int | None, ...]
+
+    @property
+    def exact(self) -> bool:
+        """True when every die was reported, with its value, and nothing else."""
+        return None not in self.reported and sorted(self.labelled) == sorted(
+            v for v in self.reported if v is not None
+        )
+
+
+@dataclass
+class EvalReport:
+    """Counts for one folder; the rates are properties so they stay consistent with the counts."""
+
+    folder: Path
+    images: int = 0
+    skipped: int = 0
+    labelled: int = 0
+    reported: int = 0
+    unread: int = 0
+    matched: int = 0
+    exact: int = 0
+    six_dice_rolls: int = 0
+    six_dice_exact: int = 0
+    confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(7)])
+    results: list[ImageResult] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        """Share of labelled dice whose value was reported (multiset intersection per photo)."""
+        return self.matched / self.labelled if self.labelled else 1.0
+
+    @property
+    def precision(self) -> float:
+        """Share of reported values that a labelled die of the photo carries."""
+        valued = self.reported - self.unread
+        return self.matched / valued if valued else 1.0
+
+    @property
+    def exact_rate(self) -> float:
+        """Share of photos read exactly."""
+        return self.exact / self.images if self.images else 1.0
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two boxes."""
+    ix = max(min(a[2], b[2]) - max(a[0], b[0]), 0.0)
+    iy = max(min(a[3], b[3]) - max(a[1], b[1]), 0.0)
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _centre_inside(a: Sequence[float], b: Sequence[float]) -> bool:
+    """True when the centre of ``a`` lies inside ``b``."""
+    cx, cy = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
+    return b[0] <= cx <= b[2] and b[1] <= cy <= b[3]
+
+
+def match_dice(
+    labelled: Sequence[Sequence[float]], reported: Sequence[Sequence[float]]
+) -> list[tuple[int, int]]:
+    """Pair labelled and reported boxes one to one, best overlap first.
+
+    Boxes match on IoU >= 0.2 or when one's centre lies inside the other, so a source that boxes
+    only the top face (matteop65) still matches a whole-die box.
+
+    >>> match_dice([(0, 0, 10, 10), (20, 0, 30, 10)], [(21, 1, 31, 11), (50, 50, 60, 60)])
+    [(1, 0)]
+    """
+    candidates: list[tuple[float, int, int]] = []
+    for i, truth in enumerate(labelled):
+        for j, found in enumerate(reported):
+            iou = _iou(truth, found)
+            if iou >= MATCH_IOU or _centre_inside(truth, found) or _centre_inside(found, truth):
+                candidates.append((iou, i, j))
+    candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
+    used_truth: set[int] = set()
+    used_found: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for _, i, j in candidates:
+        if i not in used_truth and j not in used_found:
+            used_truth.add(i)
+            used_found.add(j)
+            pairs.append((i, j))
+    return sorted(pairs)
+
+
+def _load_labels(folder: Path) -> list[dict[str, object]]:
+    """The records of a folder's labels.jsonl."""
+    path = folder / "labels.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no labels.jsonl in {str(folder)!r}")
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def _truth(record: dict[str, object], image: npt.NDArray[np.uint8]) -> list[tuple[int, IntBox]]:
+    """Labelled (value, box) pairs; a crop-folder record is one die filling its image."""
+    if "dice" not in record:
+        height, width = image.shape[:2]
+        return [(int(str(record["value"])), (0, 0, width, height))]
+    dice = record["dice"]
+    assert isinstance(dice, list)
+    out: list[tuple[int, IntBox]] = []
+    for die in dice:
+        value = int(die.get("suspect_value", die["value"]))
+        x0, y0, x1, y1 = (int(round(float(v))) for v in die["box"])
+        out.append((value, (x0, y0, x1, y1)))
+    return out
+
+
+def evaluate_folder(folder: Path, read: ReadFn) -> EvalReport:
+    """Run ``read`` on every photo of ``folder`` and count how well it did."""
+    report = EvalReport(folder=folder)
+    for record in _load_labels(folder):
+        if record.get("known_issue"):
+            report.skipped += 1
+            continue
+        name = str(record["image"])
+        loaded = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        if loaded is None:
+            raise FileNotFoundError(f"cannot read image {str(folder / name)!r}")
+        image = np.asarray(loaded, dtype=np.uint8)
+        truth = _truth(record, image)
+        found = list(read(image))
+        _count(report, name, truth, found)
+    return report
+
+
+def _count(
+    report: EvalReport,
+    name: str,
+    truth: Sequence[tuple[int, IntBox]],
+    found: Sequence[tuple[int | None, IntBox]],
+) -> None:
+    """Add one photo's outcome to the report."""
+    labelled_values = Counter(v for v, _ in truth)
+    reported_values = Counter(v for v, _ in found if v is not None)
+    result = ImageResult(
+        image=name,
+        labelled=tuple(sorted(v for v, _ in truth)),
+        reported=tuple(sorted(found_value for found_value, _ in found if found_value is not None))
+        + tuple(None for v, _ in found if v is None),
+    )
+    report.images += 1
+    report.labelled += len(truth)
+    report.reported += len(found)
+    report.unread += sum(v is None for v, _ in found)
+    report.matched += sum((labelled_values & reported_values).values())
+    report.exact += result.exact
+    if len(truth) == 6:
+        report.six_dice_rolls += 1
+        report.six_dice_exact += result.exact
+    report.results.append(result)
+    pairs = match_dice([b for _, b in truth], [b for _, b in found])
+    matched_truth = {i for i, _ in pairs}
+    matched_found = {j for _, j in pairs}
+    for i, j in pairs:
+        value = found[j][0]
+        report.confusion[truth[i][0] - 1][MISSED if value is None else value - 1] += 1
+    for i, (value, _) in enumerate(truth):
+        if i not in matched_truth:
+            report.confusion[value - 1][MISSED] += 1
+    for j, (value, _) in enumerate(found):
+        if j not in matched_found:
+            report.confusion[EXTRA][MISSED if value is None else value - 1] += 1
+
+
+def format_report(report: EvalReport) -> str:
+    """A plain-text summary: rates, the confusion matrix and the photos read wrongly."""
+    lines = [
+        f"{report.folder}: {report.images} photos ({report.skipped} skipped for known_issue)",
+        f"  per-die recall    {100 * report.recall:6.2f} %  ({report.matched}/{report.labelled})",
+        f"  per-die precision {100 * report.precision:6.2f} %"
+        f"  ({report.matched}/{report.reported - report.unread}; {report.unread} unread)",
+        f"  exact rolls       {100 * report.exact_rate:6.2f} %  ({report.exact}/{report.images})",
+    ]
+    if report.six_dice_rolls:
+        rate = report.six_dice_exact / report.six_dice_rolls
+        lines.append(
+            f"  six-dice exact    {100 * rate:6.2f} %"
+            f"  ({report.six_dice_exact}/{report.six_dice_rolls})"
+        )
+    lines.append("  confusion (rows labelled, columns reported):")
+    lines.append("    " + " ".join(f"{c:>6}" for c in ("", *COLUMNS)))
+    for name, row in zip(ROWS, report.confusion, strict=True):
+        lines.append("    " + " ".join(f"{v:>6}" for v in (name, *row)))
+    wrong = [r for r in report.results if not r.exact]
+    if wrong:
+        lines.append(f"  misread photos ({len(wrong)}):")
+        for result in wrong[:20]:
+            reported = ",".join("?" if v is None else str(v) for v in result.reported)
+            lines.append(
+                f"    {result.image}: labelled {','.join(map(str, result.labelled))}"
+                f" reported {reported}"
+            )
+        if len(wrong) > 20:
+            lines.append(f"    ... and {len(wrong) - 20} more")
+    return "\n".join(lines)
+
+
+def write_confusion_png(report: EvalReport, path: Path) -> None:
+    """Draw the confusion matrix as a PNG (rows shaded by their share), with OpenCV only."""
+    cell, margin = 56, 90
+    size = margin + cell * 7
+    canvas = np.full((size + 30, size + 10, 3), 255, np.uint8)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    title = f"{report.folder.name}: recall {100 * report.recall:.1f}%"
+    title += f" precision {100 * report.precision:.1f}%"
+    cv2.putText(canvas, title[:60], (6, 20), font, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
+    cv2.putText(canvas, "reported", (margin + 3 * cell - 10, 44), font, 0.5, (0, 0, 0), 1)
+    cv2.putText(canvas, "labelled", (4, margin - 8), font, 0.5, (0, 0, 0), 1)
+    for k, name in enumerate(COLUMNS):
+        x = margin + k * cell + 6
+        cv2.putText(canvas, name, (x, margin - 8), font, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
+    for r, (name, row) in enumerate(zip(ROWS, report.confusion, strict=True)):
+        y = margin + r * cell
+        cv2.putText(canvas, name, (margin - 56, y + cell // 2 + 5), font, 0.5, (0, 0, 0), 1)
+        total = max(sum(row), 1)
+        for c, value in enumerate(row):
+            x = margin + c * cell
+            share = value / total
+            good = r == c and r < 6
+            # Right readings shade green, every other cell red, by its share of the row.
+            colour = (
+                (255 * (1 - share), 255, 255 * (1 - share))
+                if good
+                else (255 * (1 - share), 255 * (1 - share), 255)
+            )
+            cv2.rectangle(canvas, (x, y), (x + cell, y + cell), colour, -1)
+            cv2.rectangle(canvas, (x, y), (x + cell, y + cell), (160, 160, 160), 1)
+            text = str(value)
+            (tw, th), _ = cv2.getTextSize(text, font, 0.5, 1)
+            origin = (x + (cell - tw) // 2, y + (cell + th) // 2)
+            cv2.putText(canvas, text, origin, font, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), canvas):
+        raise OSError(f"cannot write {str(path)!r}")

@@ -1,0 +1,360 @@
+"""Where the dice are: classical OpenCV on a downscaled frame, boxes in full-frame pixels.
+
+A die is anything that stands out from the tray: its colour is far from the tray's (learnt from the
+empty tray at calibration, else the frame's dominant colour). Touching dice are split by their
+expected size; a footprint that is not square, or that overlaps another die, marks a cocked die.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "DEFAULT_LOCATOR",
+    "LocatedDie",
+    "LocatorOptions",
+    "TrayColour",
+    "downscale",
+    "foreground_mask",
+    "locate_dice",
+    "tray_colour",
+]
+
+Frame = npt.NDArray[np.uint8]
+Mask = npt.NDArray[np.uint8]
+Box = tuple[int, int, int, int]
+RotatedRect = tuple[tuple[float, float], tuple[float, float], float]
+
+
+@dataclass(frozen=True)
+class TrayColour:
+    """The tray's colour in OpenCV 8-bit Lab: per-channel median and robust spread."""
+
+    median: tuple[float, float, float]
+    spread: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class LocatorOptions:
+    """Tuning of :func:`locate_dice`; the defaults suit a tray filling most of the frame."""
+
+    work_size: int = 480
+    """Longer side, in pixels, of the downscaled frame the dice are looked for in."""
+    distance: float = 4.0
+    """How many robust standard deviations from the tray colour a die's pixel must be."""
+    min_contrast: tuple[float, float, float] = (10.0, 5.0, 5.0)
+    """Floor of the per-channel scale (Lab units), so a flat tray does not flag its own noise."""
+    shadow_ratio: float = 0.55
+    """Pixels darker than the tray are a die only below this fraction of its lightness (shadows)."""
+    min_die_fraction: float = 0.0006
+    """Smallest die, as a fraction of the frame's area."""
+    max_die_fraction: float = 0.06
+    """Largest single die, as a fraction of the frame's area."""
+    die_side: float | None = None
+    """Expected die side in full-frame pixels (from calibration); else estimated per frame."""
+    max_cluster: int = 8
+    """A blob holding more dice than this is not dice (a hand, the tray's wall, a box)."""
+    cocked_aspect: float = 1.28
+    """A footprint this much longer than wide is a leaning die showing two faces."""
+    min_fill: float = 0.6
+    """A single die fills at least this much of its rotated rectangle."""
+    close: int = 5
+    """Side of the closing kernel (work pixels) that joins the pieces of one die."""
+    min_thickness: float = 0.3
+    """A blob whose widest inscribed circle has a radius under this many die sides is no die."""
+
+
+DEFAULT_LOCATOR = LocatorOptions()
+"""The locator options used when none are given."""
+
+
+@dataclass(frozen=True)
+class LocatedDie:
+    """A die found in a frame: its box and rotated rectangle in frame pixels."""
+
+    box: Box
+    rect: RotatedRect
+    cocked: bool
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        """Centre of the die in frame pixels."""
+        return self.rect[0]
+
+
+def downscale(frame: Frame, work_size: int) -> tuple[Frame, float]:
+    """Return the frame shrunk so its longer side is at most ``work_size``, and the factor used."""
+    height, width = frame.shape[:2]
+    factor = min(1.0, work_size / max(height, width))
+    if factor >= 1.0:
+        return frame, 1.0
+    size = (max(int(round(width * factor)), 1), max(int(round(height * factor)), 1))
+    if factor < 0.25:
+        # INTER_AREA over a 12-megapixel frame costs tens of milliseconds; a nearest-neighbour
+        # step to twice the target first keeps the averaging but drops most of the work.
+        step = (size[0] * 2, size[1] * 2)
+        frame = np.asarray(cv2.resize(frame, step, interpolation=cv2.INTER_NEAREST), np.uint8)
+    small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    return np.asarray(small, dtype=np.uint8), factor
+
+
+def tray_colour(small: Frame, region: Mask | None = None) -> TrayColour:
+    """Return the dominant colour of ``small`` (the tray), from a sparse sample of its pixels."""
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    if region is not None:
+        sample = lab[region > 0].reshape(-1, 3)[::7].astype(np.float32)
+    else:
+        sample = lab[::3, ::3].reshape(-1, 3).astype(np.float32)
+    if sample.size == 0:
+        sample = lab.reshape(-1, 3).astype(np.float32)
+    median = np.median(sample, axis=0)
+    spread = 1.4826 * np.median(np.abs(sample - median), axis=0)
+    m = tuple(float(v) for v in median)
+    s = tuple(float(v) for v in spread)
+    return TrayColour(median=(m[0], m[1], m[2]), spread=(s[0], s[1], s[2]))
+
+
+def foreground_mask(
+    small: Frame, tray: TrayColour | None = None, options: LocatorOptions = DEFAULT_LOCATOR
+) -> Mask:
+    """Return 255 where ``small`` is not tray: dice, pips, hands; soft shadows stay tray.
+
+    With a calibrated ``tray`` colour every pixel is compared with it; without one, with the
+    local background (a median over a quarter of the frame), so a tray that fills only part of
+    the photo, beside a table and a rim of other colours, still stands out as background.
+    """
+    lab_u8 = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), np.uint8)
+    lab = lab_u8.astype(np.float32)
+    floor = np.array(options.min_contrast, np.float32)
+    if tray is not None:
+        centre = np.array(tray.median, np.float32)
+        scale = np.maximum(np.array(tray.spread, np.float32), floor)
+        mask = _far(lab, centre, scale, options)
+    else:
+        background = _local_background(lab_u8)
+        residual = (lab - background)[::3, ::3].reshape(-1, 3)
+        spread = 1.4826 * np.median(np.abs(residual - np.median(residual, axis=0)), axis=0)
+        scale = np.maximum(spread.astype(np.float32), floor)
+        # A die differs from the tray (the frame's dominant colour) and from what surrounds it:
+        # the first alone flags the table round a tray, the second alone the tray's corners.
+        dominant = np.array(tray_colour(small).median, np.float32)
+        mask = _far(lab, background, scale, options) & _far(lab, dominant, scale, options)
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    # Closing joins the pieces of a die whose body is close to the tray's colour (white on grey)
+    # around its pips and edges.
+    square = np.ones((options.close, options.close), np.uint8)
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, square), np.uint8)
+    return np.asarray(mask, dtype=np.uint8)
+
+
+def _far(
+    lab: npt.NDArray[np.float32],
+    centre: npt.NDArray[np.float32],
+    scale: npt.NDArray[np.float32],
+    options: LocatorOptions,
+) -> Mask:
+    """255 where a pixel is more than ``options.distance`` scaled units from ``centre``."""
+    z = (lab - centre) / scale
+    light = lab[:, :, 0]
+    back_light = centre[..., 0]
+    # A shadow only darkens the tray: a pixel darker than the tray counts by its lightness only
+    # when it is darker than a shadow can make it.
+    darker = light < back_light
+    dark_enough = light < back_light * options.shadow_ratio
+    z[:, :, 0] = np.where(darker & ~dark_enough, 0.0, z[:, :, 0])
+    distance = np.einsum("ijk,ijk->ij", z, z)
+    return np.asarray(distance > options.distance**2, np.uint8) * np.uint8(255)
+
+
+def _local_background(lab: Frame) -> npt.NDArray[np.float32]:
+    """Median colour around each pixel over a quarter of the frame: the tray without the dice."""
+    height, width = lab.shape[:2]
+    # The median runs on a quarter-size copy: the background changes slowly, and a large
+    # median kernel at full work size would cost more than the whole rest of locating.
+    tiny = cv2.resize(lab, (max(width // 4, 1), max(height // 4, 1)), interpolation=cv2.INTER_AREA)
+    kernel = max(3, (max(tiny.shape[:2]) // 4) | 1)
+    blurred = cv2.medianBlur(tiny, kernel)
+    return np.asarray(
+        cv2.resize(blurred, (width, height), interpolation=cv2.INTER_LINEAR), np.float32
+    )
+
+
+def _filled_blobs(mask: Mask) -> list[tuple[int, npt.NDArray[np.int32], int]]:
+    """Return ``(id, outer contour, id of the blob whose hole holds it or -1)``, outermost first.
+
+    A blob is filled in (pips and glare do not split a die), but what lies in a hole is kept
+    apart: dice on a tray whose surround (a table of another colour) rings the whole frame.
+    """
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    parents = [int(p) for p in hierarchy[0][:, 3]]
+    depth = [0] * len(contours)
+    for i in range(len(contours)):
+        p = parents[i]
+        while p >= 0:
+            depth[i] += 1
+            p = parents[p]
+    outer = sorted((i for i in range(len(contours)) if depth[i] % 2 == 0), key=lambda i: depth[i])
+    # An outer contour's parent is a hole; the hole's parent is the enclosing blob.
+    return [
+        (i, np.asarray(contours[i], dtype=np.int32), parents[parents[i]] if parents[i] >= 0 else -1)
+        for i in outer
+    ]
+
+
+def _rotated_rect(points: npt.NDArray[np.int32] | npt.NDArray[np.float32]) -> RotatedRect:
+    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
+    return ((float(cx), float(cy)), (float(w), float(h)), float(angle))
+
+
+def _thickness(contour: npt.NDArray[np.int32]) -> float:
+    """Radius of the largest circle inside the filled contour (a strip of rim is thin)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    blob = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(blob, [contour], -1, 255, -1, offset=(1 - x, 1 - y))
+    return float(cv2.distanceTransform(blob, cv2.DIST_L2, 3).max())
+
+
+def _aspect(rect: RotatedRect) -> float:
+    w, h = rect[1]
+    return max(w, h) / max(min(w, h), 1e-6)
+
+
+def _estimate_side(rects: Sequence[tuple[RotatedRect, float]], fallback: float) -> float:
+    """Median side of the blobs that look like one flat die (square and well filled)."""
+    sides = [
+        math.sqrt(area)
+        for rect, area in rects
+        if _aspect(rect) < 1.2 and area >= 0.75 * rect[1][0] * rect[1][1]
+    ]
+    if not sides:
+        return fallback
+    return float(np.median(sides))
+
+
+def _split(
+    contour: npt.NDArray[np.int32], shape: tuple[int, int], count: int
+) -> list[npt.NDArray[np.float32]]:
+    """Split a blob of ``count`` touching dice into ``count`` point sets (k-means on its pixels)."""
+    blob = np.zeros(shape, np.uint8)
+    cv2.drawContours(blob, [contour], -1, 255, -1)
+    ys, xs = np.nonzero(blob)
+    points = np.column_stack([xs, ys]).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    # k-means starts from random centres; a fixed seed makes the same frame split the same way.
+    cv2.setRNGSeed(12345)
+    best = np.zeros((len(points), 1), np.int32)
+    _, found, _ = cv2.kmeans(points, count, best, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    labels = np.asarray(found).ravel()
+    return [points[labels == k] for k in range(count) if np.any(labels == k)]
+
+
+def _to_frame(rect: RotatedRect, factor: float, width: int, height: int) -> tuple[Box, RotatedRect]:
+    """Scale a rotated rectangle from the small frame to the full frame; return it and its box."""
+    (cx, cy), (w, h), angle = rect
+    inv = 1.0 / factor
+    # +0.5: a pixel index is the pixel's corner, its centre is half a pixel further.
+    full: RotatedRect = (
+        ((cx + 0.5) * inv - 0.5, (cy + 0.5) * inv - 0.5),
+        (w * inv, h * inv),
+        angle,
+    )
+    corners = cv2.boxPoints(full)
+    x0 = int(max(math.floor(float(corners[:, 0].min())), 0))
+    y0 = int(max(math.floor(float(corners[:, 1].min())), 0))
+    x1 = int(min(math.ceil(float(corners[:, 0].max())) + 1, width))
+    y1 = int(min(math.ceil(float(corners[:, 1].max())) + 1, height))
+    return (x0, y0, x1, y1), full
+
+
+def _overlaps(a: RotatedRect, b: RotatedRect, min_area: float) -> bool:
+    kind, region = cv2.rotatedRectangleIntersection(a, b)
+    if kind == cv2.INTERSECT_NONE or region is None:
+        return False
+    return float(cv2.contourArea(region)) > min_area
+
+
+def locate_dice(
+    frame: Frame,
+    *,
+    tray: TrayColour | None = None,
+    options: LocatorOptions = DEFAULT_LOCATOR,
+) -> list[LocatedDie]:
+    """Return the dice in ``frame``, left to right then top to bottom, boxes in frame pixels."""
+    height, width = frame.shape[:2]
+    small, factor = downscale(frame, options.work_size)
+    mask = foreground_mask(small, tray, options)
+    area_total = float(small.shape[0] * small.shape[1])
+    min_area = options.min_die_fraction * area_total
+    max_area = options.max_die_fraction * area_total
+    blobs = []
+    sh, sw = mask.shape[:2]
+    for ident, contour, enclosing in _filled_blobs(mask):
+        area = float(cv2.contourArea(contour))
+        if area < min_area:
+            continue
+        x, y, w, h = cv2.boundingRect(contour)
+        if x <= 0 or y <= 0 or x + w >= sw or y + h >= sh:
+            # Cut by the frame's edge: a die half out of view cannot be read, and what reaches in
+            # from the edge is mostly arms, sleeves and the tray's own wall.
+            continue
+        rect = _rotated_rect(contour)
+        blobs.append((ident, contour, rect, area, enclosing))
+    if options.die_side is not None:
+        side = options.die_side * factor
+    else:
+        singles = [(r, a) for _, _, r, a, _ in blobs if a <= max_area]
+        # With no lone die to measure, a row of touching dice is still one die wide.
+        shortest = [min(r[1]) for _, _, r, a, _ in blobs if a <= max_area * options.max_cluster]
+        fallback = float(np.median(shortest)) if shortest else math.sqrt(min_area * 4.0)
+        side = _estimate_side(singles, fallback)
+    die_area = side * side
+    found: list[tuple[RotatedRect, bool]] = []
+    # Anything inside a hole of a die (a pip of the tray's colour, say) is part of that die.
+    taken: set[int] = set()
+    for ident, contour, rect, area, enclosing in blobs:
+        if enclosing in taken:
+            continue
+        if _thickness(contour) < options.min_thickness * side:
+            continue
+        count = int(round(area / die_area))
+        fill = area / max(rect[1][0] * rect[1][1], 1e-6)
+        if count > options.max_cluster:
+            continue
+        if count <= 1 or (area < 1.7 * die_area and _aspect(rect) < 1.75):
+            if area > max_area or fill < options.min_fill * 0.8:
+                continue
+            taken.add(ident)
+            found.append((rect, _aspect(rect) > options.cocked_aspect))
+            continue
+        taken.add(ident)
+        for points in _split(contour, mask.shape[:2], count):
+            if len(points) < min_area * 0.5:
+                continue
+            part = _rotated_rect(points)
+            found.append((part, _aspect(part) > options.cocked_aspect))
+    # A die lying flat cannot overlap another seen from above; when footprints overlap, the more
+    # elongated one is leaning on the other.
+    cocked = [c for _, c in found]
+    for i, (a, _) in enumerate(found):
+        for j in range(i + 1, len(found)):
+            b = found[j][0]
+            if _overlaps(a, b, 0.08 * die_area):
+                ai, aj = _aspect(a), _aspect(b)
+                if ai >= aj - 0.05:
+                    cocked[i] = True
+                if aj >= ai - 0.05:
+                    cocked[j] = True
+    dice = []
+    for (rect, _), is_cocked in zip(found, cocked, strict=True):
+        box, full = _to_frame(rect, factor, width, height)
+        dice.append(LocatedDie(box=box, rect=full, cocked=is_cocked))
+    dice.sort(key=lambda d: (d.box[1] // max(int(side / factor), 1), d.box[0]))
+    return dice

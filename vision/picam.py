@@ -1,0 +1,165 @@
+"""The Raspberry Pi camera through picamera2, imported only when a Pi camera is opened.
+
+picamera2 comes from apt (``python3-picamera2``), never from pip, and cannot be imported on a PC;
+this module imports it inside :class:`PiCameraSource` so that everything else runs anywhere.
+"RGB888" frames arrive from libcamera in BGR byte order, which is what OpenCV expects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from vision.errors import CameraUnavailable
+from vision.source import BaseSource, Frame, as_bgr
+
+__all__ = ["MAX_SIZE", "CameraSettings", "PiCameraSource"]
+
+MAX_SIZE = (3280, 2464)
+"""Full resolution of the 8-megapixel Pi camera (v2, IMX219)."""
+
+DEFAULT_SIZE = (1640, 1232)
+"""Half the full resolution in each direction: the v2 camera's binned mode, fast and sharp."""
+
+INSTALL_HINT = (
+    "on Raspberry Pi OS run `sudo apt install python3-picamera2` and create the virtual"
+    " environment with `python3 -m venv --system-site-packages`"
+)
+
+
+@dataclass(frozen=True)
+class CameraSettings:
+    """Exposure and white balance to lock, so that every roll is lit the same way."""
+
+    exposure_time: int
+    """Exposure in microseconds."""
+    analogue_gain: float
+    colour_gains: tuple[float, float]
+    """Red and blue gains of the white balance."""
+
+    def controls(self) -> dict[str, Any]:
+        """Return the picamera2 controls that lock these settings."""
+        return {
+            "AeEnable": False,
+            "AwbEnable": False,
+            "ExposureTime": self.exposure_time,
+            "AnalogueGain": self.analogue_gain,
+            "ColourGains": self.colour_gains,
+        }
+
+    def to_json(self) -> dict[str, object]:
+        """Return the settings as a JSON object (for the calibration file)."""
+        return {
+            "exposure_time": self.exposure_time,
+            "analogue_gain": self.analogue_gain,
+            "colour_gains": list(self.colour_gains),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CameraSettings:
+        """Build settings from :meth:`to_json`'s object; ``KeyError`` or ``ValueError`` if bad."""
+        red, blue = (float(g) for g in data["colour_gains"])
+        return cls(
+            exposure_time=int(data["exposure_time"]),
+            analogue_gain=float(data["analogue_gain"]),
+            colour_gains=(red, blue),
+        )
+
+
+class PiCameraSource(BaseSource):
+    """A Raspberry Pi camera (picamera2), optionally with exposure and white balance locked."""
+
+    def __init__(
+        self,
+        *,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        settings: CameraSettings | None = None,
+        mode: Literal["still", "video"] = "still",
+        camera_num: int = 0,
+    ) -> None:
+        """Open and start the camera; raise :class:`CameraUnavailable` if there is none."""
+        width, height = size
+        if not (16 <= width <= MAX_SIZE[0] and 16 <= height <= MAX_SIZE[1]):
+            raise ValueError(
+                f"camera size {width}x{height} is outside 16x16 .. {MAX_SIZE[0]}x{MAX_SIZE[1]}"
+            )
+        try:
+            from picamera2 import Picamera2
+        except ImportError as err:
+            raise CameraUnavailable(
+                f"the Pi camera needs picamera2, which cannot be imported ({err}): {INSTALL_HINT}"
+            ) from err
+        self.size = (width, height)
+        try:
+            # picamera2 raises IndexError when libcamera lists no camera, RuntimeError when the
+            # camera is busy or fails to start.
+            self._camera = Picamera2(camera_num)
+        except (IndexError, RuntimeError, OSError) as err:
+            self._closed = True
+            raise CameraUnavailable(
+                f"no Pi camera {camera_num} found ({err}): check the ribbon cable and"
+                f" `rpicam-hello --list-cameras`"
+            ) from err
+        try:
+            make = (
+                self._camera.create_still_configuration
+                if mode == "still"
+                else self._camera.create_video_configuration
+            )
+            config = make(main={"size": (width, height), "format": "RGB888"})
+            self._camera.configure(config)
+            if settings is not None:
+                self._camera.set_controls(settings.controls())
+            self._camera.start()
+        except (RuntimeError, OSError, ValueError) as err:
+            self.close()
+            raise CameraUnavailable(f"the Pi camera could not be started: {err}") from err
+
+    def __repr__(self) -> str:
+        return f"PiCameraSource(size={self.size})"
+
+    def capture(self) -> Frame:
+        """Return the next frame as BGR uint8 HxWx3."""
+        self._check_open()
+        try:
+            array = self._camera.capture_array("main")
+        except (RuntimeError, OSError) as err:
+            raise CameraUnavailable(f"the Pi camera gave no frame: {err}") from err
+        array = np.asarray(array)
+        if array.ndim == 3 and array.shape[2] == 4:
+            # XRGB8888 arrives as BGRX: drop the padding byte.
+            array = array[:, :, :3]
+        return as_bgr(array)
+
+    def current_settings(self) -> CameraSettings:
+        """Return the exposure and white balance the camera's automatic controls have settled on."""
+        self._check_open()
+        metadata = self._camera.capture_metadata()
+        try:
+            red, blue = (float(g) for g in metadata["ColourGains"])
+            return CameraSettings(
+                exposure_time=int(metadata["ExposureTime"]),
+                analogue_gain=float(metadata["AnalogueGain"]),
+                colour_gains=(red, blue),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise CameraUnavailable(f"the Pi camera reported no exposure metadata: {err}") from err
+
+    def lock(self, settings: CameraSettings | None = None) -> CameraSettings:
+        """Lock exposure, gain and white balance (to the current automatic ones by default)."""
+        if settings is None:
+            settings = self.current_settings()
+        self._check_open()
+        self._camera.set_controls(settings.controls())
+        return settings
+
+    def _release(self) -> None:
+        camera = getattr(self, "_camera", None)
+        if camera is None:
+            return
+        try:
+            camera.stop()
+        finally:
+            camera.close()

@@ -1,0 +1,162 @@
+"""Settle detection: tell a roll in progress from dice at rest, and report each roll once.
+
+Frames are shrunk and compared with the previous one. Dice are ``settled`` once nothing has
+changed for ``settle_seconds``; a roll is reported on the first such frame and not again until
+something moves. A hand in the tray (a large change, a large blob, or a skin-coloured blob far
+bigger than a die) keeps the status at ``moving``; when it leaves the tray as it was at the last
+reported roll, no new roll is reported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.locate import LocatorOptions, TrayColour, downscale, foreground_mask
+
+__all__ = ["SettleDetector", "SettleUpdate"]
+
+Frame = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class SettleUpdate:
+    """What one frame tells: status, whether this frame completes a roll, and why."""
+
+    status: str
+    """``empty`` (nothing on the tray), ``moving`` (changing, or a hand) or ``settled``."""
+    roll: bool
+    """True on the one frame that reports a roll: dice present and still for long enough."""
+    hand: bool
+    """True while something much larger than a die (a hand) is in the tray."""
+    motion: float
+    """Fraction of the frame that changed since the previous frame."""
+    occupancy: float
+    """Fraction of the frame that is not tray."""
+    still_for: float
+    """Seconds since the last change."""
+
+
+class SettleDetector:
+    """Turns a stream of frames into statuses, and reports each roll once when it settles."""
+
+    def __init__(
+        self,
+        *,
+        settle_seconds: float = 0.6,
+        clock: Callable[[], float] = time.monotonic,
+        work_size: int = 160,
+        pixel_change: int = 24,
+        motion_fraction: float = 0.0015,
+        hand_change: float = 0.2,
+        hand_blob: float = 0.12,
+        skin_blob: float = 0.03,
+        empty_fraction: float = 0.0008,
+        tray: TrayColour | None = None,
+    ) -> None:
+        """Set the thresholds (fractions are of the frame's area) and the clock.
+
+        ``pixel_change`` is the grey-level difference that counts a pixel as changed; a frame moves
+        when more than ``motion_fraction`` of it changed. A hand is a change over ``hand_change``,
+        a blob over ``hand_blob``, or a skin-coloured blob over ``skin_blob`` of the frame.
+        """
+        self.settle_seconds = settle_seconds
+        self.clock = clock
+        self.work_size = work_size
+        self.pixel_change = pixel_change
+        self.motion_fraction = motion_fraction
+        self.hand_change = hand_change
+        self.hand_blob = hand_blob
+        self.skin_blob = skin_blob
+        self.empty_fraction = empty_fraction
+        self.tray = tray
+        self._locator = LocatorOptions(work_size=work_size)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the previous frames: the next frame starts a new watch, with no roll pending."""
+        self._previous: npt.NDArray[np.uint8] | None = None
+        self._reported: npt.NDArray[np.uint8] | None = None
+        self._still_since = 0.0
+        # Dice already lying on the tray when watching starts are not a roll: only a change
+        # (dice thrown in, picked up, moved) arms the next report.
+        self._armed = False
+
+    def update(self, frame: Frame) -> SettleUpdate:
+        """Take the next frame and return its status; ``roll`` is True once per settled roll."""
+        now = self.clock()
+        small, _ = downscale(frame, self.work_size)
+        grey = np.asarray(
+            cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
+        )
+        area = float(grey.size)
+        if self._previous is None or self._previous.shape != grey.shape:
+            motion = 0.0
+            self._still_since = now
+        else:
+            changed = cv2.absdiff(grey, self._previous) > self.pixel_change
+            motion = float(np.count_nonzero(changed)) / area
+        self._previous = grey
+        mask = foreground_mask(small, self.tray, self._locator)
+        occupancy = float(np.count_nonzero(mask)) / area
+        hand = motion > self.hand_change or self._hand_blob(small, mask, area)
+        moving = motion > self.motion_fraction
+        if moving or hand:
+            self._still_since = now
+            self._armed = True
+        still_for = now - self._still_since
+        if hand or still_for < self.settle_seconds:
+            status = "moving"
+        elif occupancy < self.empty_fraction:
+            status = "empty"
+        else:
+            status = "settled"
+        roll = status == "settled" and self._armed and not self._same_as_reported(grey)
+        if status == "settled" and self._armed:
+            self._armed = False
+            if roll:
+                self._reported = grey
+        elif status == "empty":
+            self._armed = False
+            self._reported = None
+        return SettleUpdate(
+            status=status,
+            roll=roll,
+            hand=hand,
+            motion=motion,
+            occupancy=occupancy,
+            still_for=still_for,
+        )
+
+    def _same_as_reported(self, grey: npt.NDArray[np.uint8]) -> bool:
+        """True if the tray looks as it did at the last reported roll (a hand came and went)."""
+        if self._reported is None or self._reported.shape != grey.shape:
+            return False
+        changed = cv2.absdiff(grey, self._reported) > self.pixel_change
+        return float(np.count_nonzero(changed)) / float(grey.size) <= self.motion_fraction
+
+    def _hand_blob(self, small: Frame, mask: npt.NDArray[np.uint8], area: float) -> bool:
+        """True if the mask holds a blob far bigger than any die, or a large skin-coloured one."""
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if count <= 1:
+            return False
+        sizes = stats[1:, cv2.CC_STAT_AREA].astype(np.float64) / area
+        if float(sizes.max()) > self.hand_blob:
+            return True
+        candidates = np.nonzero(sizes > self.skin_blob)[0]
+        if candidates.size == 0:
+            return False
+        ycrcb = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+        # Skin of every tone falls in this Cr/Cb box (Chai and Ngan's classic bounds); white or
+        # ivory dice, grey pips and green or blue felt all fall outside it.
+        skin = cv2.inRange(ycrcb, (40, 135, 80), (255, 175, 128)) > 0
+        for index in candidates:
+            blob = labels == index + 1
+            if np.count_nonzero(skin & blob) > 0.5 * np.count_nonzero(blob):
+                return True
+        return False

@@ -1,0 +1,81 @@
+"""``python -m vision.train --data DIR --out models/``: train, export and describe the model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from vision.train.card import write_model_card
+from vision.train.data import DEFAULT_DATA
+from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
+from vision.train.train import TrainConfig, build_datasets, train
+
+MODEL_NAME = "dice_faces.onnx"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the whole pipeline; returns the process exit status."""
+    parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared dice data folder")
+    parser.add_argument("--out", type=Path, default=Path("models"), help="where the model goes")
+    parser.add_argument("--seed", type=int, default=TrainConfig.seed)
+    parser.add_argument("--epochs", type=int, default=TrainConfig.epochs)
+    parser.add_argument("--synthetic", type=int, default=TrainConfig.synthetic_train)
+    parser.add_argument("--threads", type=int, default=TrainConfig.threads)
+    parser.add_argument(
+        "--report", type=Path, default=None, help="also write the run's figures as JSON here"
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        help="test folder (shared data format) whose dice get recorded logits for tests",
+    )
+    args = parser.parse_args(argv)
+    config = TrainConfig(
+        seed=args.seed, epochs=args.epochs, synthetic_train=args.synthetic, threads=args.threads
+    )
+    torch.set_num_threads(config.threads)
+    started = time.perf_counter()
+    datasets = build_datasets(args.data, config)
+    data_seconds = time.perf_counter() - started
+    result = train(datasets, config)
+    onnx_path = args.out / MODEL_NAME
+    export_onnx(result.model, onnx_path)
+    sample = datasets.val["synthetic"].images[:64]
+    difference = check_onnx(
+        result.model, onnx_path, sample.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    )
+    total_seconds = time.perf_counter() - started
+    report = {
+        "config": config.__dict__,
+        "counts": datasets.counts,
+        "metrics": result.metrics,
+        "loss_per_epoch": result.history,
+        "train_seconds": round(result.seconds, 1),
+        "data_seconds": round(data_seconds, 1),
+        "total_seconds": round(total_seconds, 1),
+        "onnx_max_abs_difference": difference,
+        "sha256": sha256_of(onnx_path),
+        "size_bytes": onnx_path.stat().st_size,
+        "parameters": sum(p.numel() for p in result.model.parameters()),
+        "torch": torch.__version__,
+        "machine": f"{platform.machine()}, {config.threads} thread(s)",
+    }
+    if args.report is not None:
+        args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    write_model_card(report, args.out / "MODEL_CARD.md")
+    if args.record is not None:
+        record_outputs(onnx_path, args.record)
+    print(json.dumps({"sha256": report["sha256"], "metrics": result.metrics}, indent=1))  # noqa: T201
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

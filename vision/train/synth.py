@@ -1,0 +1,538 @@
+"""Synthetic dice renders made with numpy and OpenCV: data no camera of ours has seen.
+
+Each die is a cube with six textured faces (body and pip colours, sometimes a logo on the six),
+turned in 3D, lit, shadowed and projected onto a random table texture, then spoiled the way
+cameras spoil pictures (blur, noise, glare, JPEG). The label of a crop follows the geometry: the
+face turned most towards the camera if it is within ``READABLE_DEG`` of the view axis, class 0 if no
+face is closer than ``COCKED_DEG`` (a die on its edge or corner), and renders in between are dropped
+as ambiguous.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.preprocess import square_around
+from vision.train.data import CropSet, FloatBox, UInt8Image, jitter_box, to_uint8
+
+__all__ = [
+    "COCKED_DEG",
+    "READABLE_DEG",
+    "RenderedDie",
+    "Scene",
+    "pip_positions",
+    "render_crops",
+    "render_scene",
+]
+
+# Float work images and matrices: OpenCV hands back loosely typed arrays.
+Array = npt.NDArray[Any]
+
+READABLE_DEG = 28.0
+COCKED_DEG = 40.0
+TEXTURE = 96
+
+# Face normals of the unit cube and the value on each. Opposite faces sum to seven.
+_NORMALS = np.array(
+    [[0, 0, 1], [0, 0, -1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0]], dtype=np.float64
+)
+_CORNERS = np.array(
+    [[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64
+)
+
+
+def pip_positions(value: int, spread: float = 0.5) -> list[tuple[float, float]]:
+    """Pip centres of a face in [-1, 1] face coordinates.
+
+    >>> pip_positions(1)
+    [(0.0, 0.0)]
+    >>> len(pip_positions(6))
+    6
+    """
+    s = spread
+    layouts: dict[int, list[tuple[float, float]]] = {
+        1: [(0.0, 0.0)],
+        2: [(-s, -s), (s, s)],
+        3: [(-s, -s), (0.0, 0.0), (s, s)],
+        4: [(-s, -s), (s, -s), (-s, s), (s, s)],
+        5: [(-s, -s), (s, -s), (0.0, 0.0), (-s, s), (s, s)],
+        6: [(-s, -s), (-s, 0.0), (-s, s), (s, -s), (s, 0.0), (s, s)],
+    }
+    if value not in layouts:
+        raise ValueError(f"a die face is 1..6, not {value!r}")
+    return layouts[value]
+
+
+@dataclass(frozen=True)
+class DieStyle:
+    """How one die looks: colours, pip size and spread, rounding, and whether the six is a logo."""
+
+    body: tuple[float, float, float]
+    pip: tuple[float, float, float]
+    pip_radius: float
+    spread: float
+    rounding: float
+    logo_six: bool
+    one_pip_scale: float
+
+
+def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
+    """A die body colour in BGR: saturated hues, ivory, white, black, greys."""
+    kind = rng.random()
+    if kind < 0.25:
+        tone = rng.uniform(200, 255)
+        return (tone * rng.uniform(0.8, 0.95), tone * rng.uniform(0.9, 1.0), tone)
+    if kind < 0.35:
+        tone = rng.uniform(10, 70)
+        return (tone, tone, tone)
+    hsv = np.array(
+        [[[rng.uniform(0, 180), rng.uniform(120, 255), rng.uniform(90, 245)]]], dtype=np.uint8
+    )
+    b, g, r = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+    return (float(b), float(g), float(r))
+
+
+def _luma(colour: tuple[float, float, float]) -> float:
+    """Approximate brightness of a BGR colour."""
+    return 0.114 * colour[0] + 0.587 * colour[1] + 0.299 * colour[2]
+
+
+def random_style(rng: np.random.Generator) -> DieStyle:
+    """Draw a die style whose pips contrast with its body, as real dice do."""
+    body = _random_colour(rng)
+    choices: list[tuple[float, float, float]] = [
+        (20.0, 20.0, 20.0),
+        (245.0, 245.0, 245.0),
+        (30.0, 30.0, 200.0),
+        (40.0, 200.0, 230.0),
+        (200.0, 80.0, 30.0),
+        (40.0, 150.0, 40.0),
+    ]
+    for _ in range(10):
+        pip = choices[int(rng.integers(len(choices)))]
+        if abs(_luma(pip) - _luma(body)) > 70:
+            break
+    else:
+        pip = (20.0, 20.0, 20.0) if _luma(body) > 128 else (245.0, 245.0, 245.0)
+    return DieStyle(
+        body=body,
+        pip=pip,
+        pip_radius=float(rng.uniform(0.12, 0.19)),
+        spread=float(rng.uniform(0.45, 0.56)),
+        rounding=float(rng.uniform(0.05, 0.3)),
+        logo_six=bool(rng.random() < 0.15),
+        one_pip_scale=float(rng.choice([1.0, 1.0, 1.0, 1.6, 2.0])),
+    )
+
+
+def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8Image:
+    """Draw one face (TEXTURE x TEXTURE BGR): rounded body, pips or a logo for the six."""
+    size = TEXTURE
+    body = np.array(style.body)
+    edge = body * 0.55
+    tex = np.empty((size, size, 3), np.float64)
+    tex[:] = edge
+    radius = int(style.rounding * size / 2)
+    inset = 2
+    cv2.rectangle(
+        tex,
+        (inset + radius, inset),
+        (size - 1 - inset - radius, size - 1 - inset),
+        style.body,
+        -1,
+        cv2.LINE_AA,
+    )
+    cv2.rectangle(
+        tex,
+        (inset, inset + radius),
+        (size - 1 - inset, size - 1 - inset - radius),
+        style.body,
+        -1,
+        cv2.LINE_AA,
+    )
+    for cx in (inset + radius, size - 1 - inset - radius):
+        for cy in (inset + radius, size - 1 - inset - radius):
+            cv2.circle(tex, (cx, cy), radius, style.body, -1, cv2.LINE_AA)
+    half = size / 2
+    if value == 6 and style.logo_six:
+        _draw_logo(tex, style, rng)
+    else:
+        pip_r = style.pip_radius * half * (style.one_pip_scale if value == 1 else 1.0)
+        for px, py in pip_positions(value, style.spread):
+            centre = (int(round(half + px * half)), int(round(half + py * half)))
+            cv2.circle(tex, centre, int(round(pip_r)), style.pip, -1, cv2.LINE_AA)
+            # A darker rim reads as the pip's drilled hole.
+            cv2.circle(tex, centre, int(round(pip_r)), tuple(float(c) * 0.6 for c in style.pip), 1)
+    return np.clip(tex, 0, 255).astype(np.uint8)
+
+
+def _draw_logo(tex: Array, style: DieStyle, rng: np.random.Generator) -> None:
+    """Draw a random logo (ring, star, letters) where the six's pips would be."""
+    size = tex.shape[0]
+    centre = (size // 2, size // 2)
+    kind = int(rng.integers(3))
+    colour = style.pip
+    if kind == 0:
+        cv2.circle(tex, centre, int(size * 0.3), colour, int(size * 0.06) + 1, cv2.LINE_AA)
+        cv2.circle(tex, centre, int(size * 0.12), colour, -1, cv2.LINE_AA)
+    elif kind == 1:
+        points = []
+        for k in range(10):
+            r = size * (0.34 if k % 2 == 0 else 0.14)
+            a = np.pi * k / 5 + rng.uniform(0, 0.2)
+            points.append((int(centre[0] + r * np.cos(a)), int(centre[1] + r * np.sin(a))))
+        cv2.fillPoly(tex, [np.array(points, np.int32)], colour, cv2.LINE_AA)
+    else:
+        letters = "".join(chr(int(rng.integers(65, 91))) for _ in range(int(rng.integers(1, 4))))
+        scale = size / 90 * (1.6 if len(letters) == 1 else 0.9)
+        (w, h), _ = cv2.getTextSize(letters, cv2.FONT_HERSHEY_SIMPLEX, scale, 3)
+        origin = (centre[0] - w // 2, centre[1] + h // 2)
+        cv2.putText(tex, letters, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 3, cv2.LINE_AA)
+
+
+def _rotation(axis: Array, angle: float) -> Array:
+    """Rotation matrix about a unit axis (Rodrigues)."""
+    axis = axis / np.linalg.norm(axis)
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    rotation: Array = np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * (k @ k)
+    return rotation
+
+
+def _face_values(top: int, rng: np.random.Generator) -> list[int]:
+    """Values on the faces in _NORMALS order (+z, -z, +x, -x, +y, -y) with ``top`` on +z."""
+    sides = [v for v in range(1, 7) if v not in (top, 7 - top)]
+    first = sides[int(rng.integers(4))]
+    second = next(v for v in sides if v not in (first, 7 - first))
+    if rng.random() < 0.5:
+        second = 7 - second
+    return [top, 7 - top, first, 7 - first, second, 7 - second]
+
+
+@dataclass(frozen=True)
+class RenderedDie:
+    """A die drawn in a scene: its box, the label the geometry gives it, and its angle."""
+
+    box: FloatBox
+    label: int | None
+    angle_deg: float
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A rendered BGR image and the dice in it."""
+
+    image: UInt8Image
+    dice: tuple[RenderedDie, ...]
+
+
+def _background(size: tuple[int, int], rng: np.random.Generator) -> Array:
+    """A random table: flat, gradient, wood grain, felt noise or cloth weave."""
+    height, width = size
+    base = np.array(_random_colour(rng)) * rng.uniform(0.4, 1.0)
+    if rng.random() < 0.3:
+        base = np.full(3, rng.uniform(40, 230))
+    img = np.empty((height, width, 3), np.float64)
+    img[:] = base
+    kind = int(rng.integers(5))
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float64)
+    if kind == 1:
+        angle = rng.uniform(0, 2 * np.pi)
+        ramp = (np.cos(angle) * xx + np.sin(angle) * yy) / max(height, width)
+        img *= (1 + rng.uniform(-0.4, 0.4) * ramp)[..., None]
+    elif kind == 2:
+        angle = rng.uniform(0, np.pi)
+        u = np.cos(angle) * xx + np.sin(angle) * yy
+        v = -np.sin(angle) * xx + np.cos(angle) * yy
+        freq = rng.uniform(0.05, 0.3)
+        grain = np.sin(u * freq + 3 * np.sin(v * rng.uniform(0.005, 0.03)))
+        img *= (1 + rng.uniform(0.05, 0.2) * grain)[..., None]
+    elif kind == 3:
+        noise: Array = cv2.GaussianBlur(
+            rng.normal(0, 1, (height, width)), (0, 0), rng.uniform(0.8, 3)
+        )
+        img *= (1 + rng.uniform(0.05, 0.25) * noise / max(noise.std(), 1e-6))[..., None]
+    elif kind == 4:
+        period = rng.uniform(3, 10)
+        weave = np.sin(xx * 2 * np.pi / period) * np.sin(yy * 2 * np.pi / period)
+        img *= (1 + rng.uniform(0.03, 0.12) * weave)[..., None]
+    if rng.random() < 0.3:
+        # Clutter: a stripe or blob of another colour (tray rim, paper, cable).
+        colour = np.array(_random_colour(rng))
+        p1 = (int(rng.integers(width)), int(rng.integers(height)))
+        p2 = (int(rng.integers(width)), int(rng.integers(height)))
+        cv2.line(img, p1, p2, colour.tolist(), int(rng.integers(3, max(width // 6, 4))))
+    return img
+
+
+def _project(points: Array, focal: float, distance: float) -> Array:
+    """Perspective projection of camera-frame points (z towards the camera) to the image plane."""
+    depth = distance - points[:, 2]
+    return points[:, :2] * (focal / depth)[:, None]
+
+
+def _draw_die(
+    canvas: Array,
+    shadow: Array,
+    *,
+    centre: tuple[float, float],
+    half: float,
+    rotation: Array,
+    values: list[int],
+    style: DieStyle,
+    light: Array,
+    rng: np.random.Generator,
+) -> FloatBox:
+    """Draw one die into ``canvas`` (and its footprint into ``shadow``); return its box."""
+    distance = 12.0
+    focal = half * distance
+    corners_cam = _CORNERS @ rotation.T
+    projected = _project(corners_cam, focal, distance)
+    # Image y grows downwards.
+    projected[:, 1] *= -1
+    projected += np.array(centre)
+    hull = cv2.convexHull(projected.astype(np.float32))
+    cv2.fillConvexPoly(shadow, np.round(hull).astype(np.int32), 1.0, cv2.LINE_AA)
+    normals_cam = _NORMALS @ rotation.T
+    order = np.argsort(normals_cam[:, 2])
+    tex_corners = np.array(
+        [[0, 0], [TEXTURE - 1, 0], [TEXTURE - 1, TEXTURE - 1], [0, TEXTURE - 1]], np.float32
+    )
+    for index in order:
+        normal = normals_cam[index]
+        if normal[2] <= 0.02:
+            continue
+        quad_local = _face_quad(_NORMALS[index])
+        quad = _project(quad_local @ rotation.T, focal, distance)
+        quad[:, 1] *= -1
+        quad += np.array(centre)
+        texture = face_texture(values[index], style, rng).astype(np.float32)
+        shade = 0.45 + 0.55 * max(float(normal @ light), 0.0)
+        texture *= shade
+        matrix = cv2.getPerspectiveTransform(tex_corners, quad.astype(np.float32))
+        height, width = canvas.shape[:2]
+        warped = cv2.warpPerspective(texture, matrix, (width, height), flags=cv2.INTER_LINEAR)
+        mask = cv2.warpPerspective(
+            np.ones((TEXTURE, TEXTURE), np.float32), matrix, (width, height), flags=cv2.INTER_LINEAR
+        )
+        canvas *= 1 - mask[..., None]
+        canvas += warped
+    x, y, w, h = cv2.boundingRect(np.round(hull).astype(np.int32))
+    return (float(x), float(y), float(x + w), float(y + h))
+
+
+def _face_quad(normal: Array) -> Array:
+    """The four corners of the cube face with this normal, in texture corner order."""
+    if abs(normal[2]) > 0.5:
+        u, v = np.array([1.0, 0, 0]), np.array([0, -1.0, 0])
+    elif abs(normal[0]) > 0.5:
+        u, v = np.array([0, 1.0, 0]), np.array([0, 0, -1.0])
+    else:
+        u, v = np.array([1.0, 0, 0]), np.array([0, 0, -1.0])
+    return np.array([normal - u - v, normal + u - v, normal + u + v, normal - u + v])
+
+
+def render_scene(
+    rng: np.random.Generator,
+    *,
+    size: tuple[int, int] = (192, 192),
+    dice: int = 1,
+    half_range: tuple[float, float] = (16.0, 26.0),
+    cocked_share: float = 0.15,
+) -> Scene:
+    """Render a table with ``dice`` dice; the first sits near the centre.
+
+    A share of dice lean on an edge or corner (cocked); the others rest flat, seen by a camera
+    tilted up to about 30 degrees from straight down.
+    """
+    height, width = size
+    canvas = _background(size, rng)
+    light = np.array([rng.uniform(-0.6, 0.6), rng.uniform(-0.6, 0.6), 1.0])
+    light /= np.linalg.norm(light)
+    camera_tilt = _rotation(
+        np.array([np.cos(rng.uniform(0, 6.3)), np.sin(rng.uniform(0, 6.3)), 0.0]),
+        np.radians(rng.uniform(0, 30) if rng.random() < 0.7 else rng.uniform(0, 12)),
+    )
+    placed: list[RenderedDie] = []
+    half = float(rng.uniform(*half_range))
+    footprints = np.zeros((height, width), np.float32)
+    spots: list[tuple[float, float]] = []
+    for index in range(dice):
+        if index == 0:
+            centre = (
+                width / 2 + rng.uniform(-0.1, 0.1) * width,
+                height / 2 + rng.uniform(-0.1, 0.1) * height,
+            )
+        else:
+            angle = rng.uniform(0, 2 * np.pi)
+            reach = rng.uniform(2.1, 4.5) * half
+            centre = (spots[0][0] + reach * np.cos(angle), spots[0][1] + reach * np.sin(angle))
+        if any(np.hypot(centre[0] - sx, centre[1] - sy) < 2.7 * half for sx, sy in spots):
+            continue
+        spots.append(centre)
+        style = random_style(rng)
+        top = int(rng.integers(1, 7))
+        rotation = _rotation(np.array([0, 0, 1.0]), rng.uniform(0, 2 * np.pi))
+        if rng.random() < cocked_share:
+            axis = np.array([np.cos(rng.uniform(0, 6.3)), np.sin(rng.uniform(0, 6.3)), 0.0])
+            rotation = _rotation(axis, np.radians(rng.uniform(35, 55))) @ rotation
+        rotation = camera_tilt @ rotation
+        values = _face_values(top, rng)
+        die_half = half * float(rng.uniform(0.92, 1.08))
+        shadow = np.zeros((height, width), np.float32)
+        box = _draw_die(
+            canvas,
+            shadow,
+            centre=centre,
+            half=die_half,
+            rotation=rotation,
+            values=values,
+            style=style,
+            light=light,
+            rng=rng,
+        )
+        footprints = np.maximum(footprints, shadow)
+        facing = (_NORMALS @ rotation.T)[:, 2]
+        best = int(facing.argmax())
+        angle = float(np.degrees(np.arccos(np.clip(facing[best], -1, 1))))
+        label: int | None
+        if angle <= READABLE_DEG:
+            label = values[best]
+        elif angle >= COCKED_DEG:
+            label = 0
+        else:
+            label = None
+        placed.append(RenderedDie(box=box, label=label, angle_deg=angle))
+    image = _finish(canvas, footprints, light, rng)
+    return Scene(image=image, dice=tuple(placed))
+
+
+def _finish(
+    canvas: Array,
+    footprints: Array,
+    light: Array,
+    rng: np.random.Generator,
+) -> UInt8Image:
+    """Add shadow, glare, colour cast, blur, noise and JPEG artefacts."""
+    height, width = canvas.shape[:2]
+    offset = -light[:2] / max(light[2], 0.3) * rng.uniform(3, 12)
+    matrix = np.array([[1, 0, offset[0]], [0, 1, -offset[1]]], np.float32)
+    cast = cv2.warpAffine(footprints, matrix, (width, height))
+    cast = cv2.GaussianBlur(cast, (0, 0), rng.uniform(1.5, 5))
+    # The shadow falls on the table only: where a die is drawn it is already shaded.
+    darkness = rng.uniform(0.2, 0.6) * cast * (1 - footprints)
+    canvas = canvas * (1 - darkness[..., None])
+    if rng.random() < 0.35:
+        gx, gy = rng.uniform(0.2, 0.8) * width, rng.uniform(0.2, 0.8) * height
+        yy, xx = np.mgrid[0:height, 0:width]
+        sigma = rng.uniform(3, 14)
+        glare = np.exp(-(((xx - gx) ** 2) + ((yy - gy) ** 2)) / (2 * sigma**2))
+        canvas = canvas + rng.uniform(60, 200) * glare[..., None]
+    canvas = canvas * rng.uniform(0.85, 1.15, 3) * rng.uniform(0.6, 1.3)
+    canvas = np.clip(canvas, 0, 255)
+    gamma = rng.uniform(0.7, 1.4)
+    canvas = 255.0 * (canvas / 255.0) ** gamma
+    blur = rng.random()
+    if blur < 0.3:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.5, 1.6))
+    elif blur < 0.4:
+        length = int(rng.integers(3, 8))
+        line = np.zeros((length, length), np.float64)
+        line[length // 2, :] = 1.0 / length
+        turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
+        kernel: Array = cv2.warpAffine(line, turn, (length, length))
+        canvas = cv2.filter2D(canvas, -1, kernel / max(kernel.sum(), 1e-6))
+    canvas = canvas + rng.normal(0, rng.uniform(0, 8), canvas.shape)
+    image = np.clip(canvas, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        quality = int(rng.integers(30, 95))
+        ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if ok:
+            image = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+    return image
+
+
+def render_crops(rng: np.random.Generator, count: int) -> CropSet:
+    """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases."""
+    crops: list[UInt8Image] = []
+    labels: list[int] = []
+    while len(crops) < count:
+        scene = render_scene(rng, dice=int(rng.choice([1, 2, 3, 4])), half_range=(14.0, 28.0))
+        height, width = scene.image.shape[:2]
+        boxes = [d.box for d in scene.dice]
+        for die in scene.dice:
+            inside = die.box[0] >= 0 and die.box[1] >= 0
+            if die.label is None or not inside or die.box[2] > width or die.box[3] > height:
+                continue
+            box = jitter_box(die.box, rng, shift=0.08, scale=0.15)
+            crops.append(to_uint8(_crop(scene.image, box)))
+            labels.append(die.label)
+        negative = _negative(scene, boxes, rng)
+        if negative is not None:
+            crops.append(negative)
+            labels.append(0)
+    return CropSet(
+        np.stack(crops[:count]), np.asarray(labels[:count], np.int64), ["synthetic"] * count
+    )
+
+
+def _negative(scene: Scene, boxes: list[FloatBox], rng: np.random.Generator) -> UInt8Image | None:
+    """One class-0 crop of a scene (or none): a die half out, heavy blur, bare table or a hand."""
+    main = scene.dice[0].box
+    side = max(main[2] - main[0], main[3] - main[1])
+    roll = rng.random()
+    if roll < 0.2:
+        angle = rng.uniform(0, 2 * np.pi)
+        reach = rng.uniform(0.6, 0.9) * side
+        dx, dy = reach * np.cos(angle), reach * np.sin(angle)
+        moved = (main[0] + dx, main[1] + dy, main[2] + dx, main[3] + dy)
+        if _centre_inside_any(moved, boxes[1:]):
+            return None
+        return to_uint8(_crop(scene.image, moved))
+    if roll < 0.3:
+        crop = _crop(scene.image, main)
+        blurred = cv2.GaussianBlur(crop.transpose(1, 2, 0), (0, 0), float(rng.uniform(7.0, 12.0)))
+        return np.asarray(np.rint(blurred * 255), np.uint8)
+    if roll < 0.4:
+        image = scene.image.copy()
+        _draw_hand(image, rng)
+        return to_uint8(_crop(image, main))
+    if roll < 0.55:
+        corner = (2.0, 2.0, 2.0 + side, 2.0 + side)
+        if _centre_inside_any(corner, boxes) or any(_centre_inside_any(b, [corner]) for b in boxes):
+            return None
+        return to_uint8(_crop(scene.image, corner))
+    return None
+
+
+def _crop(image: UInt8Image, box: FloatBox) -> Array:
+    """The model crop of a box (the shared preprocessing)."""
+    from vision.preprocess import crop_for_model
+
+    return crop_for_model(image, box)
+
+
+def _centre_inside_any(box: FloatBox, others: list[FloatBox]) -> bool:
+    """True when the crop square of ``box`` would be centred on another die."""
+    sx0, sy0, sx1, sy1 = square_around(box)
+    cx, cy = (sx0 + sx1) / 2, (sy0 + sy1) / 2
+    return any(o[0] <= cx <= o[2] and o[1] <= cy <= o[3] for o in others)
+
+
+def _draw_hand(image: UInt8Image, rng: np.random.Generator) -> None:
+    """Cover the middle of the image with skin-toned finger shapes."""
+    height, width = image.shape[:2]
+    tone = np.array([rng.uniform(60, 190), rng.uniform(90, 200), rng.uniform(140, 240)])
+    base = (int(rng.uniform(0.3, 0.7) * width), height + 10)
+    for _ in range(int(rng.integers(2, 5))):
+        tip = (
+            int(rng.uniform(0.3, 0.7) * width),
+            int(rng.uniform(0.25, 0.6) * height),
+        )
+        thickness = int(rng.uniform(0.08, 0.16) * width)
+        shade = tone * rng.uniform(0.85, 1.1)
+        cv2.line(image, base, tip, shade.tolist(), thickness, cv2.LINE_AA)

@@ -1,0 +1,286 @@
+"""Build the crop datasets, train the face classifier on CPU and measure it per source."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from vision.train.data import CropSet, Record, Split, cut_crops, iter_records, load_sources
+from vision.train.synth import render_crops
+
+__all__ = [
+    "CLASS_NAMES",
+    "Datasets",
+    "FaceNet",
+    "TrainConfig",
+    "TrainResult",
+    "build_datasets",
+    "evaluate_crops",
+    "train",
+]
+
+CLASS_NAMES = ("not a readable die face", "1", "2", "3", "4", "5", "6")
+
+# How many jittered, rotated copies of each real die the training set gets. Epanemu's train split
+# already holds three augmented copies of every photo, and the skovy crops are few.
+COPIES = {
+    "Epanemu_GameDiceRecognition": 1,
+    "matteop65_Dice_Detection_Recognition": 3,
+    "nell-byler_dice_detection": 6,
+    "skovy_tensorflow-dice-model": 6,
+    "skovy_tensorflow-dice-model_crops": 5,
+}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides a training run; the same config and seed give the same model."""
+
+    seed: int = 4
+    epochs: int = 12
+    batch_size: int = 128
+    learning_rate: float = 3e-3
+    weight_decay: float = 1e-4
+    label_smoothing: float = 0.05
+    synthetic_train: int = 20000
+    synthetic_val: int = 1500
+    threads: int = 1
+    widths: tuple[int, int, int, int] = (32, 48, 96, 160)
+
+
+def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
+    """3x3 convolution, batch norm, ReLU."""
+    return [
+        nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False),
+        nn.BatchNorm2d(outputs),
+        nn.ReLU(inplace=True),
+    ]
+
+
+class FaceNet(nn.Module):
+    """A small plain CNN: 64x64 RGB crop in, 7 logits out (class 0 = not a readable face)."""
+
+    def __init__(self, widths: Sequence[int] = (32, 48, 96, 160)) -> None:
+        """Build the layers; ``widths`` are the channels at strides 2, 4, 8 and 16."""
+        super().__init__()
+        a, b, c, d = widths
+        self.features = nn.Sequential(
+            *_block(3, a, 2),
+            *_block(a, b, 2),
+            *_block(b, b, 1),
+            *_block(b, c, 2),
+            *_block(c, c, 1),
+            *_block(c, d, 2),
+            *_block(d, d, 1),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+        )
+        self.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(d, len(CLASS_NAMES)))
+
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        """Logits for a batch of crops (N, 3, 64, 64), RGB in 0..1."""
+        return self.head(self.features(image))  # type: ignore[no-any-return]
+
+
+@dataclass
+class Datasets:
+    """Training crops, validation crops per source, and counts for the model card."""
+
+    train: CropSet
+    val: dict[str, CropSet]
+    counts: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _cut_many(
+    records: Sequence[Record],
+    rng: np.random.Generator,
+    *,
+    split: Split,
+    description: str,
+) -> CropSet:
+    """Cut crops from many records with a progress bar."""
+    parts = []
+    for record in tqdm(records, desc=description, unit="photo", leave=False):
+        augment = split == "train"
+        copies = COPIES.get(record.source, 1) if augment else 1
+        parts.append(cut_crops(record, rng, copies=copies, negatives=True, augment=augment))
+    return CropSet.concat(parts)
+
+
+def _render_many(rng: np.random.Generator, count: int, *, description: str) -> CropSet:
+    """Render synthetic crops in chunks, with a progress bar."""
+    chunk = 500
+    parts = []
+    with tqdm(total=count, desc=description, unit="crop", leave=False) as bar:
+        for start in range(0, count, chunk):
+            size = min(chunk, count - start)
+            parts.append(render_crops(rng, size))
+            bar.update(size)
+    return CropSet.concat(parts)
+
+
+def build_datasets(data: Path, config: TrainConfig) -> Datasets:
+    """Cut real crops per split and render synthetic ones, all from ``config.seed``."""
+    rng = np.random.default_rng(config.seed)
+    records = load_sources(data)
+    train_records = list(iter_records(records, split="train"))
+    val_records = list(iter_records(records, split="val"))
+    real_train = _cut_many(train_records, rng, split="train", description="train crops")
+    val: dict[str, CropSet] = {}
+    for source in sorted({r.source for r in val_records}):
+        chosen = [r for r in val_records if r.source == source]
+        val[source] = _cut_many(chosen, rng, split="val", description=f"val {source[:12]}")
+    synthetic = _render_many(rng, config.synthetic_train, description="synthetic train")
+    val["synthetic"] = _render_many(rng, config.synthetic_val, description="synthetic val")
+    train_set = CropSet.concat([real_train, synthetic])
+    counts: dict[str, dict[str, Any]] = {}
+    skipped = Counter(r.source for r in records if r.known_issue)
+    for source in sorted({r.source for r in records}):
+        entry: dict[str, Any] = {"skipped_known_issue": skipped.get(source, 0)}
+        for split_name, chosen in (("train", train_records), ("val", val_records)):
+            photos = [r for r in chosen if r.source == source]
+            entry[f"{split_name}_photos"] = len(photos)
+            entry[f"{split_name}_dice"] = sum(
+                1 if r.is_crop else sum(not d.suspect for d in r.dice) for r in photos
+            )
+        counts[source] = entry
+    for name, crops in [("train (all)", train_set), *val.items()]:
+        counts.setdefault(name, {})["crops_by_class"] = np.bincount(
+            crops.labels, minlength=len(CLASS_NAMES)
+        ).tolist()
+    counts["synthetic"]["train_crops"] = len(synthetic)
+    counts["synthetic"]["val_crops"] = len(val["synthetic"])
+    return Datasets(train=train_set, val=val, counts=counts)
+
+
+def _to_tensor(images: npt.NDArray[np.uint8]) -> torch.Tensor:
+    """uint8 NHWC RGB to float NCHW in 0..1 (what ``crop_for_model`` gives)."""
+    return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def _augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Cheap per-batch augmentation: dihedral turns, colour shuffles, contrast, noise.
+
+    Pip patterns read the same turned or mirrored, and dice come in every colour, so the channels
+    are shuffled too.
+    """
+    size = batch.shape[0]
+    turns = int(torch.randint(0, 4, (1,), generator=generator))
+    batch = torch.rot90(batch, turns, dims=(2, 3))
+    if bool(torch.rand(1, generator=generator) < 0.5):
+        batch = batch.flip(3)
+    order = torch.randperm(3, generator=generator)
+    batch = batch[:, order]
+    gain = 1 + 0.25 * (torch.rand(size, 3, 1, 1, generator=generator) - 0.5)
+    contrast = 0.6 + 0.8 * torch.rand(size, 1, 1, 1, generator=generator)
+    mean = batch.mean(dim=(1, 2, 3), keepdim=True)
+    batch = (batch - mean) * contrast + mean
+    batch = batch * gain + 0.2 * (torch.rand(size, 1, 1, 1, generator=generator) - 0.5)
+    grey = torch.rand(size, 1, 1, 1, generator=generator) < 0.1
+    batch = torch.where(grey, batch.mean(dim=1, keepdim=True).expand_as(batch), batch)
+    noise = torch.randn(batch.shape, generator=generator) * 0.03
+    noisy = torch.rand(size, 1, 1, 1, generator=generator) < 0.3
+    batch = torch.where(noisy, batch + noise, batch)
+    return batch.clamp_(0.0, 1.0)
+
+
+@torch.no_grad()
+def predict(model: nn.Module, images: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
+    """Predicted classes of uint8 NHWC RGB crops."""
+    model.eval()
+    outputs = [
+        model(_to_tensor(images[start : start + 512])).argmax(1)
+        for start in range(0, len(images), 512)
+    ]
+    if not outputs:
+        return np.zeros(0, np.int64)
+    return torch.cat(outputs).numpy().astype(np.int64)
+
+
+def evaluate_crops(model: nn.Module, crops: CropSet) -> dict[str, float | int]:
+    """Accuracy on dice (classes 1..6), on class-0 crops, and dice wrongly called not-a-face."""
+    predicted = predict(model, crops.images)
+    truth = crops.labels
+    dice = truth > 0
+    negatives = ~dice
+    return {
+        "dice": int(dice.sum()),
+        "dice_accuracy": float((predicted[dice] == truth[dice]).mean()) if dice.any() else 0.0,
+        "dice_as_zero": int((predicted[dice] == 0).sum()),
+        "dice_wrong_value": int(((predicted[dice] != truth[dice]) & (predicted[dice] > 0)).sum()),
+        "negatives": int(negatives.sum()),
+        "negative_accuracy": (
+            float((predicted[negatives] == 0).mean()) if negatives.any() else 0.0
+        ),
+    }
+
+
+@dataclass
+class TrainResult:
+    """The trained model, its validation figures per source and how long training took."""
+
+    model: FaceNet
+    metrics: dict[str, dict[str, float | int]]
+    seconds: float
+    history: list[float]
+
+
+def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
+    """Train ``FaceNet`` on the training crops; the seed fixes weights, order and augmentation."""
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    generator = torch.Generator().manual_seed(config.seed)
+    model = FaceNet(config.widths)
+    images = datasets.train.images
+    labels = torch.from_numpy(datasets.train.labels)
+    steps_per_epoch = max(len(images) // config.batch_size, 1)
+    optimiser = torch.optim.AdamW(
+        model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser,
+        max_lr=config.learning_rate,
+        total_steps=steps_per_epoch * config.epochs,
+        pct_start=0.15,
+    )
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=config.label_smoothing)
+    started = time.perf_counter()
+    history: list[float] = []
+    for epoch in range(config.epochs):
+        model.train()
+        order = torch.randperm(len(images), generator=generator)
+        total = 0.0
+        bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch")
+        for step in bar:
+            index = order[step * config.batch_size : (step + 1) * config.batch_size]
+            batch = _augment(_to_tensor(images[index.numpy()]), generator)
+            loss = loss_fn(model(batch), labels[index])
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach())
+            bar.set_postfix(loss=f"{total / (step + 1):.3f}")
+        history.append(total / steps_per_epoch)
+        summary = {name: evaluate_crops(model, crops) for name, crops in datasets.val.items()}
+        tqdm.write(
+            f"epoch {epoch + 1}: loss {history[-1]:.3f}; "
+            + ", ".join(
+                f"{name[:10]} {m['dice_accuracy']:.3f}/{m['negative_accuracy']:.3f}"
+                for name, m in summary.items()
+            )
+        )
+    seconds = time.perf_counter() - started
+    metrics = {name: evaluate_crops(model, crops) for name, crops in datasets.val.items()}
+    model.eval()
+    return TrainResult(model=model, metrics=metrics, seconds=seconds, history=history)
