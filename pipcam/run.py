@@ -181,7 +181,7 @@ def find_model() -> Path:
     return candidates[0]  # the loader's error names it and says what to do
 
 
-def _make_reader(config: Config, calibration_json: dict[str, Any] | None) -> Any:
+def make_reader(config: Config, calibration_json: dict[str, Any] | None) -> Any:
     """The dice reader with the shipped model and the calibration, if any."""
     from vision.calibrate import Calibration, load_calibration
     from vision.classify import OnnxClassifier
@@ -305,7 +305,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         show(table.state_json())
         loop: CameraLoop | None = None
         if spec != "none":
-            reader = _make_reader(config, calibration)
+            reader = make_reader(config, calibration)
             loop = CameraLoop(open_source, table, reader, settle_seconds=config.settle_seconds)
             loop.start()
             stack.callback(loop.stop)
