@@ -481,6 +481,15 @@ class Game(ABC, Generic[S, OptT]):
         n = self.roll_size(state)
         return outcomes(n) if n else ()
 
+    def preview(self, state: S, action: Action) -> int:
+        """Points a legal action adds to the mover's total, shown before the player commits."""
+        if not self.is_legal(state, action):
+            raise IllegalAction(self.explain_illegal(state, action))
+        mover = self.to_move(state)
+        if mover is None:  # pragma: no cover  (no action is legal in a finished game)
+            return 0
+        return self.totals(self._apply(state, action))[mover] - self.totals(state)[mover]
+
     def is_legal(self, state: S, action: Action) -> bool:
         """Whether ``apply`` would accept the action."""
         if isinstance(action, Roll):

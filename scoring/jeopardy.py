@@ -18,6 +18,7 @@ from typing import ClassVar, Generic, TypeVar
 
 from scoring.core import JSON, Action, Bank, Game, Keep, Outcome, Phase, Roll
 from scoring.dice import FACES, Counts, Dice, contains, counts, from_counts, sub_multisets
+from scoring.errors import IllegalAction
 
 # --------------------------------------------------------------------------------------------------
 # Combination tables
@@ -364,6 +365,25 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
                 f"cannot {action}: set aside scoring dice from {shown} first (or {self.bank_word})"
             )
         return super().explain_illegal(state, action)
+
+    def preview(self, state: JeopardyState[X], action: Action) -> int:
+        """Points an action adds to the turn: a set-aside's value, or the whole turn on a bank.
+
+        >>> from scoring.games.kymppitonni import Kymppitonni
+        >>> game = Kymppitonni()
+        >>> state = game.apply(game.initial_state(["Ann"]), Roll([1, 1, 5, 2, 3, 4]))
+        >>> game.preview(state, Keep([1, 5])), game.preview(state, Bank())
+        (150, 250)
+        """
+        if not self.is_legal(state, action):
+            raise IllegalAction(self.explain_illegal(state, action))
+        if isinstance(action, Keep):
+            reading = self.table().exact(action.dice)
+            return reading.points if reading else 0
+        if isinstance(action, Bank):
+            projected = self._projected_bank(state)
+            return projected[0] if projected else 0
+        return 0
 
     # -- applying -------------------------------------------------------------------------------
 

@@ -341,14 +341,6 @@ class General(Game[GeneralState, GeneralOptions]):
             for col, bonus in zip(state.sheets[player], state.bonuses[player], strict=True)
         )
 
-    def preview(self, state: GeneralState, action: Score) -> int:
-        """How much a legal ``Score`` would add to the player's total (bonuses included)."""
-        if not self.is_legal(state, action):
-            raise IllegalAction(self.explain_illegal(state, action))
-        after = self._apply(state, action)
-        p = state.player
-        return self.totals(after)[p] - self.totals(state)[p]
-
     def _gains(self, state: GeneralState) -> list[JSON]:
         """Per column, what each box the dice may go into would add to the total now."""
         if self.phase(state) is not Phase.DECIDE:
