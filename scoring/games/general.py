@@ -14,7 +14,7 @@ from typing import Literal, NamedTuple, TypeAlias
 
 from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, option
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
-from scoring.errors import IllegalAction, InvalidAction, InvalidOption
+from scoring.errors import InvalidAction, InvalidOption
 
 CATEGORIES: tuple[str, ...] = (
     "ones",
