@@ -498,6 +498,28 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
         return self.table().best(roll).to_json()
 
 
+def doubling_kinds(max_n: int = 6) -> dict[tuple[int, int], int]:
+    """Kinds worth 1000 for three 1s and face x 100 otherwise, doubling with each further die.
+
+    >>> k = doubling_kinds()
+    >>> k[(1, 3)], k[(3, 4)], k[(6, 6)]
+    (1000, 600, 4800)
+    """
+    return {
+        (face, n): (1000 if face == 1 else 100 * face) * 2 ** (n - 3)
+        for face in range(1, 7)
+        for n in range(3, max_n + 1)
+    }
+
+
+def end_at_target(state: JeopardyState[X], target: int) -> JeopardyState[X]:
+    """The end of the Czech games: the player who has just reached the target wins at once."""
+    p = state.turn.player
+    if state.scores[p] >= target:
+        return replace(state, winners=(p,), end_reason=f"{state.players[p]} reached {target}")
+    return state
+
+
 def highest(scores: Sequence[int]) -> tuple[int, ...]:
     """The seats with the highest score (ties shared).
 

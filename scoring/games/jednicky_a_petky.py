@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 from scoring.core import JSON, option
 from scoring.errors import InvalidOption
-from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState
+from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, end_at_target
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,7 @@ class JednickyAPetky(JeopardyGame[None, JednickyAPetkyOptions]):
         return None
 
     def end_check(self, state: CzechState) -> CzechState:
-        p = state.turn.player
-        if state.scores[p] >= self.options.target:
-            reason = f"{state.players[p]} reached {self.options.target}"
-            return replace(state, winners=(p,), end_reason=reason)
-        return state
+        return end_at_target(state, self.options.target)
 
     def describe_extra(self, state: CzechState) -> dict[str, JSON]:
         return {"target": self.options.target}

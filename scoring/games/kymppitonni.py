@@ -9,7 +9,7 @@ from typing import Literal
 from scoring.core import JSON, option
 from scoring.dice import Dice
 from scoring.errors import InvalidOption
-from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, highest
+from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, doubling_kinds, highest
 
 
 @dataclass(frozen=True)
@@ -85,11 +85,7 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
     @cached_property
     def _table(self) -> CombinationTable:
         o = self.options
-        kinds: dict[tuple[int, int], int] = {}
-        for face in range(1, 7):
-            triple = 1000 if face == 1 else 100 * face
-            for n in (3, 4, 5, 6):
-                kinds[(face, n)] = triple * 2 ** (n - 3)
+        kinds = doubling_kinds()
         if o.four_twos_rule:
             # The rolls that fire the rule never reach a set-aside, and four 2s are worth nothing.
             del kinds[(2, 4)]

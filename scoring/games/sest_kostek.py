@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
 from scoring.core import JSON, option
 from scoring.dice import Dice
 from scoring.errors import InvalidOption
-from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, Turn
+from scoring.jeopardy import (
+    CombinationTable,
+    JeopardyGame,
+    JeopardyState,
+    Turn,
+    doubling_kinds,
+    end_at_target,
+)
 
 
 @dataclass(frozen=True)
@@ -53,11 +60,7 @@ class SestKostek(JeopardyGame[None, SestKostekOptions]):
     @cached_property
     def _table(self) -> CombinationTable:
         o = self.options
-        kinds: dict[tuple[int, int], int] = {}
-        for face in range(1, 7):
-            triple = 1000 if face == 1 else 100 * face
-            for n in (3, 4, 5, 6):
-                kinds[(face, n)] = triple * 2 ** (n - 3)
+        kinds = doubling_kinds()
         return CombinationTable.build(
             singles={1: 100, 5: 50},
             kinds=kinds,
@@ -91,11 +94,7 @@ class SestKostek(JeopardyGame[None, SestKostekOptions]):
         return None
 
     def end_check(self, state: SState) -> SState:
-        p = state.turn.player
-        if state.scores[p] >= self.options.target:
-            reason = f"{state.players[p]} reached {self.options.target}"
-            return replace(state, winners=(p,), end_reason=reason)
-        return state
+        return end_at_target(state, self.options.target)
 
     def describe_extra(self, state: SState) -> dict[str, JSON]:
         return {"target": self.options.target, "must_confirm": bool(state.turn.must_roll)}
