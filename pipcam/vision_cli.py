@@ -7,12 +7,14 @@ that takes the parsed arguments and returns the exit status.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import statistics
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -20,10 +22,17 @@ import cv2
 import numpy as np
 
 from vision.calibrate import Calibration, calibrate_frame, load_calibration, save_calibration
-from vision.classify import DEFAULT_MODEL, Classifier, OnnxClassifier, onnxruntime_version
+from vision.classify import (
+    DEFAULT_LOCATOR_MODEL,
+    DEFAULT_MODEL,
+    Classifier,
+    OnnxClassifier,
+    OnnxLocator,
+    onnxruntime_version,
+)
 from vision.errors import VisionError
 from vision.evaluate import ReadFn, evaluate_folder, format_report, write_confusion_png
-from vision.locate import Box, locate_dice
+from vision.locate import Box, ClassicalLocator, LearnedLocator, Locator
 from vision.preprocess import crops_for_model
 from vision.reader import DiceReader, DiceReading, Die
 from vision.source import Frame, FrameSource, make_source, read_image
@@ -31,6 +40,7 @@ from vision.synthetic import make_frame, six_dice
 
 __all__ = [
     "DEFAULT_CALIBRATION",
+    "LOCATORS",
     "add_vision_commands",
     "build_reader",
     "cmd_bench",
@@ -38,12 +48,19 @@ __all__ = [
     "cmd_eval",
     "cmd_read",
     "describe_reading",
+    "make_locator",
 ]
 
 DEFAULT_CALIBRATION = Path("calibration.json")
 
 # Frames a live camera gives while its automatic exposure settles are thrown away.
 WARMUP_FRAMES = 5
+
+LOCATORS = ("learned", "classical")
+"""The ``--locator`` choices; learned is the default when its model file exists."""
+
+SPLITS = ("all", "train", "val")
+"""The ``eval --split`` choices: every photo, or one side of the training split."""
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -62,11 +79,13 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     read.add_argument("--camera", metavar="SPEC", help="read one frame from this camera instead")
     read.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     read.add_argument("--calibration", type=Path, metavar="FILE", help="roll zone and tray colour")
+    _add_locator_options(read)
     read.set_defaults(func=cmd_read)
 
     bench = subparsers.add_parser("bench", help="time reading a synthetic frame on one thread")
     bench.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     bench.add_argument("--repeat", type=int, default=30, help="frames timed per size")
+    _add_locator_options(bench)
     bench.set_defaults(func=cmd_bench)
 
     calibrate = subparsers.add_parser("calibrate", help="learn the empty tray's zone and colour")
@@ -84,7 +103,46 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         help="where the confusion-matrix PNGs go",
     )
     evaluate.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
+    evaluate.add_argument(
+        "--split",
+        choices=SPLITS,
+        default="all",
+        help="only the photos the training code puts in this split (val: never trained on)",
+    )
+    _add_locator_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
+
+
+def _add_locator_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--locator",
+        choices=LOCATORS,
+        default=None,
+        help="how dice are found (default: learned if its model exists, else classical)",
+    )
+    parser.add_argument(
+        "--locator-model",
+        type=Path,
+        default=DEFAULT_LOCATOR_MODEL,
+        metavar="PATH",
+        help="learned locator model (ONNX)",
+    )
+
+
+def make_locator(kind: str | None = None, model: Path | str = DEFAULT_LOCATOR_MODEL) -> Locator:
+    """Return the locator named by ``--locator``.
+
+    None means learned if ``model`` exists or was named (so a wrong path is an error, not a silent
+    fallback), else classical.
+    """
+    if kind is None:
+        named = Path(model) != DEFAULT_LOCATOR_MODEL
+        kind = "learned" if named or Path(model).is_file() else "classical"
+    if kind == "classical":
+        return ClassicalLocator()
+    if kind != "learned":
+        raise ValueError(f"unknown locator {kind!r}; choose one of {', '.join(LOCATORS)}")
+    return LearnedLocator(OnnxLocator(model, threads=1))
 
 
 def build_reader(
@@ -92,13 +150,22 @@ def build_reader(
     calibration: Calibration | None = None,
     *,
     classifier: Classifier | None = None,
+    locator: Locator | None = None,
 ) -> DiceReader:
-    """Return a reader with the ONNX model (one thread) and the calibration, if any."""
+    """Return a reader with the ONNX model (one thread), the locator and the calibration."""
     if classifier is None:
         classifier = OnnxClassifier(model, threads=1)
+    if locator is None:
+        locator = make_locator()
     if calibration is None:
-        return DiceReader(classifier)
-    return DiceReader(classifier, zone=calibration.zone, tray=calibration.tray)
+        return DiceReader(classifier, locator=locator)
+    return DiceReader(classifier, locator=locator, zone=calibration.zone, tray=calibration.tray)
+
+
+def _reader_from(args: argparse.Namespace, calibration: Calibration | None = None) -> DiceReader:
+    """The reader the command line asks for (raises VisionError when a model cannot load)."""
+    locator = make_locator(args.locator, args.locator_model)
+    return build_reader(args.model, calibration, locator=locator)
 
 
 def _die_text(die: Die) -> str:
@@ -149,7 +216,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         return 2
     try:
         calibration = load_calibration(args.calibration) if args.calibration else None
-        reader = build_reader(args.model, calibration)
+        reader = _reader_from(args, calibration)
     except VisionError as err:
         _error("read", str(err))
         return 1
@@ -197,21 +264,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """``pipcam bench``: median milliseconds per frame (locate + classify) on one thread."""
     cv2.setNumThreads(1)
     try:
-        reader = build_reader(args.model)
+        reader = _reader_from(args)
     except VisionError as err:
         _error("bench", str(err))
         return 1
     _write(
         sys.stdout,
         f"onnxruntime {onnxruntime_version()}, OpenCV {cv2.__version__}, numpy {np.__version__};"
-        f" one thread",
+        f" one thread; {type(reader.locator).__name__}",
     )
     for width, height in ((1280, 960), (3280, 2464)):
         dice = six_dice(width, height, seed=1)
         frame = make_frame(width, height, dice, tray="green", seed=1)
-        located = locate_dice(frame)
-        boxes = [d.box for d in located]
-        locate_ms, _ = _median_ms(functools.partial(locate_dice, frame), args.repeat)
+        boxes = [d.box for d in reader.locate(frame)]
+        locate_ms, _ = _median_ms(functools.partial(reader.locate, frame), args.repeat)
         classify_ms, _ = _median_ms(
             functools.partial(_classify_boxes, reader.classifier, frame, boxes), args.repeat
         )
@@ -261,19 +327,54 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _box_reader(reader: DiceReader) -> ReadFn:
-    """Adapt the reader to evaluate_folder: every die found, value None when it was not read."""
+    """Adapt the reader to evaluate_folder: every die found, value None unless it is ``ok``.
+
+    An uncertain or cocked die is one the table would ask the players about, so it counts as
+    found but not read, never as its best guess.
+    """
 
     def read(frame: Frame) -> Sequence[tuple[int | None, Box]]:
         reading = reader.read(frame)
-        return [(d.value, d.box) for d in reading.dice + reading.set_aside]
+        return [
+            (d.value if d.status == "ok" else None, d.box) for d in reading.dice + reading.set_aside
+        ]
 
     return read
+
+
+@contextlib.contextmanager
+def _only_split(folder: Path, split: str) -> Iterator[Path]:
+    """A folder with the photos of ``folder`` in ``split`` (by the training code's own rule).
+
+    The photos are linked, not copied; the folder lives as long as the ``with`` block.
+    """
+    if split == "all":
+        yield folder
+        return
+    from vision.train.data import split_of
+
+    source = folder.resolve().name
+    kept = []
+    for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if split_of(source, str(record["image"]), record.get("split")) == split:
+            kept.append(line)
+    with tempfile.TemporaryDirectory(prefix="pipcam-eval-") as tmp:
+        view = Path(tmp) / source
+        view.mkdir()
+        for entry in folder.resolve().iterdir():
+            if entry.name != "labels.jsonl":
+                (view / entry.name).symlink_to(entry)
+        (view / "labels.jsonl").write_text("".join(f"{line}\n" for line in kept), "utf-8")
+        yield view
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """``pipcam eval``: per-folder recall, precision, exact rolls and confusion matrix (PNG)."""
     try:
-        reader = build_reader(args.model)
+        reader = _reader_from(args)
     except VisionError as err:
         _error("eval", str(err))
         return 1
@@ -281,13 +382,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     read = _box_reader(reader)
     for folder in args.dirs:
         try:
-            report = evaluate_folder(folder, read)
-        except (OSError, ValueError) as err:
+            with _only_split(Path(folder), args.split) as view:
+                report = evaluate_folder(view, read)
+        except (OSError, ValueError, KeyError) as err:
             _error("eval", f"{folder}: {err}")
             status = 1
             continue
+        # The report names the folder asked for, not the temporary view of one split.
+        report.folder = Path(folder)
         _write(sys.stdout, format_report(report))
-        png = args.png_dir / f"{Path(folder).resolve().name}-confusion.png"
+        suffix = "" if args.split == "all" else f"-{args.split}"
+        png = args.png_dir / f"{Path(folder).resolve().name}{suffix}-confusion.png"
         png.parent.mkdir(parents=True, exist_ok=True)
         write_confusion_png(report, png)
         _write(sys.stdout, f"confusion matrix written to {png}")

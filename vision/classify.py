@@ -1,4 +1,8 @@
-"""The face model: crops in, class probabilities out. The only module that imports onnxruntime."""
+"""Every onnxruntime session: the face model and the learned locator. Nothing else imports it.
+
+The face model turns crops into class probabilities; the locator turns a scaled frame into a
+heatmap of die centres and box sizes (decoded by :mod:`vision.detect`).
+"""
 
 from __future__ import annotations
 
@@ -14,10 +18,12 @@ from vision.errors import ModelLoadError
 
 __all__ = [
     "CLASSES",
+    "DEFAULT_LOCATOR_MODEL",
     "DEFAULT_MODEL",
     "Classifier",
     "FakeClassifier",
     "OnnxClassifier",
+    "OnnxLocator",
     "onnxruntime_version",
     "softmax",
 ]
@@ -27,6 +33,9 @@ CLASSES = 7
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "dice_faces.onnx"
 """Where the shipped face model lives in the source tree."""
+
+DEFAULT_LOCATOR_MODEL = DEFAULT_MODEL.parent / "dice_locator.onnx"
+"""Where the shipped learned locator lives in the source tree."""
 
 Crops = npt.NDArray[np.float32]
 Probabilities = npt.NDArray[np.float32]
@@ -58,37 +67,45 @@ def onnxruntime_version() -> str:
     return str(onnxruntime.__version__)
 
 
+def _session(path: Path, threads: int, *, what: str, missing: str, damaged: str) -> Any:
+    """Open an onnxruntime CPU session on ``threads`` threads; errors name the file."""
+    import onnxruntime
+
+    if not path.is_file():
+        raise ModelLoadError(f"{what} {str(path)!r} not found: {missing}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    options = onnxruntime.SessionOptions()
+    # Set both explicitly: by default onnxruntime spreads over every core, which on a Pi also
+    # runs the camera and the web server, and makes timings depend on the machine.
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return onnxruntime.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as err:  # onnxruntime raises its own untyped errors for bad files
+        raise ModelLoadError(
+            f"cannot load {what} {str(path)!r}: {err}; the file is damaged or not an"
+            f" ONNX model: {damaged}"
+        ) from err
+
+
 class OnnxClassifier:
     """The ONNX face model run by onnxruntime on the CPU with a fixed number of threads."""
 
     def __init__(self, model_path: str | os.PathLike[str] = DEFAULT_MODEL, *, threads: int = 1):
         """Load the model; raise :class:`ModelLoadError` naming the file and what to do."""
-        import onnxruntime
-
         self.path = Path(model_path)
-        if not self.path.is_file():
-            raise ModelLoadError(
-                f"face model {str(self.path)!r} not found: pass --model PATH, or restore"
-                f" models/dice_faces.onnx from the repository"
-            )
-        if threads < 1:
-            raise ValueError(f"threads must be at least 1, got {threads}")
-        options = onnxruntime.SessionOptions()
-        # Set both explicitly: by default onnxruntime spreads over every core, which on a Pi also
-        # runs the camera and the web server, and makes timings depend on the machine.
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        try:
-            self._session = onnxruntime.InferenceSession(
-                str(self.path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as err:  # onnxruntime raises its own untyped errors for bad files
-            raise ModelLoadError(
-                f"cannot load face model {str(self.path)!r}: {err}; the file is damaged or not an"
-                f" ONNX model: restore models/dice_faces.onnx or retrain it (vision/train)"
-            ) from err
+        self._session = _session(
+            self.path,
+            threads,
+            what="face model",
+            missing="pass --model PATH, or restore models/dice_faces.onnx from the repository",
+            damaged="restore models/dice_faces.onnx or retrain it (vision/train)",
+        )
         inputs = {i.name: i for i in self._session.get_inputs()}
         outputs = {o.name: o for o in self._session.get_outputs()}
         if "image" not in inputs or "logits" not in outputs:
@@ -127,6 +144,51 @@ class OnnxClassifier:
     def predict(self, crops: Crops) -> Probabilities:
         """Return (N, 7) softmax probabilities for ``crops``."""
         return softmax(self.logits(crops))
+
+
+class OnnxLocator:
+    """The learned locator's ONNX session: a scaled frame in, centre heatmap and boxes out."""
+
+    def __init__(
+        self, model_path: str | os.PathLike[str] = DEFAULT_LOCATOR_MODEL, *, threads: int = 1
+    ):
+        """Load the model; raise :class:`ModelLoadError` naming the file and what to do."""
+        self.path = Path(model_path)
+        self._session = _session(
+            self.path,
+            threads,
+            what="locator model",
+            missing="pass --locator-model PATH or --locator classical, or restore"
+            " models/dice_locator.onnx from the repository",
+            damaged="restore models/dice_locator.onnx or retrain it"
+            " (python -m vision.train.locator)",
+        )
+        inputs = {i.name for i in self._session.get_inputs()}
+        outputs = {o.name for o in self._session.get_outputs()}
+        if inputs != {"image"} or not {"heatmap", "boxes"} <= outputs:
+            raise ModelLoadError(
+                f"locator model {str(self.path)!r} has inputs {sorted(inputs)} and outputs"
+                f" {sorted(outputs)}; expected input 'image' and outputs 'heatmap' and 'boxes'"
+            )
+
+    def __repr__(self) -> str:
+        return f"OnnxLocator({str(self.path)!r})"
+
+    def run(
+        self, image: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Return heatmap logits (1, 1, h, w) and boxes (1, 4, h, w) for a (1, 3, H, W) input."""
+        heat, boxes = self._session.run(
+            ["heatmap", "boxes"], {"image": np.ascontiguousarray(image, dtype=np.float32)}
+        )
+        heat = np.asarray(heat, dtype=np.float32)
+        boxes = np.asarray(boxes, dtype=np.float32)
+        if heat.ndim != 4 or boxes.ndim != 4 or heat.shape[1] != 1 or boxes.shape[1] != 4:
+            raise ModelLoadError(
+                f"locator model {str(self.path)!r} returned heatmap {heat.shape} and boxes"
+                f" {boxes.shape}; expected (1, 1, h, w) and (1, 4, h, w)"
+            )
+        return heat, boxes
 
 
 class FakeClassifier:

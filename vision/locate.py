@@ -1,8 +1,11 @@
-"""Where the dice are: classical OpenCV on a downscaled frame, boxes in full-frame pixels.
+"""Where the dice are: a :class:`Locator` answers boxes in full-frame pixels.
 
-A die is anything that stands out from the tray: its colour is far from the tray's (learnt from the
-empty tray at calibration, else the frame's dominant colour). Touching dice are split by their
-expected size; a footprint that is not square, or that overlaps another die, marks a cocked die.
+Two locators share the protocol. :class:`LearnedLocator` runs the trained centre-heatmap net
+(``models/dice_locator.onnx``, through :class:`vision.classify.OnnxLocator`) on a 320 px copy of the
+frame. :class:`ClassicalLocator` is plain OpenCV: a die is anything that stands out from the tray,
+its colour far from the tray's (learnt from the empty tray at calibration, else the frame's dominant
+colour); touching dice are split by their expected size. For both, a footprint that is not square,
+or that overlaps another die, marks a cocked die.
 """
 
 from __future__ import annotations
@@ -10,18 +13,26 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.detect import decode, locator_input
+
 __all__ = [
     "DEFAULT_LOCATOR",
+    "ClassicalLocator",
+    "HeatmapModel",
+    "LearnedLocator",
     "LocatedDie",
+    "Locator",
     "LocatorOptions",
     "TrayColour",
     "downscale",
     "foreground_mask",
+    "footprint",
     "locate_dice",
     "tray_colour",
 ]
@@ -340,21 +351,195 @@ def locate_dice(
                 continue
             part = _rotated_rect(points)
             found.append((part, _aspect(part) > options.cocked_aspect))
-    # A die lying flat cannot overlap another seen from above; when footprints overlap, the more
-    # elongated one is leaning on the other.
     cocked = [c for _, c in found]
-    for i, (a, _) in enumerate(found):
-        for j in range(i + 1, len(found)):
-            b = found[j][0]
-            if _overlaps(a, b, 0.08 * die_area):
-                ai, aj = _aspect(a), _aspect(b)
-                if ai >= aj - 0.05:
-                    cocked[i] = True
-                if aj >= ai - 0.05:
-                    cocked[j] = True
+    _mark_overlapping([r for r, _ in found], cocked, 0.08 * die_area)
     dice = []
     for (rect, _), is_cocked in zip(found, cocked, strict=True):
         box, full = _to_frame(rect, factor, width, height)
         dice.append(LocatedDie(box=box, rect=full, cocked=is_cocked))
     dice.sort(key=lambda d: (d.box[1] // max(int(side / factor), 1), d.box[0]))
     return dice
+
+
+def _mark_overlapping(rects: Sequence[RotatedRect], cocked: list[bool], min_area: float) -> None:
+    """A die lying flat cannot overlap another seen from above: the more elongated one leans."""
+    for i, a in enumerate(rects):
+        for j in range(i + 1, len(rects)):
+            b = rects[j]
+            if _overlaps(a, b, min_area):
+                ai, aj = _aspect(a), _aspect(b)
+                if ai >= aj - 0.05:
+                    cocked[i] = True
+                if aj >= ai - 0.05:
+                    cocked[j] = True
+
+
+class Locator(Protocol):
+    """Anything that finds the dice in a frame (boxes and footprints in frame pixels)."""
+
+    def locate(
+        self, frame: Frame, *, zone: Box | None = None, tray: TrayColour | None = None
+    ) -> list[LocatedDie]:
+        """Return the dice in ``frame``; ``zone`` is the roll zone in pixels, ``tray`` its colour.
+
+        Dice outside the zone are returned too (the reader sets them aside).
+        """
+        ...
+
+
+class ClassicalLocator:
+    """OpenCV only: dice are what stands out from the tray's colour (:func:`locate_dice`)."""
+
+    def __init__(self, options: LocatorOptions = DEFAULT_LOCATOR) -> None:
+        """Keep the tuning options."""
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"ClassicalLocator({self.options!r})"
+
+    def locate(
+        self, frame: Frame, *, zone: Box | None = None, tray: TrayColour | None = None
+    ) -> list[LocatedDie]:
+        """Return the dice in ``frame``, in the zone and on the table around it.
+
+        With a roll zone smaller than the frame, the zone and the table around it are searched
+        apart, each against its own colour: seen against the tray, the whole table is one blob.
+        """
+        height, width = frame.shape[:2]
+        if zone is None or zone == (0, 0, width, height):
+            return locate_dice(frame, tray=tray, options=self.options)
+        x0, y0, x1, y1 = zone
+
+        def in_zone(die: LocatedDie) -> bool:
+            cx, cy = die.centre
+            return x0 <= cx <= x1 and y0 <= cy <= y1
+
+        inside = [d for d in locate_dice(frame, tray=tray, options=self.options) if in_zone(d)]
+        around = frame.copy()
+        outside = np.ones((height, width), bool)
+        outside[y0:y1, x0:x1] = False
+        # Painting the zone in the table's colour leaves only the table for the second search.
+        around[y0:y1, x0:x1] = np.median(frame[outside][::7], axis=0).astype(np.uint8)
+        aside = [d for d in locate_dice(around, options=self.options) if not in_zone(d)]
+        return inside + aside
+
+
+class HeatmapModel(Protocol):
+    """The learned locator's network: (1, 3, H, W) RGB in, heatmap logits and boxes out."""
+
+    def run(
+        self, image: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Return heatmap logits (1, 1, h, w) and boxes (1, 4, h, w) at stride 4."""
+        ...
+
+
+def footprint(
+    frame: Frame, box: Box, *, work: int = 48, min_contrast: float = 6.0
+) -> RotatedRect | None:
+    """The rotated rectangle of the die around ``box``, from its colour against its surround.
+
+    A window 1.5 times the box, shrunk to ``work`` pixels, is split by Otsu's threshold on the
+    colour distance from the window's border; the blob under the box centre is the die. None when
+    no blob is there, or nothing in the window is ``min_contrast`` (Lab units) from the border.
+    Shadows only darken the surround, so lightness counts less than colour.
+    """
+    height, width = frame.shape[:2]
+    x0, y0, x1, y1 = box
+    bw, bh = max(x1 - x0, 1), max(y1 - y0, 1)
+    wx0, wy0 = max(int(x0 - bw / 4), 0), max(int(y0 - bh / 4), 0)
+    wx1, wy1 = min(int(x1 + bw / 4) + 1, width), min(int(y1 + bh / 4) + 1, height)
+    if wx1 - wx0 < 4 or wy1 - wy0 < 4:
+        return None
+    scale = min(1.0, work / max(wx1 - wx0, wy1 - wy0))
+    size = (max(int(round((wx1 - wx0) * scale)), 4), max(int(round((wy1 - wy0) * scale)), 4))
+    window = cv2.resize(frame[wy0:wy1, wx0:wx1], size, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(window, cv2.COLOR_BGR2LAB).astype(np.float32)
+    border = np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]])
+    background = np.median(border, axis=0)
+    distance = np.sqrt((((lab - background) ** 2) * np.array([0.3, 1.0, 1.0], np.float32)).sum(-1))
+    scaled = np.clip(distance * 4, 0, 255).astype(np.uint8)
+    level, mask = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if level < min_contrast * 4:
+        # Otsu splits any window in two; on bare tray the two halves are only its texture.
+        return None
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), np.uint8)
+    count, labels = cv2.connectedComponents(mask)
+    cx = int(((x0 + x1) / 2 - wx0) * scale)
+    cy = int(((y0 + y1) / 2 - wy0) * scale)
+    cx, cy = min(max(cx, 0), size[0] - 1), min(max(cy, 0), size[1] - 1)
+    # The box centre can fall on a pip of the tray's colour: vote over the box's middle instead.
+    r = max(int(min(bw, bh) * scale / 4), 1)
+    middle = labels[max(cy - r, 0) : cy + r + 1, max(cx - r, 0) : cx + r + 1]
+    votes = np.bincount(middle.ravel(), minlength=count)
+    votes[0] = 0
+    best = int(votes.argmax())
+    if count < 2 or votes[best] == 0:
+        return None
+    ys, xs = np.nonzero(labels == best)
+    points = np.column_stack([xs, ys]).astype(np.float32)
+    (rx, ry), (rw, rh), angle = _rotated_rect(points)
+    inv = 1.0 / scale
+    # +0.5: a pixel index is the pixel's corner; its centre is half a pixel further.
+    return (
+        ((rx + 0.5) * inv + wx0 - 0.5, (ry + 0.5) * inv + wy0 - 0.5),
+        ((rw + 1) * inv, (rh + 1) * inv),
+        angle,
+    )
+
+
+class LearnedLocator:
+    """The trained centre-heatmap locator; leaning dice are told by their footprint."""
+
+    def __init__(
+        self,
+        model: HeatmapModel,
+        *,
+        threshold: float = 0.4,
+        options: LocatorOptions = DEFAULT_LOCATOR,
+    ) -> None:
+        """Use ``model``; a die is a heatmap peak of at least ``threshold`` (0..1).
+
+        ``options.cocked_aspect`` says how elongated a footprint marks a leaning die.
+        """
+        self.model = model
+        self.threshold = threshold
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"LearnedLocator({self.model!r}, threshold={self.threshold})"
+
+    def locate(
+        self,
+        frame: Frame,
+        *,
+        zone: Box | None = None,  # noqa: ARG002  (the net looks at the whole frame)
+        tray: TrayColour | None = None,  # noqa: ARG002  (and needs no tray colour)
+    ) -> list[LocatedDie]:
+        """Return the dice the net finds anywhere in ``frame``, most certain first."""
+        height, width = frame.shape[:2]
+        tensor, factor = locator_input(frame)
+        heat, size = self.model.run(tensor)
+        found = decode(
+            heat, size, factor=factor, threshold=self.threshold, frame_shape=(height, width)
+        )
+        boxes: list[Box] = []
+        rects: list[RotatedRect] = []
+        for f in found:
+            x0, y0, x1, y1 = f.box
+            box = (int(math.floor(x0)), int(math.floor(y0)), int(math.ceil(x1)), int(math.ceil(y1)))
+            if box[2] - box[0] < 2 or box[3] - box[1] < 2:
+                continue
+            rect = footprint(frame, box)
+            if rect is None:
+                rect = (((x0 + x1) / 2, (y0 + y1) / 2), (x1 - x0, y1 - y0), 0.0)
+            boxes.append(box)
+            rects.append(rect)
+        cocked = [_aspect(r) > self.options.cocked_aspect for r in rects]
+        sides = sorted(min(r[1]) for r in rects)
+        side = sides[len(sides) // 2] if sides else 0.0
+        _mark_overlapping(rects, cocked, 0.08 * side * side)
+        return [
+            LocatedDie(box=box, rect=rect, cocked=is_cocked)
+            for box, rect, is_cocked in zip(boxes, rects, cocked, strict=True)
+        ]

@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.classify import CLASSES, DEFAULT_MODEL, FakeClassifier, OnnxClassifier, softmax
+from vision.classify import (
+    CLASSES,
+    DEFAULT_LOCATOR_MODEL,
+    DEFAULT_MODEL,
+    FakeClassifier,
+    OnnxClassifier,
+    OnnxLocator,
+    softmax,
+)
 from vision.errors import ModelLoadError
 
 Weights = tuple[np.ndarray, np.ndarray]
@@ -130,3 +138,62 @@ def test_shipped_model_loads_with_the_contract_shapes() -> None:
     probs = classifier.predict(_crops(3))
     assert probs.shape == (3, CLASSES)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+
+
+# --- The learned locator's session: the same loading rules, its own names and shapes.
+
+
+def test_missing_locator_model_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "missing.onnx"
+    with pytest.raises(ModelLoadError) as err:
+        OnnxLocator(path)
+    assert str(err.value) == (
+        f"locator model {str(path)!r} not found: pass --locator-model PATH or --locator"
+        " classical, or restore models/dice_locator.onnx from the repository"
+    )
+
+
+def test_damaged_locator_model_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.onnx"
+    path.write_bytes(b"\x08\x07 this is not protobuf")
+    with pytest.raises(ModelLoadError) as err:
+        OnnxLocator(path)
+    message = str(err.value)
+    assert message.startswith(f"cannot load locator model {str(path)!r}: ")
+    assert message.endswith(
+        "the file is damaged or not an ONNX model: restore models/dice_locator.onnx or retrain it"
+        " (python -m vision.train.locator)"
+    )
+
+
+def test_a_face_model_is_no_locator(tiny_model: Path) -> None:
+    with pytest.raises(ModelLoadError) as err:
+        OnnxLocator(tiny_model)
+    assert str(err.value) == (
+        f"locator model {str(tiny_model)!r} has inputs ['image'] and outputs ['logits'];"
+        " expected input 'image' and outputs 'heatmap' and 'boxes'"
+    )
+
+
+def test_zero_locator_threads_are_refused(tiny_model: Path) -> None:
+    with pytest.raises(ValueError, match="threads must be at least 1, got 0"):
+        OnnxLocator(tiny_model, threads=0)
+
+
+shipped_locator = pytest.mark.skipif(
+    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
+)
+
+
+@shipped_locator
+@pytest.mark.parametrize(("height", "width"), [(240, 320), (320, 224)])
+def test_shipped_locator_answers_a_stride_four_grid_on_one_thread(height: int, width: int) -> None:
+    locator = OnnxLocator(DEFAULT_LOCATOR_MODEL)
+    options = locator._session.get_session_options()
+    assert (options.intra_op_num_threads, options.inter_op_num_threads) == (1, 1)
+    heat, boxes = locator.run(np.full((1, 3, height, width), 0.5, np.float32))
+    assert heat.shape == (1, 1, height // 4, width // 4)
+    assert boxes.shape == (1, 4, height // 4, width // 4)
+    assert heat.dtype == boxes.dtype == np.float32
+    # A flat grey frame holds no die: no cell of the heatmap is above the decoding threshold.
+    assert float(1 / (1 + np.exp(-heat.max()))) < 0.4

@@ -6,11 +6,23 @@ from collections.abc import Sequence
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.locate import LocatedDie, LocatorOptions, downscale, locate_dice, tray_colour
+from vision.classify import DEFAULT_LOCATOR_MODEL, OnnxLocator
+from vision.detect import locator_input
+from vision.locate import (
+    ClassicalLocator,
+    LearnedLocator,
+    LocatedDie,
+    LocatorOptions,
+    downscale,
+    footprint,
+    locate_dice,
+    tray_colour,
+)
 from vision.source import as_bgr
 from vision.synthetic import (
     TRAYS,
@@ -20,8 +32,10 @@ from vision.synthetic import (
     make_tray,
     six_dice,
 )
+from vision.train.heatmap import encode
 
 Box = tuple[int, int, int, int]
+Array = npt.NDArray[np.float32]
 
 
 def _iou(a: Sequence[int], b: Sequence[int]) -> float:
@@ -166,3 +180,128 @@ def test_dice_on_a_tray_ringed_by_a_table_of_another_colour_are_found() -> None:
     moved = [DieSpec(d.value, d.cx + 160, d.cy + 120, d.side, d.angle) for d in dice]
     assert len(found) == 6
     assert min(_match(found, moved)) > 0.8
+
+
+# --- The classical locator behind the Locator protocol: a roll zone splits the search.
+
+
+def test_classical_locator_finds_dice_in_the_zone_and_on_the_table_beside_it() -> None:
+    frame = make_tray(1280, 960, colour="brown", seed=2)
+    frame[:, 384:] = make_tray(896, 960, colour="green", seed=3)
+    inside = [DieSpec(3, 700, 300, 80), DieSpec(6, 1000, 700, 80, angle=25)]
+    aside = [DieSpec(1, 150, 250, 80), DieSpec(5, 200, 700, 80, angle=40)]
+    for spec in inside + aside:
+        draw_die(frame, spec)
+    found = ClassicalLocator().locate(frame, zone=(384, 0, 1280, 960))
+    assert len(found) == 4
+    assert min(_match(found, inside + aside)) > 0.7
+
+
+# --- The learned locator with a stand-in network that answers given boxes.
+
+
+class _BoxesNet:
+    """A heatmap model that answers fixed dice (boxes in frame pixels) for one frame size."""
+
+    def __init__(self, boxes: Sequence[tuple[float, float, float, float]], shape: tuple[int, int]):
+        _, factor = locator_input(np.zeros((*shape, 3), np.uint8))
+        scaled = [tuple(v / factor for v in box) for box in boxes]
+        self.tensor_shape = locator_input(np.zeros((*shape, 3), np.uint8))[0].shape
+        heat, size, _ = encode([(b[0], b[1], b[2], b[3]) for b in scaled], *self.tensor_shape[2:])
+        clipped = np.clip(heat, 1e-4, 1 - 1e-4)
+        self.heat = np.log(clipped / (1 - clipped))[None].astype(np.float32)
+        self.size = size[None]
+        self.seen: list[tuple[int, ...]] = []
+
+    def run(self, image: Array) -> tuple[Array, Array]:
+        self.seen.append(image.shape)
+        return self.heat, self.size
+
+
+def test_learned_locator_returns_the_nets_boxes_in_frame_pixels() -> None:
+    dice = six_dice(1280, 960, seed=5)
+    frame = make_frame(1280, 960, dice, tray="grey", seed=5)
+    net = _BoxesNet([d.box for d in dice], frame.shape[:2])
+    found = LearnedLocator(net).locate(frame)
+    assert net.seen == [(1, 3, 240, 320)]
+    assert len(found) == 6
+    assert min(_match(found, dice)) > 0.8
+    assert not any(d.cocked for d in found)
+
+
+def test_learned_locator_tells_a_leaning_die_by_its_footprint() -> None:
+    flat = [DieSpec(2, 300, 300, 90, angle=10), DieSpec(5, 700, 600, 90, angle=50)]
+    leaning = [DieSpec(4, 1000, 300, 90, angle=15)]
+    frame = make_frame(1280, 960, flat, cocked=leaning, tray="brown")
+    # The net boxes the leaning die as a plain square: only its footprint shows it leans.
+    net = _BoxesNet([d.box for d in flat + leaning], frame.shape[:2])
+    found = LearnedLocator(net).locate(frame)
+    assert len(found) == 3
+    cocked = [d for d in found if d.cocked]
+    assert len(cocked) == 1
+    assert _iou(cocked[0].box, leaning[0].box) > 0.4
+
+
+def test_learned_locator_calls_a_die_leaning_on_another_cocked() -> None:
+    flat = DieSpec(3, 300, 240, 80)
+    leaning = DieSpec(6, 300 + 80 + 5, 240, 80, angle=90)
+    frame = make_frame(640, 480, [flat], cocked=[leaning], tray="green")
+    found = LearnedLocator(_BoxesNet([flat.box, leaning.box], frame.shape[:2])).locate(frame)
+    assert len(found) == 2
+    by_x = sorted(found, key=lambda d: d.centre[0])
+    assert by_x[1].cocked
+
+
+def test_a_net_that_sees_nothing_finds_nothing() -> None:
+    frame = make_tray(640, 480, colour="grey", seed=1)
+    assert LearnedLocator(_BoxesNet([], frame.shape[:2])).locate(frame) == []
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, 45.0, 70.0])
+def test_footprint_of_a_flat_die_is_square_whatever_its_turn(angle: float) -> None:
+    spec = DieSpec(5, 320, 240, 90, angle=angle)
+    frame = make_frame(640, 480, [spec], tray="green")
+    rect = footprint(frame, spec.box)
+    assert rect is not None
+    (cx, cy), (w, h), _ = rect
+    assert (cx, cy) == pytest.approx((320, 240), abs=4)
+    assert max(w, h) / min(w, h) < 1.15
+    assert min(w, h) == pytest.approx(90, rel=0.12)
+
+
+def test_footprint_of_bare_tray_is_none() -> None:
+    assert footprint(make_tray(640, 480, colour="grey", seed=2), (300, 200, 380, 280)) is None
+
+
+# --- The shipped learned locator on synthetic frames (the network itself).
+
+shipped_locator = pytest.mark.skipif(
+    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
+)
+
+
+@pytest.fixture(scope="module")
+def learned() -> LearnedLocator:
+    return LearnedLocator(OnnxLocator(DEFAULT_LOCATOR_MODEL))
+
+
+@shipped_locator
+@pytest.mark.parametrize("tray", sorted(TRAYS))
+@pytest.mark.parametrize("size", [(1280, 960), (3280, 2464)])
+def test_shipped_locator_finds_six_dice_and_nothing_on_an_empty_tray(
+    tray: str, size: tuple[int, int], learned: LearnedLocator
+) -> None:
+    dice = six_dice(*size, seed=2)
+    found = learned.locate(make_frame(*size, dice, tray=tray, seed=2))
+    assert len(found) == 6
+    assert min(_match(found, dice)) > 0.6
+    assert learned.locate(make_tray(*size, colour=tray, seed=7)) == []
+
+
+@shipped_locator
+def test_shipped_locator_finds_a_leaning_die_and_calls_it_cocked(learned: LearnedLocator) -> None:
+    flat = [DieSpec(2, 300, 300, 90, angle=10), DieSpec(5, 700, 600, 90, angle=50)]
+    leaning = [DieSpec(4, 1000, 300, 90, angle=15)]
+    found = learned.locate(make_frame(1280, 960, flat, cocked=leaning, tray="brown"))
+    assert len(found) == 3
+    assert [_iou(d.box, leaning[0].box) > 0.4 for d in found if d.cocked] == [True]

@@ -1,4 +1,7 @@
-"""DiceReader on synthetic frames with fake classifiers: values, statuses, zone, no phantoms."""
+"""DiceReader on synthetic frames with fake classifiers: values, statuses, zone, no phantoms.
+
+Every reading test runs with both locators: the learned one (shipped model) and the classical one.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +11,26 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from vision.classify import DEFAULT_MODEL, FakeClassifier, OnnxClassifier
+from vision.classify import DEFAULT_LOCATOR_MODEL, DEFAULT_MODEL, FakeClassifier, OnnxClassifier
+from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
-from vision.reader import DiceReader, DiceReading, Die, Zone
+from vision.reader import DiceReader, DiceReading, Die, Zone, default_locator
 from vision.synthetic import TRAYS, DieSpec, make_frame, make_tray, six_dice
 
 Crop = npt.NDArray[np.float32]
+Frame = npt.NDArray[np.uint8]
+
+learned_model = pytest.mark.skipif(
+    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
+)
+
+
+@pytest.fixture(
+    params=[pytest.param("learned", marks=learned_model), pytest.param("classical")],
+)
+def locator(request: pytest.FixtureRequest) -> Locator:
+    """Each locator in turn: the shipped learned one and the classical one."""
+    return default_locator() if request.param == "learned" else ClassicalLocator()
 
 
 def _values(reading: DiceReading) -> list[int | None]:
@@ -22,9 +39,13 @@ def _values(reading: DiceReading) -> list[int | None]:
 
 @pytest.mark.parametrize("tray", sorted(TRAYS))
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_six_dice_read_right(tray: str, seed: int, pip_classifier: FakeClassifier) -> None:
+def test_six_dice_read_right(
+    tray: str, seed: int, pip_classifier: FakeClassifier, locator: Locator
+) -> None:
     dice = six_dice(1280, 960, seed=seed)
-    reading = DiceReader(pip_classifier).read(make_frame(1280, 960, dice, tray=tray, seed=seed))
+    reading = DiceReader(pip_classifier, locator=locator).read(
+        make_frame(1280, 960, dice, tray=tray, seed=seed)
+    )
     assert reading.status == "settled"
     assert _values(reading) == sorted(d.value for d in dice)
     assert all(d.status == "ok" for d in reading.dice)
@@ -34,18 +55,22 @@ def test_six_dice_read_right(tray: str, seed: int, pip_classifier: FakeClassifie
 
 @pytest.mark.parametrize("tray", sorted(TRAYS))
 def test_empty_tray_reads_empty_and_asks_the_model_nothing(
-    tray: str, pip_classifier: FakeClassifier
+    tray: str, pip_classifier: FakeClassifier, locator: Locator
 ) -> None:
-    reading = DiceReader(pip_classifier).read(make_tray(1280, 960, colour=tray, seed=3))
+    reading = DiceReader(pip_classifier, locator=locator).read(
+        make_tray(1280, 960, colour=tray, seed=3)
+    )
     assert reading == DiceReading(status="empty", dice=(), set_aside=())
     assert pip_classifier.calls == []
 
 
-def test_dice_outside_the_zone_are_set_aside(pip_classifier: FakeClassifier) -> None:
+def test_dice_outside_the_zone_are_set_aside(
+    pip_classifier: FakeClassifier, locator: Locator
+) -> None:
     inside = [DieSpec(2, 300, 400, 80), DieSpec(5, 600, 500, 80, angle=30)]
     outside = [DieSpec(6, 1150, 200, 80), DieSpec(1, 1180, 800, 80)]
     frame = make_frame(1280, 960, inside + outside, tray="green")
-    reading = DiceReader(pip_classifier, zone=Zone(0.0, 0.0, 0.8, 1.0)).read(frame)
+    reading = DiceReader(pip_classifier, locator=locator, zone=Zone(0.0, 0.0, 0.8, 1.0)).read(frame)
     assert _values(reading) == [2, 5]
     assert sorted(d.value or 0 for d in reading.set_aside) == [1, 6]
     assert all(d.box[0] > 0.8 * 1280 for d in reading.set_aside)
@@ -56,18 +81,24 @@ def _constant(label: int, confidence: float) -> Callable[[Crop], tuple[int, floa
 
 
 @pytest.mark.parametrize(
-    ("label", "confidence", "expected"),
+    ("label", "confidence", "reject", "expected"),
     [
-        (4, 0.95, (4, "ok")),
-        (4, 0.6, (4, "uncertain")),
-        (0, 0.5, (None, "uncertain")),
+        (4, 0.95, 0.0, (4, "ok")),
+        (4, 0.5, 0.0, (4, "ok")),
+        (4, 0.45, 0.0, (4, "uncertain")),
+        (0, 0.5, 0.6, (None, "uncertain")),
     ],
 )
 def test_confidence_and_class_zero_decide_the_status(
-    label: int, confidence: float, expected: tuple[int | None, str]
+    label: int,
+    confidence: float,
+    reject: float,
+    expected: tuple[int | None, str],
+    locator: Locator,
 ) -> None:
     frame = make_frame(640, 480, [DieSpec(4, 320, 240, 60)], tray="grey")
-    reading = DiceReader(FakeClassifier(_constant(label, confidence))).read(frame)
+    classifier = FakeClassifier(_constant(label, confidence))
+    reading = DiceReader(classifier, locator=locator, reject_confidence=reject).read(frame)
     assert len(reading.dice) == 1
     die = reading.dice[0]
     assert (die.value, die.status) == expected
@@ -75,9 +106,10 @@ def test_confidence_and_class_zero_decide_the_status(
     assert (reading.values is None) == (expected[1] != "ok")
 
 
-def test_a_blob_the_model_is_sure_is_no_die_is_dropped() -> None:
+@pytest.mark.parametrize("confidence", [0.3, 0.97])
+def test_a_box_whose_best_class_is_no_face_is_dropped(confidence: float, locator: Locator) -> None:
     frame = make_frame(640, 480, [DieSpec(4, 320, 240, 60)], tray="grey")
-    reading = DiceReader(FakeClassifier(_constant(0, 0.97))).read(frame)
+    reading = DiceReader(FakeClassifier(_constant(0, confidence)), locator=locator).read(frame)
     assert reading.dice == ()
     assert reading.status == "empty"
 
@@ -86,9 +118,9 @@ FLAT = [DieSpec(2, 300, 300, 90, angle=10), DieSpec(5, 700, 600, 90, angle=50)]
 LEANING = [DieSpec(4, 1000, 300, 90, angle=15)]
 
 
-def test_an_unsure_die_that_leans_is_cocked_never_guessed() -> None:
+def test_an_unsure_die_that_leans_is_cocked_never_guessed(locator: Locator) -> None:
     frame = make_frame(1280, 960, FLAT, cocked=LEANING, tray="brown")
-    reading = DiceReader(FakeClassifier(_constant(3, 0.5))).read(frame)
+    reading = DiceReader(FakeClassifier(_constant(3, 0.4)), locator=locator).read(frame)
     cocked = [d for d in reading.dice if d.status == "cocked"]
     assert len(cocked) == 1
     assert cocked[0].value is None
@@ -100,30 +132,31 @@ def test_an_unsure_die_that_leans_is_cocked_never_guessed() -> None:
     assert reading.values is None
 
 
-def test_a_sure_face_beats_the_footprint(pip_classifier: FakeClassifier) -> None:
+def test_a_sure_face_beats_the_footprint(pip_classifier: FakeClassifier, locator: Locator) -> None:
     # The model is trained to call a tilted die "no face": when it reads a face surely, the
     # stretched footprint is perspective or shadow.
     frame = make_frame(1280, 960, FLAT, cocked=LEANING, tray="brown")
-    reading = DiceReader(pip_classifier).read(frame)
+    reading = DiceReader(pip_classifier, locator=locator).read(frame)
     assert reading.values == (2, 4, 5)
 
 
-def test_a_leaning_blob_with_no_face_is_dropped() -> None:
+def test_a_leaning_blob_with_no_face_is_dropped(locator: Locator) -> None:
     frame = make_frame(1280, 960, [], cocked=LEANING, tray="brown")
-    assert DiceReader(FakeClassifier(_constant(0, 0.8))).read(frame).dice == ()
+    assert DiceReader(FakeClassifier(_constant(0, 0.8)), locator=locator).read(frame).dice == ()
 
 
-def test_given_status_is_kept(pip_classifier: FakeClassifier) -> None:
+def test_given_status_is_kept(pip_classifier: FakeClassifier, locator: Locator) -> None:
     frame = make_frame(640, 480, six_dice(640, 480), tray="green")
-    assert DiceReader(pip_classifier).read(frame, status="moving").status == "moving"
+    reading = DiceReader(pip_classifier, locator=locator).read(frame, status="moving")
+    assert reading.status == "moving"
 
 
 def test_large_frames_are_located_small_and_cropped_at_full_resolution(
-    pip_classifier: FakeClassifier,
+    pip_classifier: FakeClassifier, locator: Locator
 ) -> None:
     dice = six_dice(3280, 2464, seed=4)
     frame = make_frame(3280, 2464, dice, tray="grey", seed=4)
-    reader = DiceReader(pip_classifier)
+    reader = DiceReader(pip_classifier, locator=locator)
     reading = reader.read(frame)
     assert _values(reading) == sorted(d.value for d in dice)
     boxes = [d.box for d in reading.dice]
@@ -154,8 +187,8 @@ real_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="models/dice
 
 @real_model
 @pytest.mark.parametrize("tray", sorted(TRAYS))
-def test_shipped_model_reads_synthetic_rolls_and_empty_trays(tray: str) -> None:
-    reader = DiceReader(OnnxClassifier(DEFAULT_MODEL))
+def test_shipped_model_reads_synthetic_rolls_and_empty_trays(tray: str, locator: Locator) -> None:
+    reader = DiceReader(OnnxClassifier(DEFAULT_MODEL), locator=locator)
     for seed in (0, 1):
         dice = six_dice(1280, 960, seed=seed)
         reading = reader.read(make_frame(1280, 960, dice, tray=tray, seed=seed))
@@ -163,3 +196,94 @@ def test_shipped_model_reads_synthetic_rolls_and_empty_trays(tray: str) -> None:
         assert _values(reading) == sorted(d.value for d in dice)
         assert all(d.status in ("ok", "uncertain") for d in reading.dice)
     assert reader.read(make_tray(1280, 960, colour=tray, seed=9)).dice == ()
+
+
+class _Recording:
+    """A locator that answers fixed dice and keeps the zone and tray it was asked with."""
+
+    def __init__(self, dice: list[LocatedDie]) -> None:
+        self.dice = dice
+        self.asked: list[tuple[tuple[int, int, int, int] | None, TrayColour | None]] = []
+
+    def locate(
+        self,
+        frame: Frame,  # noqa: ARG002
+        *,
+        zone: tuple[int, int, int, int] | None = None,
+        tray: TrayColour | None = None,
+    ) -> list[LocatedDie]:
+        self.asked.append((zone, tray))
+        return self.dice
+
+
+def test_the_reader_asks_its_locator_with_the_zone_in_pixels_and_the_tray(
+    pip_classifier: FakeClassifier,
+) -> None:
+    tray = TrayColour(median=(100.0, 120.0, 140.0), spread=(3.0, 1.0, 1.0))
+    frame = make_frame(800, 600, [DieSpec(3, 600, 300, 60)], tray="green")
+    found = LocatedDie(
+        box=(570, 270, 631, 331), rect=((600.0, 300.0), (60.0, 60.0), 0.0), cocked=False
+    )
+    aside = LocatedDie(
+        box=(70, 70, 131, 131), rect=((100.0, 100.0), (60.0, 60.0), 0.0), cocked=False
+    )
+    locator = _Recording([found, aside])
+    reader = DiceReader(pip_classifier, locator=locator, zone=Zone(0.3, 0.0, 1.0, 1.0), tray=tray)
+    reading = reader.read(frame)
+    assert locator.asked == [((240, 0, 800, 600), tray)]
+    assert [(d.value, d.box) for d in reading.dice] == [(3, found.box)]
+    # The second box lies left of the zone on bare tray: no face there, so it is not set aside.
+    assert reading.set_aside == ()
+
+
+def test_a_box_the_locator_finds_on_bare_tray_is_dropped_when_the_model_sees_no_face(
+    pip_classifier: FakeClassifier,
+) -> None:
+    # The locator may answer something die-like where there is none: the face model decides.
+    ghost = LocatedDie(
+        box=(300, 200, 361, 261), rect=((330.0, 230.0), (60.0, 60.0), 0.0), cocked=False
+    )
+    reading = DiceReader(pip_classifier, locator=_Recording([ghost])).read(
+        make_tray(640, 480, colour="green", seed=1)
+    )
+    assert reading == DiceReading(status="empty", dice=(), set_aside=())
+
+
+def test_the_default_locator_is_the_learned_one_when_the_model_is_shipped() -> None:
+    expected = LearnedLocator if DEFAULT_LOCATOR_MODEL.is_file() else ClassicalLocator
+    assert isinstance(default_locator(), expected)
+    assert isinstance(DiceReader(FakeClassifier(_constant(1, 0.9))).locator, expected)
+
+
+class _Fixed:
+    """A classifier answering the same probability row for every crop."""
+
+    def __init__(self, row: list[float]) -> None:
+        self.row = np.asarray(row, np.float32)
+
+    def predict(self, crops: Crop) -> npt.NDArray[np.float32]:
+        return np.tile(self.row, (len(crops), 1))
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        pytest.param([0.1, 0.0, 0.0, 0.45, 0.45, 0.0, 0.0], [(3, "uncertain")], id="unsure-face"),
+        pytest.param([0.25, 0.0, 0.0, 0.4, 0.35, 0.0, 0.0], [], id="unsure-maybe-no-die"),
+        pytest.param([0.25, 0.0, 0.0, 0.75, 0.0, 0.0, 0.0], [(3, "ok")], id="sure-face"),
+        pytest.param([0.4, 0.0, 0.0, 0.35, 0.25, 0.0, 0.0], [], id="no-face-first"),
+    ],
+)
+def test_an_unsure_flat_box_that_may_be_no_die_is_dropped(
+    row: list[float], expected: list[tuple[int, str]], locator: Locator
+) -> None:
+    frame = make_frame(640, 480, [DieSpec(4, 320, 240, 60)], tray="grey")
+    reading = DiceReader(_Fixed(row), locator=locator).read(frame)
+    assert [(d.value, d.status) for d in reading.dice] == expected
+
+
+def test_an_unsure_leaning_die_is_cocked_even_if_it_may_be_no_face(locator: Locator) -> None:
+    frame = make_frame(1280, 960, FLAT, cocked=LEANING, tray="brown")
+    reading = DiceReader(_Fixed([0.3, 0.0, 0.0, 0.4, 0.3, 0.0, 0.0]), locator=locator).read(frame)
+    assert [d.status for d in reading.dice] == ["cocked"]
+    assert reading.dice[0].box[0] > 900

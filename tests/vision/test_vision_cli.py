@@ -13,8 +13,16 @@ import pytest
 from pipcam import vision_cli
 from pipcam.vision_cli import add_vision_commands
 from vision.calibrate import load_calibration
-from vision.classify import FakeClassifier
+from vision.classify import DEFAULT_LOCATOR_MODEL, FakeClassifier
+from vision.errors import ModelLoadError
+from vision.locate import ClassicalLocator, LearnedLocator
 from vision.synthetic import DieSpec, draw_die, make_frame, make_tray, six_dice
+from vision.train.data import split_of
+
+learned_model = pytest.mark.skipif(
+    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
+)
+LOCATORS = [pytest.param("learned", marks=learned_model), "classical"]
 
 
 def _run(argv: list[str]) -> int:
@@ -68,11 +76,12 @@ def test_read_json_prints_one_object_per_image_in_order_and_reports_bad_files(
 
 
 @pytest.mark.usefixtures("fake_model")
+@pytest.mark.parametrize("locator", LOCATORS)
 def test_read_prints_a_short_line_per_image(
-    photos: tuple[Path, Path, list[int]], capsys: pytest.CaptureFixture[str]
+    photos: tuple[Path, Path, list[int]], capsys: pytest.CaptureFixture[str], locator: str
 ) -> None:
     three, empty, _ = photos
-    assert _run(["read", str(three), str(empty)]) == 0
+    assert _run(["read", "--locator", locator, str(three), str(empty)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{three}: settled: ")
     assert sorted(out[0].split(": ")[2].split()) == ["2", "3", "6"]
@@ -158,6 +167,11 @@ def test_bench_prints_versions_and_both_frame_sizes(
     assert _run(["bench", "--model", str(tiny_model), "--repeat", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"onnxruntime {__import__('onnxruntime').__version__}, OpenCV ")
+    assert lines[0].endswith(
+        "; one thread; LearnedLocator"
+        if DEFAULT_LOCATOR_MODEL.is_file()
+        else "; one thread; ClassicalLocator"
+    )
     assert lines[1].startswith("1280x960, six dice: ")
     assert lines[2].startswith("3280x2464, six dice: ")
     assert all("read 6 dice" in line for line in lines[1:])
@@ -191,3 +205,90 @@ def test_eval_reports_each_folder_and_writes_the_png(
     png = png_dir / "rolls-confusion.png"
     assert f"confusion matrix written to {png}" in out
     assert cv2.imread(str(png)) is not None
+
+
+@pytest.mark.parametrize(
+    ("kind", "model", "expected"),
+    [
+        pytest.param(None, DEFAULT_LOCATOR_MODEL, LearnedLocator, marks=learned_model),
+        pytest.param("learned", DEFAULT_LOCATOR_MODEL, LearnedLocator, marks=learned_model),
+        ("classical", DEFAULT_LOCATOR_MODEL, ClassicalLocator),
+        (None, Path("no/such/locator.onnx"), None),
+    ],
+)
+def test_make_locator_chooses_learned_when_its_model_is_there(
+    kind: str | None, model: Path, expected: type | None
+) -> None:
+    if expected is None:
+        # A locator model named but missing is an error, never a silent fallback.
+        with pytest.raises(ModelLoadError, match="locator model 'no/such/locator.onnx'"):
+            vision_cli.make_locator(kind, model)
+    else:
+        assert isinstance(vision_cli.make_locator(kind, model), expected)
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_read_with_a_missing_locator_model_says_so(
+    photos: tuple[Path, Path, list[int]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "none.onnx"
+    assert (
+        _run(["read", "--locator", "learned", "--locator-model", str(model), str(photos[0])]) == 1
+    )
+    assert capsys.readouterr().err == (
+        f"pipcam read: locator model {str(model)!r} not found: pass --locator-model PATH or"
+        " --locator classical, or restore models/dice_locator.onnx from the repository\n"
+    )
+
+
+def _labelled_folder(folder: Path, count: int) -> list[str]:
+    """Write ``count`` six-dice photos with labels.jsonl (no split field); return their names."""
+    (folder / "images").mkdir(parents=True)
+    records, names = [], []
+    for seed in range(count):
+        dice = six_dice(640, 480, seed=seed)
+        name = f"images/IMG_{seed:04d}.png"
+        _write(folder / name, make_frame(640, 480, dice, tray="green", seed=seed))
+        records.append(
+            {
+                "image": name,
+                "width": 640,
+                "height": 480,
+                "dice": [{"value": d.value, "box": list(d.box)} for d in dice],
+            }
+        )
+        names.append(name)
+    (folder / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return names
+
+
+@pytest.mark.usefixtures("fake_model")
+@pytest.mark.parametrize("split", ["val", "train"])
+def test_eval_split_keeps_the_photos_the_training_code_puts_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], split: str
+) -> None:
+    # nell-byler has no split of its own: the training code holds out a share by file name.
+    source = "nell-byler_dice_detection"
+    folder = tmp_path / source
+    names = _labelled_folder(folder, 12)
+    wanted = [n for n in names if split_of(source, n, None) == split]
+    assert 0 < len(wanted) < len(names)
+    png_dir = tmp_path / "png"
+    assert _run(["eval", str(folder), "--split", split, "--png-dir", str(png_dir)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{folder}: {len(wanted)} photos (0 skipped for known_issue)\n")
+    assert f"({6 * len(wanted)}/{6 * len(wanted)})" in out
+    assert (png_dir / f"{source}-{split}-confusion.png").is_file()
+
+
+def test_eval_counts_an_uncertain_die_as_found_but_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unsure = FakeClassifier(lambda _crop: (3, 0.45))
+    monkeypatch.setattr(vision_cli, "OnnxClassifier", lambda _path, **_options: unsure)
+    folder = tmp_path / "rolls"
+    _labelled_folder(folder, 1)
+    assert _run(["eval", str(folder), "--png-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "per-die recall      0.00 %  (0/6)" in out
+    assert "(0/0; 6 unread)" in out

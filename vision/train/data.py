@@ -35,7 +35,8 @@ __all__ = [
     "split_of",
 ]
 
-DEFAULT_DATA = Path("/work/shared/data/dice")
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
+"""The shared photo folders: ``shared/data/dice`` beside the repository (as CI checks it out)."""
 
 Split = Literal["train", "val"]
 FloatBox = tuple[float, float, float, float]

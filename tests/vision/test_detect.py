@@ -1,0 +1,106 @@
+"""The learned locator's input scaling and output decoding (vision/detect.py), numpy only."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import vision.train.heatmap
+from vision.detect import LOCATOR_SIDE, STRIDE, decode, locator_input
+from vision.synthetic import make_frame, six_dice
+
+
+def _logit(p: float) -> float:
+    return float(np.log(p / (1 - p)))
+
+
+def _outputs(
+    peaks: list[tuple[int, int, float, float, float]], grid: tuple[int, int] = (16, 16)
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Heatmap logits (1, 1, h, w) and boxes (1, 4, h, w), peaks (row, col, p, width, height)."""
+    heat = np.full((1, 1, *grid), _logit(0.01), np.float32)
+    boxes = np.zeros((1, 4, *grid), np.float32)
+    for row, col, p, width, height in peaks:
+        heat[0, 0, row, col] = _logit(p)
+        boxes[0, :, row, col] = [0.5, 0.5, np.log(width / STRIDE), np.log(height / STRIDE)]
+    return heat, boxes
+
+
+def test_training_and_the_reader_share_one_implementation() -> None:
+    assert vision.train.heatmap.locator_input is locator_input
+    assert vision.train.heatmap.decode is decode
+    assert vision.train.heatmap.STRIDE == STRIDE
+    assert vision.train.heatmap.LOCATOR_SIDE == LOCATOR_SIDE
+
+
+@pytest.mark.parametrize(
+    ("shape", "tensor_shape", "factor"),
+    [
+        pytest.param((960, 1280), (1, 3, 240, 320), 4.0, id="pi-frame"),
+        pytest.param((2464, 3280), (1, 3, 240, 320), 10.25, id="pi-full"),
+        pytest.param((3024, 4032), (1, 3, 240, 320), 12.6, id="phone"),
+        pytest.param((300, 200), (1, 3, 320, 224), 0.9375, id="small-portrait-upscaled"),
+    ],
+)
+def test_locator_input_scales_the_longer_side_to_320_and_pads_to_sixteen(
+    shape: tuple[int, int], tensor_shape: tuple[int, ...], factor: float
+) -> None:
+    frame = np.zeros((*shape, 3), np.uint8)
+    frame[..., 0] = 255  # blue in BGR
+    tensor, got = locator_input(frame)
+    assert tensor.shape == tensor_shape
+    assert tensor.dtype == np.float32
+    assert tensor.flags.c_contiguous
+    assert got == pytest.approx(factor)
+    assert float(tensor[0, 2].min()) == 1.0  # blue is the last channel: RGB
+    assert float(tensor[0, :2].max()) == 0.0
+
+
+def test_padding_repeats_the_last_row_and_column() -> None:
+    frame = np.zeros((100, 150, 3), np.uint8)
+    frame[-1, :, :] = 200
+    tensor, factor = locator_input(frame)
+    assert factor == pytest.approx(150 / 320)
+    assert tensor.shape == (1, 3, 224, 320)
+    # 100 * 320 / 150 = 213 rows of picture; the padding below repeats the bright last row.
+    assert np.all(tensor[0, :, 213:, :] > 0.5)
+
+
+def test_decode_gives_boxes_in_frame_pixels_best_first() -> None:
+    heat, boxes = _outputs([(4, 4, 0.6, 16.0, 12.0), (10, 2, 0.9, 20.0, 20.0)])
+    found = decode(heat, boxes, factor=2.0)
+    assert [round(f.score, 3) for f in found] == [0.9, 0.6]
+    # Centre at (col + 0.5) * STRIDE, box side from exp(log(side / STRIDE)) * STRIDE, then x2.
+    np.testing.assert_allclose(found[0].box, (0.0, 64.0, 40.0, 104.0), atol=1e-4)
+    np.testing.assert_allclose(found[1].box, (20.0, 24.0, 52.0, 48.0), atol=1e-4)
+
+
+def test_decode_keeps_only_local_maxima_above_the_threshold() -> None:
+    heat, boxes = _outputs([(5, 5, 0.8, 16.0, 16.0), (5, 6, 0.7, 16.0, 16.0), (12, 12, 0.35, 8, 8)])
+    found = decode(heat, boxes, factor=1.0)
+    assert [round(f.score, 2) for f in found] == [0.8]
+    assert len(decode(heat, boxes, factor=1.0, threshold=0.3)) == 2
+
+
+def test_decode_clips_boxes_to_the_frame() -> None:
+    heat, boxes = _outputs([(0, 0, 0.9, 40.0, 40.0)])
+    (found,) = decode(heat, boxes, factor=1.0, frame_shape=(64, 64))
+    np.testing.assert_allclose(found.box, (0.0, 0.0, 22.0, 22.0), atol=1e-4)
+
+
+def test_nothing_above_the_threshold_finds_nothing() -> None:
+    heat, boxes = _outputs([])
+    assert decode(heat, boxes, factor=1.0) == []
+
+
+def test_a_pi_full_frame_scales_down_close_to_plain_area_averaging() -> None:
+    # Frames over eight times the locator's side take a nearest-neighbour shortcut first.
+    frame = make_frame(3280, 2464, six_dice(3280, 2464, seed=3), tray="brown", seed=3)
+    tensor, _ = locator_input(frame)
+    plain = cv2.resize(frame, (320, 240), interpolation=cv2.INTER_AREA)
+    expected = cv2.cvtColor(plain, cv2.COLOR_BGR2RGB).transpose(2, 0, 1) / 255.0
+    difference = np.abs(tensor[0] - expected)
+    assert float(difference.mean()) < 0.02
+    assert float(np.percentile(difference, 99)) < 0.2

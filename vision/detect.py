@@ -1,0 +1,115 @@
+"""The learned locator's pre- and post-processing (numpy and OpenCV, no onnxruntime, no torch).
+
+The locator sees a frame scaled so its longer side is ``LOCATOR_SIDE`` pixels and answers, on a
+grid ``STRIDE`` times coarser, a heatmap of die centres and the die's width and height there.
+:func:`locator_input` makes its input and :func:`decode` turns its outputs back into boxes in the
+original frame's pixels. Training (``vision/train/heatmap.py``) and the reader share these two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "LOCATOR_SIDE",
+    "STRIDE",
+    "FloatBox",
+    "Found",
+    "decode",
+    "locator_input",
+]
+
+LOCATOR_SIDE = 320
+STRIDE = 4
+FloatBox = tuple[float, float, float, float]
+
+
+def locator_input(
+    frame_bgr: npt.NDArray[np.uint8], side: int = LOCATOR_SIDE
+) -> tuple[npt.NDArray[np.float32], float]:
+    """Scale a frame for the locator: (1, 3, H, W) RGB / 255, H and W multiples of 16.
+
+    Returns the tensor and the factor from locator pixels back to frame pixels. The frame is
+    scaled (keeping its aspect) so the longer side is ``side`` (frames over eight times that size
+    first by nearest neighbour to four times it), then padded at the right and bottom by edge
+    replication.
+
+    >>> tensor, factor = locator_input(np.zeros((960, 1280, 3), np.uint8))
+    >>> tensor.shape, factor
+    ((1, 3, 240, 320), 4.0)
+    """
+    height, width = frame_bgr.shape[:2]
+    scale = side / max(height, width)
+    new_w, new_h = max(int(round(width * scale)), 1), max(int(round(height * scale)), 1)
+    if scale < 0.125:
+        # INTER_AREA over an 8-megapixel frame costs more than the network: a nearest-neighbour
+        # step to four times the target first keeps most of the averaging for a fraction of it.
+        step = (new_w * 4, new_h * 4)
+        frame_bgr = np.asarray(
+            cv2.resize(frame_bgr, step, interpolation=cv2.INTER_NEAREST), dtype=np.uint8
+        )
+    small = cv2.resize(frame_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    pad_w, pad_h = (-new_w) % 16, (-new_h) % 16
+    if pad_w or pad_h:
+        small = cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
+    rgb = cv2.cvtColor(small, cv2.COLOR_BGR2RGB)
+    tensor = rgb.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0)
+    return np.ascontiguousarray(tensor), 1.0 / scale
+
+
+@dataclass(frozen=True)
+class Found:
+    """A die the locator found: box in frame pixels and the heatmap score at its centre."""
+
+    box: FloatBox
+    score: float
+
+
+def decode(
+    heat_logits: npt.NDArray[np.float32],
+    size: npt.NDArray[np.float32],
+    *,
+    factor: float,
+    threshold: float = 0.4,
+    frame_shape: tuple[int, int] | None = None,
+) -> list[Found]:
+    """Boxes from one frame's locator outputs: local maxima of the heatmap above ``threshold``.
+
+    ``heat_logits`` is (1, h, w) or (1, 1, h, w) before the sigmoid; ``size`` the box output
+    (4, h, w) or (1, 4, h, w): the centre's offset inside its cell (x, y), log(width / STRIDE)
+    and log(height / STRIDE); ``factor`` maps locator pixels back to the frame (from
+    :func:`locator_input`).
+
+    >>> logits = np.full((1, 8, 8), -9.0, np.float32)
+    >>> logits[0, 4, 4] = 3.0
+    >>> box = np.zeros((4, 8, 8), np.float32)
+    >>> box[:, 4, 4] = [0.25, 0.0, np.log(4.5), np.log(4.0)]
+    >>> [tuple(round(v, 3) for v in f.box) for f in decode(logits, box, factor=2.0)]
+    [(16.0, 16.0, 52.0, 48.0)]
+    """
+    heat = 1.0 / (1.0 + np.exp(-heat_logits.reshape(heat_logits.shape[-2:])))
+    sizes = size.reshape(4, *size.shape[-2:])
+    pooled = cv2.dilate(heat.astype(np.float32), np.ones((3, 3), np.uint8))
+    peaks = np.argwhere((heat >= pooled) & (heat >= threshold))
+    found: list[Found] = []
+    for iy, ix in peaks:
+        bw = float(np.exp(sizes[2, iy, ix])) * STRIDE
+        bh = float(np.exp(sizes[3, iy, ix])) * STRIDE
+        cx = (ix + float(sizes[0, iy, ix])) * STRIDE
+        cy = (iy + float(sizes[1, iy, ix])) * STRIDE
+        box = (
+            float((cx - bw / 2) * factor),
+            float((cy - bh / 2) * factor),
+            float((cx + bw / 2) * factor),
+            float((cy + bh / 2) * factor),
+        )
+        if frame_shape is not None:
+            height, width = frame_shape
+            box = (max(box[0], 0.0), max(box[1], 0.0), min(box[2], width), min(box[3], height))
+        found.append(Found(box=box, score=float(heat[iy, ix])))
+    found.sort(key=lambda f: -f.score)
+    return found
