@@ -36,6 +36,7 @@ __all__ = [
     "NoSuchGame",
     "Store",
     "StoreError",
+    "StoredCorrection",
     "StoredEvent",
     "StoredGame",
     "replay_events",
@@ -87,6 +88,19 @@ _SCHEMA = (
     )""",
     "CREATE INDEX readings_by_game ON readings (game)",
 )
+# Added after version 1 without a version bump: created in any file that lacks it, and an older
+# pipcam opening a file that has it only sees one more table.
+_CORRECTIONS = """CREATE TABLE IF NOT EXISTS corrections (
+        id INTEGER PRIMARY KEY,
+        reading INTEGER NOT NULL REFERENCES readings (id),
+        game INTEGER REFERENCES games (id),
+        die INTEGER NOT NULL CHECK (die >= 0),
+        value INTEGER NOT NULL CHECK (value BETWEEN 1 AND 6),
+        replaced TEXT NOT NULL,
+        events TEXT NOT NULL,
+        source TEXT NOT NULL,
+        time TEXT NOT NULL
+    )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
 
@@ -119,6 +133,21 @@ class StoredEvent:
     seq: int
     kind: str
     action: dict[str, JSON] | None
+    source: str
+    time: str
+
+
+@dataclass(frozen=True)
+class StoredCorrection:
+    """A die of a reading corrected by hand: the dice as read before, and the events it caused."""
+
+    id: int
+    reading: int
+    game: int | None
+    die: int
+    value: int
+    replaced: list[dict[str, JSON]]
+    events: list[int]
     source: str
     time: str
 
@@ -337,6 +366,7 @@ class Store:
                 for statement in _SCHEMA:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute(_CORRECTIONS)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -461,6 +491,17 @@ class Store:
         An undo with nothing to undo or a redo with nothing undone is refused, so the log always
         replays.
         """
+        row = self._event_row(kind, action, source=source)
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            (seq,) = self._insert_events(db, game_id, [row], source=source, now=now)
+        return seq
+
+    @staticmethod
+    def _event_row(
+        kind: str, action: dict[str, JSON] | None, *, source: str
+    ) -> tuple[str, str | None]:
+        """An event checked before any transaction: its kind and the action as stored text."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"an event is one of {', '.join(EVENT_KINDS)}; not {kind!r}")
         if kind == "action":
@@ -473,19 +514,29 @@ class Store:
             text = None
         if not isinstance(source, str) or not source:
             raise ValueError(f"an event's source names where it came from, not {source!r}")
-        now = _utc(self.clock())
-        with self._transaction(write=True) as db:
-            if self._need_game(db, game_id) is not None:
-                raise GameFinished(
-                    f"pipcam: game {game_id} of the game store {self.path} is finished; "
-                    "start a new game to go on playing"
-                )
-            kinds = [
-                str(r[0])
-                for r in db.execute(
-                    "SELECT kind FROM events WHERE game = ? ORDER BY seq", (game_id,)
-                )
-            ]
+        return kind, text
+
+    def _insert_events(
+        self,
+        db: sqlite3.Connection,
+        game_id: int,
+        rows: list[tuple[str, str | None]],
+        *,
+        source: str,
+        now: str,
+    ) -> list[int]:
+        """Append checked events to a game's log inside the caller's transaction."""
+        if self._need_game(db, game_id) is not None:
+            raise GameFinished(
+                f"pipcam: game {game_id} of the game store {self.path} is finished; "
+                "start a new game to go on playing"
+            )
+        kinds = [
+            str(r[0])
+            for r in db.execute("SELECT kind FROM events WHERE game = ? ORDER BY seq", (game_id,))
+        ]
+        seqs = []
+        for kind, text in rows:
             if kind != "action":
                 self._check_undo_redo(game_id, kinds, kind)
             seq = len(kinds) + 1
@@ -494,7 +545,9 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (game_id, seq, kind, text, source, now),
             )
-        return seq
+            kinds.append(kind)
+            seqs.append(seq)
+        return seqs
 
     @staticmethod
     def _check_undo_redo(game_id: int, kinds: list[str], kind: str) -> None:
@@ -589,18 +642,21 @@ class Store:
 
     def record_reading(
         self, game_id: int | None, dice: list[dict[str, JSON]], *, status: str
-    ) -> None:
-        """Keep one reading of the tray (each die's value, confidence, status and box)."""
+    ) -> int:
+        """Keep one reading of the tray (each die's value, confidence, status and box); its id."""
         _check_dice(dice)
         text = json.dumps(dice)
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
             if game_id is not None:
                 self._need_game(db, game_id)
-            db.execute(
+            cursor = db.execute(
                 "INSERT INTO readings (game, time, status, dice) VALUES (?, ?, ?, ?)",
                 (game_id, now, status, text),
             )
+            reading_id = cursor.lastrowid
+        assert reading_id is not None
+        return reading_id
 
     def face_counts(self, game_id: int | None = None) -> dict[int, int]:
         """How often each face was read, over every die with a value (one game or all readings).
@@ -620,3 +676,83 @@ class Store:
                 if value is not None:
                     counts[value] = counts.get(value, 0) + 1
         return counts
+
+    # -- corrections ----------------------------------------------------------------------------
+
+    def record_correction(
+        self,
+        reading_id: int,
+        die: int,
+        value: int,
+        *,
+        events: list[tuple[str, dict[str, JSON] | None]],
+        source: str,
+    ) -> StoredCorrection:
+        """Log that die ``die`` of a stored reading shows ``value``, with the events it caused.
+
+        The reading keeps the dice as the camera read them (``replaced``); the correction and its
+        events (an undo of the misread roll, the corrected roll) are one transaction, so the log
+        never holds half a correction.
+        """
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+            raise ValueError(f"a corrected die shows 1 to 6, not {value!r}")
+        rows = [self._event_row(kind, action, source=source) for kind, action in events]
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            found = db.execute(
+                "SELECT game, dice FROM readings WHERE id = ?", (reading_id,)
+            ).fetchone()
+            if found is None:
+                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
+            game_id = None if found[0] is None else int(found[0])
+            dice = json.loads(found[1])
+            for earlier in db.execute(
+                "SELECT die, value FROM corrections WHERE reading = ? ORDER BY id", (reading_id,)
+            ):
+                dice[int(earlier[0])] |= {"value": int(earlier[1]), "status": "ok"}
+            if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(dice):
+                raise ValueError(
+                    f"reading {reading_id} has {len(dice)} dice; there is no die {die!r}"
+                )
+            seqs: list[int] = []
+            if rows:
+                if game_id is None:
+                    raise ValueError(f"reading {reading_id} belongs to no game; it changes no game")
+                seqs = self._insert_events(db, game_id, rows, source=source, now=now)
+            cursor = db.execute(
+                "INSERT INTO corrections "
+                "(reading, game, die, value, replaced, events, source, time) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (reading_id, game_id, die, value, json.dumps(dice), json.dumps(seqs), source, now),
+            )
+            correction_id = cursor.lastrowid
+        assert correction_id is not None
+        return StoredCorrection(
+            correction_id, reading_id, game_id, die, value, dice, seqs, source, now
+        )
+
+    def corrections(self, game_id: int | None = None) -> list[StoredCorrection]:
+        """The corrections of one game's readings (or of all readings), oldest first."""
+        query = (
+            "SELECT id, reading, game, die, value, replaced, events, source, time FROM corrections"
+        )
+        with self._transaction(write=False) as db:
+            if game_id is None:
+                rows = db.execute(f"{query} ORDER BY id").fetchall()
+            else:
+                self._need_game(db, game_id)
+                rows = db.execute(f"{query} WHERE game = ? ORDER BY id", (game_id,)).fetchall()
+        return [
+            StoredCorrection(
+                int(cid),
+                int(reading),
+                None if game is None else int(game),
+                int(die),
+                int(value),
+                json.loads(replaced),
+                json.loads(events),
+                str(source),
+                str(time),
+            )
+            for cid, reading, game, die, value, replaced, events, source, time in rows
+        ]

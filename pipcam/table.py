@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pipcam.store import Store, replay_events
+from pipcam.store import GameFinished, Store, replay_events
 from scoring.core import (
     JSON,
     Action,
@@ -77,6 +77,28 @@ class TableView:
     seq: int = 0
 
 
+@dataclass
+class SettledReading:
+    """The last settled reading and what it did to the game, so that a phone can correct it."""
+
+    id: int
+    game_id: int | None
+    dice: list[dict[str, JSON]]
+    before: int  # actions in the history when it was read
+    state_before: Any
+    actions: list[Action]  # what it became (nothing when it was refused)
+    state_after: Any
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action of the game in effect, with who took it and everyone's score after it."""
+
+    player: str | None
+    action: Action
+    totals: tuple[int, ...]
+
+
 Listener = Callable[[dict[str, JSON]], None]
 NEW_GAME_WINDOW = 5.0  # seconds in which a second hold of confirm abandons an unfinished game
 
@@ -94,6 +116,9 @@ class Table:
         self.view = TableView()
         self._listeners: list[Listener] = []
         self._new_game_asked = -NEW_GAME_WINDOW
+        self.last_reading: SettledReading | None = None
+        self._timeline: tuple[object, list[Step]] | None = None
+        self._finished_counts: dict[int, dict[int, int]] = {}
 
     # -- games ----------------------------------------------------------------------------------
 
@@ -117,9 +142,11 @@ class Table:
             unfinished = (
                 self.history is not None and self.history.game.outcome(self.history.state) is None
             )
+            # The new game is stored first: if that fails, the old game goes on as it was.
+            new_id = self.store.new_game(header.to_json())
             if self.game_id is not None and unfinished:
                 self.store.finish_game(self.game_id)
-            self.game_id = self.store.new_game(header.to_json())
+            self.game_id = new_id
             self.history = history
             self.header = header
             self.view.problem = ""
@@ -164,11 +191,20 @@ class Table:
             if not len(history):
                 raise IllegalAction("nothing to undo: no action has been taken in this game")
             assert self.game_id is not None
-            self.store.append(self.game_id, "undo", None, source=source)
+            self._append(self.game_id, "undo", None, source=source)
             history.pop()
             self.view.problem = ""
             self._changed()
             return self.state_json()
+
+    def _append(self, game_id: int, kind: str, action: JSON, *, source: str) -> None:
+        """Log an event; a game the store holds as finished refuses it with a reason."""
+        try:
+            self.store.append(game_id, kind, action, source=source)
+        except GameFinished as exc:
+            raise IllegalAction(
+                f"cannot {kind}: the game is over and kept as it ended; start a new game"
+            ) from exc
 
     def redo(self, *, source: str) -> dict[str, JSON]:
         """Take the last undone action again (``IllegalAction`` when there is none)."""
@@ -177,7 +213,7 @@ class Table:
             if not history.can_redo():
                 raise IllegalAction("nothing to redo: no action has been undone since the last one")
             assert self.game_id is not None
-            self.store.append(self.game_id, "redo", None, source=source)
+            self._append(self.game_id, "redo", None, source=source)
             history.redo()
             self._changed()
             return self.state_json()
@@ -266,38 +302,146 @@ class Table:
             dice = list(reading.dice)
             self.view.reading_status = reading.status
             self.view.dice_read = [die_json(d) for d in dice]
-            if settled_now:
-                self.store.record_reading(self.game_id, self.view.dice_read, status=reading.status)
-            if not settled_now or self.history is None:
+            if not settled_now:
                 self._changed()
                 return
-            doubtful = [d for d in dice if d.status != "ok" or d.value is None]
-            if doubtful:
-                words = {"cocked": "leans on something", "uncertain": "cannot be read"}
-                what = "; ".join(
-                    f"a die at {list(d.box)} {words.get(d.status, d.status)}" for d in doubtful
-                )
-                self.report_problem(f"{what}: throw it again or correct it on a phone")
+            reading_id = self.store.record_reading(
+                self.game_id, self.view.dice_read, status=reading.status
+            )
+            history = self.history
+            self.last_reading = SettledReading(
+                id=reading_id,
+                game_id=self.game_id,
+                dice=self.view.dice_read,
+                before=len(history) if history is not None else 0,
+                state_before=history.state if history is not None else None,
+                actions=[],
+                state_after=history.state if history is not None else None,
+            )
+            if history is None:
+                self._changed()
                 return
-            values = [int(d.value) for d in dice if d.value is not None]
-            try:
-                action = self._action_from_dice(values)
-            except (IllegalAction, InvalidAction) as exc:
-                self.report_problem(str(exc))
+            actions, problem = self._meaning(self.view.dice_read, history.state)
+            if problem:
+                self.report_problem(problem)
                 return
-            if action is None:
+            if not actions:
                 self._changed()
                 return
             try:
-                for step in action:
+                for step in actions:
                     self.act(step, source="camera")
+                    self.last_reading.actions.append(step)
             except (IllegalAction, InvalidAction) as exc:
-                self.report_problem(f"the dice read {' '.join(map(str, sorted(values)))}: {exc}")
+                values = sorted(int(d["value"]) for d in self.view.dice_read)
+                self.report_problem(f"the dice read {' '.join(map(str, values))}: {exc}")
+            finally:
+                self.last_reading.state_after = history.state
 
-    def _action_from_dice(self, values: list[int]) -> list[Action] | None:
-        """What a settled set of dice in the roll zone means now, or None if nothing changed."""
-        history = self._need()
-        game, state = history.game, history.state
+    def _meaning(self, dice: list[dict[str, JSON]], state: Any) -> tuple[list[Action], str | None]:
+        """What settled dice mean in ``state``: the actions, or the problem to report."""
+        doubtful = [d for d in dice if d["status"] != "ok" or d["value"] is None]
+        if doubtful:
+            words = {"cocked": "leans on something", "uncertain": "cannot be read"}
+            what = "; ".join(
+                f"a die at {d['box']} {words.get(str(d['status']), d['status'])}" for d in doubtful
+            )
+            return [], f"{what}: throw it again or correct it on a phone"
+        values = [int(d["value"]) for d in dice]
+        try:
+            return self._action_from_dice(values, state) or [], None
+        except (IllegalAction, InvalidAction) as exc:
+            return [], str(exc)
+
+    def correct(self, die: int, value: int, *, source: str = "phone") -> dict[str, JSON]:
+        """Correct die ``die`` (an index into ``dice_read``) of the last settled reading.
+
+        The correction is stored with the reading it replaced. The corrected reading then means
+        what a camera reading would: a refused roll now goes through, and a roll already taken
+        from the misread dice is undone and the corrected roll applied, all in one stored step.
+        That needs the misread's actions to be the last ones of the game (``IllegalAction``
+        otherwise); a bad index or value is an ``InvalidAction``.
+        """
+        with self.lock:
+            last = self.last_reading
+            if last is None:
+                raise IllegalAction("there is no reading to correct: no dice have settled yet")
+            if last.game_id != self.game_id:
+                raise IllegalAction(
+                    "there is no reading to correct: the last dice were read before this game "
+                    "started; throw them again"
+                )
+            if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(last.dice):
+                raise InvalidAction(
+                    f"the last reading has {len(last.dice)} dice (0 to {len(last.dice) - 1}); "
+                    f"there is no die {die!r}"
+                )
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+                raise InvalidAction(f"a die shows 1 to 6, not {value!r}")
+            dice = [dict(d) for d in last.dice]
+            dice[die] = {**dice[die], "value": value, "confidence": 1.0, "status": "ok"}
+            history = self.history
+            actions: list[Action] = []
+            problem: str | None = None
+            events: list[tuple[str, JSON]] = []
+            if history is not None:
+                self._check_unmoved(history, last)
+                actions, problem = self._meaning(dice, last.state_before)
+                state = last.state_before
+                for step in actions:  # every step must apply before anything is stored
+                    try:
+                        state = history.game.apply(state, step)
+                    except IllegalAction as exc:
+                        actions, problem = [], str(exc)
+                        break
+                if actions != last.actions:
+                    if last.actions and history.game.outcome(history.state) is not None:
+                        raise IllegalAction(
+                            "cannot correct the reading: the roll read from it ended the game, "
+                            "and a finished game is kept as it ended; start a new game"
+                        )
+                    events = [("undo", None)] * len(last.actions)
+                    events += [("action", action_to_json(a)) for a in actions]
+            try:
+                self.store.record_correction(last.id, die, value, events=events, source=source)
+            except GameFinished as exc:
+                raise IllegalAction(
+                    "cannot correct the reading: the game is over and kept as it ended"
+                ) from exc
+            if history is not None and events:
+                for _ in last.actions:
+                    history.pop()
+                for step in actions:
+                    history.push(step)
+                last.actions = list(actions)
+                last.state_after = history.state
+                if self.game_id is not None and history.game.outcome(history.state) is not None:
+                    self.store.finish_game(self.game_id)
+            if self.view.dice_read is last.dice:
+                self.view.dice_read = dice
+            last.dice = dice
+            self.view.problem = problem or ""
+            self._changed()
+            return self.state_json()
+
+    @staticmethod
+    def _check_unmoved(history: History[Any], last: SettledReading) -> None:
+        """Refuse to correct a reading when the game has gone on since it was read."""
+        n = len(history)
+        if (
+            n != last.before + len(last.actions)
+            or history.actions[last.before :] != last.actions
+            or history.state != last.state_after
+        ):
+            made = " then ".join(map(str, last.actions)) or "nothing"
+            raise IllegalAction(
+                f"cannot correct the reading: the game has gone on since it was read (it made "
+                f"{made}); undo back to it first"
+            )
+
+    def _action_from_dice(self, values: list[int], state: Any) -> list[Action] | None:
+        """What a settled set of dice in the roll zone means in ``state``, or None if nothing."""
+        game = self._need().game
         phase = game.phase(state)
         if phase is Phase.FINISHED:
             return None
@@ -369,6 +513,88 @@ class Table:
             }
             return base
 
+    def timeline(self) -> list[Step]:
+        """The actions in effect, replayed: who took each and the scores after it."""
+        with self.lock:
+            history = self._need()
+            cached = self._timeline
+            if cached is not None and cached[0] is history.state:
+                return cached[1]
+            game, state = history.game, history.root
+            steps = []
+            names = game.players(state)
+            for action in history.actions:
+                mover = game.to_move(state)
+                state = game.apply(state, action)
+                player = names[mover] if mover is not None else None
+                steps.append(Step(player, action, game.totals(state)))
+            # States are never reused by another stack, so the top state names the timeline.
+            self._timeline = (history.state, steps)
+            return steps
+
+    def history_json(self) -> dict[str, JSON]:
+        """The ``GET /api/history`` object: every action in effect, oldest first, in words.
+
+        Without a game the list is empty.
+        """
+        with self.lock:
+            history = self.history
+            if history is None:
+                return {"entries": [], "can_undo": False, "can_redo": False}
+            entries: list[JSON] = [
+                {
+                    "index": i,
+                    "player": step.player,
+                    "action": action_to_json(step.action),
+                    "text": str(step.action),
+                }
+                for i, step in enumerate(self.timeline())
+            ]
+            return {
+                "entries": entries,
+                "can_undo": len(history) > 0,
+                "can_redo": history.can_redo(),
+            }
+
+    def score_series(self) -> dict[str, JSON]:
+        """Everyone's score at the start (``points[0]``) and after each action k (``points[k]``).
+
+        One point per action rather than per turn: every game has actions, while turns end
+        differently in each (a bank, a written category, a placed stone). Without a game both
+        lists are empty.
+        """
+        with self.lock:
+            history = self.history
+            if history is None:
+                return {"players": [], "points": []}
+            game = history.game
+            start = list(game.totals(history.root))
+            points: list[JSON] = [start, *(list(step.totals) for step in self.timeline())]
+            return {"players": list(game.players(history.root)), "points": points}
+
+    def face_counts(self) -> dict[int, int]:
+        """How often each face came up in the rolls in effect of every game at this table.
+
+        Rolls, not readings: the dice left in the roll zone after a keep are read again, and
+        counting them twice would make fair dice look short of the faces that score.
+        An undone (misread) roll is not counted; its corrected roll is.
+        """
+        with self.lock:
+            counts = dict.fromkeys(range(1, 7), 0)
+            for summary in self.store.games():
+                if summary.id == self.game_id and self.history is not None:
+                    rolls = [list(a.dice) for a in self.history.actions if isinstance(a, Roll)]
+                    per_game = _faces(rolls)
+                elif summary.id in self._finished_counts:
+                    per_game = self._finished_counts[summary.id]
+                else:
+                    per_game = _faces(_rolls_in_effect(self.store.game(summary.id).events))
+                    if summary.finished is not None:
+                        self._finished_counts[summary.id] = per_game
+                for face, n in per_game.items():
+                    counts[face] = counts.get(face, 0) + n
+            return counts
+
     def transcript(self) -> str:
         """The current game as a PROTOCOL.md transcript."""
         with self.lock:
@@ -396,3 +622,27 @@ class Table:
                 listener(state)
             except Exception:  # one broken listener (a phone) must not stop the table
                 continue
+
+
+def _rolls_in_effect(events: list[tuple[str, dict[str, JSON] | None]]) -> list[list[int]]:
+    """The dice of the rolls a stored log leaves in effect (undone ones dropped)."""
+    done: list[dict[str, JSON]] = []
+    undone: list[dict[str, JSON]] = []
+    for kind, action in events:
+        if kind == "action" and action is not None:
+            done.append(action)
+            undone.clear()
+        elif kind == "undo" and done:
+            undone.append(done.pop())
+        elif kind == "redo" and undone:
+            done.append(undone.pop())
+    return [list(a["roll"]) for a in done if "roll" in a]
+
+
+def _faces(rolls: list[list[int]]) -> dict[int, int]:
+    """Faces 1 to 6 counted over some rolls."""
+    counts = dict.fromkeys(range(1, 7), 0)
+    for roll in rolls:
+        for face in roll:
+            counts[face] = counts.get(face, 0) + 1
+    return counts

@@ -3,7 +3,9 @@
 ``create_app(table, pin=...)`` takes any object with the ``TableAPI`` methods, so the Pi wiring
 and the tests each pass their own. Changing requests need the table PIN (header ``X-Table-Pin``
 or the cookie set by ``POST /api/pin``); an illegal action is a 409, a malformed one a 422, each
-with a JSON ``detail`` that says why, and the state is then unchanged.
+with a JSON ``detail`` that says why, and the state is then unchanged. Every refusal is a 4xx
+with ``{"detail": "..."}``, whatever was sent; an unexpected failure is a 500 with the same shape
+and no traceback.
 """
 
 from __future__ import annotations
@@ -11,21 +13,62 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
-from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
-from fastapi.responses import FileResponse, PlainTextResponse
+from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response, Security
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.security import APIKeyCookie, APIKeyHeader
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scoring.errors import IllegalAction, InvalidAction, InvalidOption, UnknownGame
+from scoring.registry import available
+from web.schemas import (
+    ACTION_SCHEMA,
+    CorrectionIn,
+    ErrorPublic,
+    GamePublic,
+    HeaderIn,
+    HistoryPublic,
+    JSONObject,
+    OkPublic,
+    PinIn,
+    StatePublic,
+    StatsPublic,
+)
+from web.stats import fairness
+
+__all__ = ["PIN_COOKIE", "HeaderIn", "PinGuard", "PinIn", "TableAPI", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 PIN_COOKIE = "pipcam_pin"
+MAX_BODY = 64 * 1024
+"""The largest request body: a header or an action is a few hundred bytes."""
+
+# Module-level: FastAPI resolves the (postponed) annotations of dependencies in module globals.
+PinHeader = Annotated[
+    str | None,
+    Security(
+        APIKeyHeader(
+            name="X-Table-Pin", auto_error=False, description="the table PIN, on each change"
+        )
+    ),
+]
+PinCookie = Annotated[
+    str | None,
+    Security(
+        APIKeyCookie(
+            name=PIN_COOKIE, auto_error=False, description="the table PIN, kept by POST /api/pin"
+        )
+    ),
+]
 
 
 class TableAPI(Protocol):
@@ -38,65 +81,217 @@ class TableAPI(Protocol):
     def redo(self, *, source: str) -> dict[str, Any]: ...
     def new_game(self, header_json: Any, *, source: str = ...) -> dict[str, Any]: ...
     def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]: ...
-
-
-class PinIn(BaseModel):
-    """The table PIN typed on a phone."""
-
-    pin: str = Field(min_length=1, max_length=32)
-
-
-class HeaderIn(BaseModel):
-    """A transcript header: which game, who plays (seat order), which options."""
-
-    game: str
-    players: list[str] = Field(min_length=1, max_length=12)
-    options: dict[str, Any] = Field(default_factory=dict)
+    def history_json(self) -> dict[str, Any]: ...
+    def score_series(self) -> dict[str, Any]: ...
+    def face_counts(self) -> dict[int, int]: ...
+    def correct(self, die: int, value: int, *, source: str = ...) -> dict[str, Any]: ...
 
 
 class PinGuard:
-    """Checks the PIN and slows down wrong guesses (per client address)."""
+    """Checks the PIN and slows down wrong guesses, per client address.
 
-    def __init__(self, pin: str, *, clock: Callable[[], float] = time.monotonic) -> None:
+    Each wrong guess doubles the client's wait, from half a second up to ``max_wait``: a PIN
+    cannot be guessed quickly, while the table's owner, typing from the same phone, never waits
+    longer than that, and other phones not at all. Failures are forgotten after ``forget``
+    quiet seconds, and at most ``max_clients`` addresses are remembered.
+    """
+
+    def __init__(
+        self,
+        pin: str,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_wait: float = 30.0,
+        forget: float = 600.0,
+        max_clients: int = 1024,
+    ) -> None:
         self.pin = pin
         self.clock = clock
+        self.max_wait = max_wait
+        self.forget = forget
+        self.max_clients = max_clients
         self.failures: dict[str, tuple[int, float]] = {}
+        self._lock = threading.Lock()
+
+    def _wait(self, count: int) -> float:
+        # The count is capped so that 2 ** count never overflows a float.
+        return min(0.5 * 2.0 ** min(max(count - 1, 0), 16), self.max_wait) if count else 0.0
 
     def delay_for(self, client: str) -> float:
         """Seconds a client must wait before its next guess counts."""
-        count, last = self.failures.get(client, (0, 0.0))
-        wait = min(0.5 * 2 ** max(count - 1, 0), 30.0) if count else 0.0
-        return max(0.0, last + wait - self.clock())
+        with self._lock:
+            count, last = self.failures.get(client, (0, 0.0))
+            return max(0.0, last + self._wait(count) - self.clock())
 
     def check(self, client: str, given: str | None) -> bool:
         """Whether ``given`` is the PIN; a wrong one is counted against the client."""
-        if given is not None and hmac.compare_digest(given.encode(), self.pin.encode()):
+        with self._lock:
+            return self._check(client, given)
+
+    def attempt(self, client: str, given: str) -> Literal["ok", "wrong"] | float:
+        """Check a guess unless the client must still wait: "ok", "wrong" or the seconds left."""
+        with self._lock:
+            count, last = self.failures.get(client, (0, 0.0))
+            wait = last + self._wait(count) - self.clock()
+            if wait > 0:
+                return wait
+            return "ok" if self._check(client, given) else "wrong"
+
+    def _check(self, client: str, given: str | None) -> bool:
+        if given is not None and hmac.compare_digest(
+            given.encode("utf-8", "surrogatepass"), self.pin.encode("utf-8", "surrogatepass")
+        ):
             self.failures.pop(client, None)
             return True
         if given is not None:
-            count, _ = self.failures.get(client, (0, 0.0))
-            self.failures[client] = (count + 1, self.clock())
+            now = self.clock()
+            count, last = self.failures.get(client, (0, 0.0))
+            if now - last > self.forget:
+                count = 0
+            self.failures[client] = (min(count + 1, 64), now)
+            self._prune(now)
         return False
+
+    def _prune(self, now: float) -> None:
+        if len(self.failures) <= self.max_clients:
+            return
+        for client, (_, last) in list(self.failures.items()):
+            if now - last > self.forget:
+                del self.failures[client]
+        while len(self.failures) > self.max_clients:
+            oldest = min(self.failures, key=lambda c: self.failures[c][1])
+            del self.failures[oldest]
+
+
+class SafeJSONResponse(JSONResponse):
+    """JSON in ASCII: any text the engines echo back (a name, a category) can be sent."""
+
+    def render(self, content: Any) -> bytes:
+        """The body: compact JSON with every non-ASCII character escaped."""
+        return json.dumps(
+            content, ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode("ascii")
+
+
+class BodyLimit:
+    """Refuse a request body larger than ``limit`` bytes with a JSON 413, before any route.
+
+    The body is read here (it is small) and handed on whole; a phone never sends more.
+    """
+
+    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body up to the limit, then run the app on it."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = SafeJSONResponse(
+            {"detail": f"the request body is larger than {self.limit} bytes"}, status_code=413
+        )
+        declared = Headers(scope=scope).get("content-length", "0")
+        if declared.isdigit() and int(declared) > self.limit:
+            await too_large(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away before it had sent its request
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        given = False
+
+        async def replay() -> Message:
+            nonlocal given
+            if given:
+                return await receive()  # e.g. the disconnect an event stream waits for
+            given = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+def validation_text(exc: RequestValidationError) -> str:
+    """Pydantic's list of problems as one sentence for ``detail``."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
+        if error.get("type") == "json_invalid":
+            reason = error.get("ctx", {}).get("error", "invalid JSON")
+            parts.append(f"the body is not valid JSON: {reason}")
+        else:
+            message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+            parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts) or "the request is not valid"
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorPublic, "description": text}
+    for code, text in [
+        (401, "no or wrong table PIN"),
+        (409, "not legal now"),
+        (422, "malformed"),
+        (429, "too many wrong PINs: wait"),
+    ]
+}
 
 
 def create_app(table: TableAPI, *, pin: str, title: str = "pipcam") -> FastAPI:
     """The FastAPI app for one table."""
-    app = FastAPI(title=title, summary="A dice table's live scoreboard and controls.")
+    app = FastAPI(
+        title=title,
+        summary="A dice table's live scoreboard and controls.",
+        default_response_class=SafeJSONResponse,
+    )
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
     guard = PinGuard(pin)
+    games: list[dict[str, Any]] = []
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return SafeJSONResponse({"detail": validation_text(exc)}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def failed(_request: Request, exc: Exception) -> JSONResponse:
+        # The traceback goes to the server's log (uvicorn prints it), never to a phone.
+        return SafeJSONResponse(
+            {"detail": f"the table failed to answer ({type(exc).__name__}); see its log"},
+            status_code=500,
+        )
 
     def client_of(request: Request) -> str:
         return request.client.host if request.client else "unknown"
 
-    async def require_pin(request: Request) -> None:
-        client = client_of(request)
-        wait = guard.delay_for(client)
+    def guess(request: Request, given: str) -> None:
+        result = guard.attempt(client_of(request), given)
+        if result == "wrong":
+            raise HTTPException(401, detail="wrong table PIN")
+        if not isinstance(result, str):
+            raise HTTPException(429, detail=f"too many wrong PINs: wait {result:.0f} s")
+
+    async def require_pin(
+        request: Request,
+        header: PinHeader,
+        cookie: PinCookie,
+    ) -> None:
+        given = header or cookie
+        if given is not None:
+            guess(request, given)
+            return
+        wait = guard.delay_for(client_of(request))
         if wait > 0:
             raise HTTPException(429, detail=f"too many wrong PINs: wait {wait:.0f} s")
-        given = request.headers.get("x-table-pin") or request.cookies.get(PIN_COOKIE)
-        if given is None:
-            raise HTTPException(401, detail="changing the game needs the table PIN")
-        if not guard.check(client, given):
-            raise HTTPException(401, detail="wrong table PIN")
+        raise HTTPException(401, detail="changing the game needs the table PIN")
 
     pinned = [Depends(require_pin)]
 
@@ -108,7 +303,13 @@ def create_app(table: TableAPI, *, pin: str, title: str = "pipcam") -> FastAPI:
         except (InvalidAction, InvalidOption, UnknownGame) as exc:
             raise HTTPException(422, detail=str(exc)) from exc
 
-    @app.get("/api/state", tags=["game"])
+    state_route: dict[str, Any] = {
+        "response_model": StatePublic,
+        "response_model_exclude_unset": True,
+        "responses": ERRORS,
+    }
+
+    @app.get("/api/state", tags=["game"], **state_route)
     def get_state() -> dict[str, Any]:
         """The current game: players, scores, whose turn, the dice last read, what is legal."""
         return table.state_json()
@@ -154,37 +355,64 @@ def create_app(table: TableAPI, *, pin: str, title: str = "pipcam") -> FastAPI:
         finally:
             unsubscribe()
 
-    @app.post("/api/pin", tags=["pin"])
+    @app.get("/api/catalog", tags=["games"], response_model=list[GamePublic])
+    def catalog() -> list[dict[str, Any]]:
+        """Every game: its native name, aliases, players, options (with kinds) and presets."""
+        if not games:
+            games.extend(GamePublic.of(cls).model_dump() for cls in available())
+        return games
+
+    @app.get("/api/history", tags=["game"], response_model=HistoryPublic)
+    def history() -> dict[str, Any]:
+        """The actions of the current game in effect, oldest first, with who took each."""
+        return table.history_json()
+
+    @app.get("/api/stats", tags=["game"], response_model=StatsPublic)
+    def stats() -> dict[str, Any]:
+        """Scores after each action of this game; the fairness of every die thrown here."""
+        return {"series": table.score_series(), **fairness(table.face_counts())}
+
+    @app.post("/api/pin", tags=["pin"], response_model=OkPublic, responses=ERRORS)
     def enter_pin(body: PinIn, request: Request, response: Response) -> dict[str, Any]:
         """Check the table PIN and keep it in a cookie for this phone."""
-        client = client_of(request)
-        wait = guard.delay_for(client)
-        if wait > 0:
-            raise HTTPException(429, detail=f"too many wrong PINs: wait {wait:.0f} s")
-        if not guard.check(client, body.pin):
-            raise HTTPException(401, detail="wrong table PIN")
+        guess(request, body.pin)
         response.set_cookie(PIN_COOKIE, body.pin, httponly=True, samesite="strict")
         return {"ok": True}
 
-    @app.post("/api/games", tags=["game"], dependencies=pinned)
+    @app.post("/api/games", tags=["game"], dependencies=pinned, **state_route)
     def new_game(header: HeaderIn) -> dict[str, Any]:
         """Start a new game from a transcript header."""
         return run(lambda: table.new_game(header.model_dump(), source="phone"))
 
-    @app.post("/api/actions", tags=["game"], dependencies=pinned)
-    def act(action: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    @app.post(
+        "/api/actions",
+        tags=["game"],
+        dependencies=pinned,
+        openapi_extra={"requestBody": {"content": {"application/json": {"schema": ACTION_SCHEMA}}}},
+        **state_route,
+    )
+    def act(action: Annotated[JSONObject, Body()]) -> dict[str, Any]:
         """Apply one PROTOCOL.md action object, such as {"roll": [1, 5]} or {"bank": true}."""
         return run(lambda: table.act_json(action, source="phone"))
 
-    @app.post("/api/undo", tags=["game"], dependencies=pinned)
+    @app.post("/api/undo", tags=["game"], dependencies=pinned, **state_route)
     def undo() -> dict[str, Any]:
         """Take back the last action."""
         return run(lambda: table.undo(source="phone"))
 
-    @app.post("/api/redo", tags=["game"], dependencies=pinned)
+    @app.post("/api/redo", tags=["game"], dependencies=pinned, **state_route)
     def redo() -> dict[str, Any]:
         """Take the last undone action again."""
         return run(lambda: table.redo(source="phone"))
+
+    @app.post("/api/correct", tags=["game"], dependencies=pinned, **state_route)
+    def correct(body: CorrectionIn) -> dict[str, Any]:
+        """Correct a misread die of the last settled reading; it then counts as read so.
+
+        A roll already taken from the misread dice is undone and the corrected roll applied
+        (both stored); that needs it to be the last action (409 otherwise).
+        """
+        return run(lambda: table.correct(body.die, body.value, source="phone"))
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -1,77 +1,529 @@
-"use strict";
-// The scoreboard: state arrives as server-sent events; actions go to the PROTOCOL.md routes.
-const $ = (id) => document.getElementById(id);
+// The phone scoreboard. The state arrives as server-sent events (GET /api/events); every change
+// goes through the PROTOCOL.md routes (api.js), so anything done here can also be scripted.
+import { get, post } from "./api.js";
+import { $, h, toast } from "./dom.js";
+import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
+import { gameSheet } from "./sheets.js";
+import { COLOURS, faceBars, lineChart } from "./svg.js";
+import { describeAction, NATIVE_NAMES, sameMultiset } from "./words.js";
 
-function post(path, body) {
-  return fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (r) => {
-    if (!r.ok) {
-      const err = await r.json().catch(() => ({ detail: r.statusText }));
-      showProblem(err.detail || r.statusText);
-      if (r.status === 401) $("pinbox").hidden = false;
-    }
-  });
+let current = null; // the last state shown
+let catalog = null; // GET /api/catalog, or null while it cannot be had
+let selected = new Set(); // indices of the dice picked for a keep
+let diceKey = "";
+let cellFilter = null; // a triangle cell tapped on the board
+let showAllPlacements = false;
+
+const VIEWS = ["board", "history", "stats", "new"];
+
+// -- state ------------------------------------------------------------------------------------
+
+function gameName(id) {
+  const entry = catalog && catalog.find((g) => g.id === id);
+  return entry ? entry.name : NATIVE_NAMES[id] || id;
 }
 
-function showProblem(text) {
-  $("problem").hidden = !text;
-  $("problem").textContent = text || "";
+/** Show a state; an older one (a late event) is ignored unless forced (after a reconnect). */
+function accept(state, { force = false } = {}) {
+  if (!state || typeof state !== "object") return;
+  const seq = state.table ? state.table.seq : 0;
+  const shown = current && current.table ? current.table.seq : -1;
+  const sameGame = current && current.table && state.table && current.table.game_id === state.table.game_id;
+  if (!force && sameGame && seq < shown) return;
+  current = state;
+  renderBoard();
+  refreshSide();
 }
 
-function label(action) {
-  const [key, value] = Object.entries(action)[0];
-  if (value === true) return key;
-  if (Array.isArray(value)) return `${key} ${value.join(" ")}`;
-  if (typeof value === "object") return `${key} ${value.stone} ${value.cell} r${value.rotation}`;
-  return `${key} ${value}`;
+async function act(action) {
+  const state = await post("/api/actions", action);
+  if (state) accept(state);
+  return state;
 }
 
-function render(state) {
-  $("game").textContent = state.game || "pipcam";
-  const body = $("scores").querySelector("tbody");
-  body.replaceChildren(...state.players.map((p) => {
-    const tr = document.createElement("tr");
-    if (p.name === state.to_move) tr.className = "to-move";
-    tr.innerHTML = "<td></td><td></td>";
-    tr.children[0].textContent = p.name + (state.winners.includes(p.name) ? " 🏆" : "");
-    tr.children[1].textContent = p.score;
-    return tr;
-  }));
-  const read = (state.table && state.table.dice_read) || [];
-  $("dice").replaceChildren(...read.map((d) => {
-    const el = document.createElement("span");
-    el.className = "die " + d.status;
-    el.textContent = d.value === null ? "?" : d.value;
-    el.title = `confidence ${d.confidence}`;
-    return el;
-  }));
-  const turn = state.turn;
-  $("turn").textContent = turn && turn.total !== undefined
-    ? `${turn.player}: turn total ${turn.total}` : (state.to_move ? `${state.to_move} to play` : "");
-  $("event").textContent = state.last_event || "";
-  showProblem(state.table && state.table.problem);
-  const legal = (state.legal || []).slice(0, 24);
-  $("legal").replaceChildren(...legal.map((a) => {
-    const b = document.createElement("button");
-    b.textContent = label(a);
-    b.onclick = () => post("/api/actions", a);
-    return b;
-  }));
+async function change(path, body) {
+  const state = await post(path, body);
+  if (state && state.players) accept(state);
+  else if (state) refresh();
+  return state;
+}
+
+async function refresh() {
+  const state = await get("/api/state");
+  if (state) accept(state, { force: true });
+}
+
+// -- live updates -------------------------------------------------------------------------------
+
+let source = null;
+let hadError = false;
+
+function setConn(kind) {
+  const el = $("conn");
+  el.dataset.state = kind;
+  $("conn-text").textContent = t(`conn.${kind}`);
 }
 
 function connect() {
-  const source = new EventSource("/api/events");
-  source.addEventListener("state", (e) => { $("conn").textContent = "live"; render(JSON.parse(e.data)); });
-  source.onerror = () => { $("conn").textContent = "reconnecting…"; };
+  source = new EventSource("/api/events");
+  source.addEventListener("state", (e) => {
+    setConn("live");
+    accept(JSON.parse(e.data));
+  });
+  source.onopen = () => {
+    setConn("live");
+    if (hadError) {
+      hadError = false;
+      refresh();
+    }
+  };
+  source.onerror = () => {
+    hadError = true;
+    if (source.readyState === EventSource.CLOSED) {
+      // The browser gives up on a refused stream (the Pi restarting): try again ourselves.
+      setConn("offline");
+      setTimeout(connect, 3000);
+    } else {
+      setConn("reconnecting");
+    }
+  };
 }
 
-$("undo").onclick = () => post("/api/undo");
-$("redo").onclick = () => post("/api/redo");
-$("pinform").onsubmit = (e) => {
-  e.preventDefault();
-  post("/api/pin", { pin: $("pin").value }).then(() => { $("pinbox").hidden = true; });
-};
-connect();
+// -- the scoreboard -------------------------------------------------------------------------------
+
+function statusLine(state) {
+  if (!state.game) return t("status.no_game");
+  if (state.finished) {
+    return t("status.finished", { names: state.winners.join(", ") || "–" });
+  }
+  const vars = { player: state.to_move, n: state.roll_size };
+  return t(`phase.${state.phase}`, vars);
+}
+
+function playersList(state) {
+  return h("ol", { class: "players", "aria-label": t("players") }, ...state.players.map((p, i) => {
+    const moving = p.name === state.to_move;
+    const won = state.winners.includes(p.name);
+    return h("li", { class: `${moving ? "to-move" : ""} ${won ? "winner" : ""}`,
+      "aria-current": moving ? "true" : null },
+    h("span", { class: "swatch", style: `background:${COLOURS[i % COLOURS.length]}` }),
+    h("span", { class: "name" }, p.name),
+    won ? h("span", { class: "tag win" }, `🏆 ${t("winner")}`) : null,
+    moving ? h("span", { class: "tag turn" }, t("to_move")) : null,
+    h("span", { class: "score" }, p.score));
+  }));
+}
+
+function diceRead(state) {
+  const read = (state.table && state.table.dice_read) || [];
+  if (state.game === "triangles") return null; // stones, not dice
+  const box = h("div", { class: "panel", id: "read-box" }, h("h3", {}, t("dice.read")));
+  if (!read.length) {
+    box.append(h("p", { class: "muted" }, t("dice.none_read")));
+    return box;
+  }
+  box.append(h("div", { class: "dice", id: "dice-read" }, ...read.map((d, i) => {
+    const value = d.value === null || d.value === undefined ? "?" : d.value;
+    const pct = Math.round(Number(d.confidence || 0) * 100);
+    const flag = d.status === "ok" ? "" : t(`dice.${d.status}`);
+    return h("button", {
+      class: `die read ${d.status}`, type: "button", dataset: { index: i },
+      "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }),
+      onclick: () => correctDie(i, value),
+    }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, `${pct}%`),
+    flag ? h("span", { class: "flag", "aria-hidden": "true" }, d.status === "cocked" ? "!" : "?") : null);
+  })), h("p", { class: "hint" }, t("dice.tap_to_correct")));
+  return box;
+}
+
+function correctDie(index, shown) {
+  const dialog = $("die-dialog");
+  $("die-title").textContent = t("correct.title", { n: index + 1, value: shown });
+  dialog.returnValue = "";
+  dialog.addEventListener("close", async () => {
+    const value = Number(dialog.returnValue);
+    if (value >= 1 && value <= 6) {
+      const state = await post("/api/correct", { die: index, value });
+      if (state && state.players) accept(state);
+      else if (state) refresh();
+    }
+  }, { once: true });
+  dialog.showModal();
+}
+
+/** The dice the game has on the table now, and those set aside or held. */
+function tableDice(state) {
+  if (state.turn) return { dice: state.turn.dice || [], kept: (state.turn.kept || []).flat() };
+  if (state.game === "general" || state.game === "drapky") {
+    return { dice: state.dice || [], kept: state.kept || [] };
+  }
+  return { dice: state.last_roll || [], kept: state.set_aside || [] };
+}
+
+function turnPanel(state) {
+  const { dice, kept } = tableDice(state);
+  const keeps = (state.legal || []).filter((a) => a.keep !== undefined);
+  const key = `${state.table ? state.table.seq : ""}:${dice.join()}`;
+  if (state.game === "triangles") return null;
+  if (key !== diceKey) {
+    diceKey = key;
+    selected = new Set();
+  }
+  const panel = h("div", { class: "panel", id: "turn-box" }, h("h3", {}, t("dice.on_table")));
+  const facts = [];
+  const total = state.turn ? state.turn.total : state.turn_total;
+  if (total !== undefined) facts.push(h("span", { class: "total" }, t("turn.total", { n: total })));
+  if (state.turn && state.turn.dice_left !== undefined) facts.push(t("turn.dice_left", { n: state.turn.dice_left }));
+  if (state.throws_left !== undefined) facts.push(t("turn.throws_left", { n: state.throws_left }));
+  if (state.dice_in_play !== undefined) facts.push(t("turn.dice_in_play", { n: state.dice_in_play }));
+  if (state.throws_available !== undefined) {
+    facts.push(t("drapky.throws", { used: state.throws_used ?? 0, available: state.throws_available }));
+  }
+  if (facts.length) panel.append(h("p", { class: "facts" }, ...facts.flatMap((f, i) => (i ? [" · ", f] : [f]))));
+  if (dice.length) {
+    panel.append(h("div", { class: "dice", id: "table-dice" }, ...dice.map((v, i) => {
+      const pickable = keeps.length > 0;
+      return h("button", { class: `die${selected.has(i) ? " selected" : ""}`, type: "button",
+        "aria-pressed": pickable ? String(selected.has(i)) : null, disabled: !pickable,
+        "aria-label": t("dice.die_label", { n: i + 1, value: v }),
+        onclick: () => { selected.has(i) ? selected.delete(i) : selected.add(i); renderBoard(); } },
+      h("span", { class: "pips" }, v));
+    })));
+  }
+  if (kept.length) panel.append(h("p", { class: "kept" }, t("dice.kept", { dice: kept.join(" ") })));
+  if (state.best && state.best.points !== undefined && state.phase === "decide") {
+    panel.append(h("p", { class: "muted" }, t("turn.best", { n: state.best.points,
+      dice: (state.best.scoring || []).join(" ") })));
+  }
+  if (state.last_event) panel.append(h("p", { class: "event" }, state.last_event));
+  return panel.childElementCount > 1 ? panel : null;
+}
+
+function button(label, onclick, cls = "") {
+  return h("button", { type: "button", class: cls, onclick }, label);
+}
+
+function actionsPanel(state) {
+  const legal = state.legal || [];
+  const has = (k) => legal.find((a) => a[k] !== undefined);
+  const bar = h("div", { class: "actions", id: "actions" });
+  const own = ["bank", "stop", "pass"]; // these have their own buttons below
+  if (state.suggestion && !own.some((k) => k in state.suggestion)) {
+    bar.append(button(t("btn.suggestion", { action: describeAction(state.suggestion, state.game, "do") }),
+      () => act(state.suggestion), "primary suggestion"));
+  }
+  const keeps = legal.filter((a) => a.keep !== undefined);
+  if (keeps.length) {
+    const { dice } = tableDice(state);
+    const picked = [...selected].map((i) => dice[i]).sort((a, b) => a - b);
+    const ok = keeps.some((a) => sameMultiset(a.keep, picked));
+    const none = keeps.some((a) => a.keep.length === 0);
+    const label = picked.length ? t("btn.keep", { dice: picked.join(" ") })
+      : none ? t("btn.keep_none") : t("btn.keep_pick");
+    bar.append(h("button", { type: "button", id: "keep", disabled: !ok, onclick: () => act({ keep: picked }),
+      title: ok ? null : t("btn.keep_pick") }, label));
+  }
+  if (has("bank")) {
+    const total = state.turn ? state.turn.total : state.turn_total;
+    bar.append(button(t("btn.bank", { n: total ?? "" }), () => act({ bank: true }), "bank"));
+  }
+  if (has("stop")) bar.append(button(t("btn.stop"), () => act({ stop: true })));
+  if (has("pass")) bar.append(button(t("btn.pass"), () => act({ pass: true })));
+  const pairs = legal.filter((a) => a.forbidden);
+  if (pairs.length) {
+    bar.append(h("p", { class: "label" }, t("zakazana.choose")),
+      h("div", { class: "pairs" }, ...pairs.map((a) => button(a.forbidden.join(" + "), () => act(a)))));
+  }
+  if (has("draw")) bar.append(drawPicker());
+  const places = legal.filter((a) => a.place);
+  if (places.length) bar.append(placeList(state, places));
+  bar.append(h("div", { class: "row undo-row" },
+    h("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => change("/api/undo") }, `↶ ${t("btn.undo")}`),
+    h("button", { type: "button", id: "redo", disabled: !state.can_redo, onclick: () => change("/api/redo") }, `↷ ${t("btn.redo")}`)));
+  return bar;
+}
+
+function drawPicker() {
+  const pick = (k) => h("select", { id: `draw-${k}`, "aria-label": t("tri.side", { n: k + 1 }) },
+    ...[0, 1, 2, 3, 4, 5].map((v) => h("option", { value: v }, v)));
+  const selects = [0, 1, 2].map(pick);
+  return h("form", { class: "draw", onsubmit: (e) => {
+    e.preventDefault();
+    act({ draw: selects.map((x) => x.value).join("") });
+  } }, h("span", { class: "label" }, t("tri.draw_label")), ...selects,
+  h("button", { class: "primary" }, t("btn.draw")));
+}
+
+function placeList(state, places) {
+  const values = new Map((state.best_placements || []).map((p) => [`${p.cell}/${p.rotation}`, p.value]));
+  let list = places.map((a) => ({ a, v: values.get(`${a.place.cell}/${a.place.rotation}`) ?? 0 }))
+    .sort((x, y) => y.v - x.v);
+  const best = list.length ? list[0].v : 0;
+  if (cellFilter) list = list.filter((x) => x.a.place.cell === cellFilter);
+  const shown = showAllPlacements || cellFilter ? list : list.slice(0, 4);
+  const box = h("div", { class: "places" }, h("p", { class: "label" },
+    cellFilter ? t("tri.at_cell", { cell: cellFilter }) : t("tri.place_label")),
+  ...shown.map(({ a, v }) => button(t("tri.place_button", { cell: a.place.cell, rotation: a.place.rotation, value: v }),
+    () => act(a), v === best ? "primary" : "")));
+  if (cellFilter) box.append(button(t("tri.all_cells"), () => { cellFilter = null; renderBoard(); }, "link"));
+  else if (list.length > shown.length) {
+    box.append(button(t("tri.show_all", { n: list.length }), () => { showAllPlacements = true; renderBoard(); }, "link"));
+  }
+  return box;
+}
+
+const ui = { pickCell: (cell) => { cellFilter = cell; renderBoard(); } };
+
+function renderBoard() {
+  const state = current;
+  const body = $("board-body");
+  if (!state) return;
+  document.title = state.game ? `${gameName(state.game)} · pipcam` : "pipcam";
+  $("title").textContent = state.game ? gameName(state.game) : "pipcam";
+  const problem = state.table && state.table.problem;
+  const parts = [];
+  if (problem) parts.push(h("div", { class: "problem", role: "alert", id: "problem" }, problem));
+  if (state.table && state.table.camera && state.table.camera !== "ok") {
+    parts.push(h("p", { class: "problem soft" }, t("camera.problem", { status: t(`camera.${state.table.camera}`) })));
+  }
+  parts.push(h("h2", { class: "status", id: "status" }, statusLine(state)));
+  if (!state.game) {
+    parts.push(h("p", {}, h("a", { href: "#new", class: "button primary" }, t("nav.new"))));
+    body.replaceChildren(...parts);
+    return;
+  }
+  parts.push(playersList(state), diceRead(state));
+  if (!parts.at(-1)) parts.pop();
+  if (!state.finished) {
+    const turn = turnPanel(state);
+    if (turn) parts.push(turn);
+  }
+  parts.push(actionsPanel(state));
+  parts.push(h("div", { class: "game-sheet", id: "sheet" }, ...gameSheet(state, act, ui)));
+  body.replaceChildren(...parts);
+}
+
+// -- history and statistics ---------------------------------------------------------------------
+
+function visibleView() {
+  const v = location.hash.slice(1);
+  return VIEWS.includes(v) ? v : "board";
+}
+
+let sideTimer = 0;
+function refreshSide() {
+  const view = visibleView();
+  if (view !== "history" && view !== "stats") return;
+  clearTimeout(sideTimer);
+  sideTimer = setTimeout(() => (view === "history" ? showHistory() : showStats()), 150);
+}
+
+async function showHistory() {
+  const box = $("history-body");
+  const data = await get("/api/history");
+  if (!data) {
+    box.replaceChildren(h("p", { class: "muted" }, t("history.none")));
+    return;
+  }
+  const game = current && current.game;
+  const items = data.entries.map((e) => h("li", { value: e.index + 1 },
+    e.player ? h("strong", {}, `${e.player}: `) : null,
+    e.action ? describeAction(e.action, game) : e.text));
+  box.replaceChildren(
+    h("div", { class: "row" },
+      h("button", { type: "button", id: "history-undo", disabled: !data.can_undo,
+        onclick: () => change("/api/undo") }, `↶ ${t("btn.undo")}`),
+      h("button", { type: "button", id: "history-redo", disabled: !data.can_redo,
+        onclick: () => change("/api/redo") }, `↷ ${t("btn.redo")}`)),
+    items.length ? h("ol", { class: "history", id: "history-list" }, ...items.reverse())
+      : h("p", { class: "muted" }, t("history.empty")));
+}
+
+async function showStats() {
+  const box = $("stats-body");
+  const data = await get("/api/stats");
+  if (!data) {
+    box.replaceChildren(h("p", { class: "muted" }, t("stats.none")));
+    return;
+  }
+  const parts = [h("h3", {}, t("stats.scores"))];
+  const series = data.series || { players: [], points: [] };
+  if (series.points && series.points.length > 1) {
+    parts.push(lineChart(series.players, series.points, t("stats.scores")),
+      h("ul", { class: "legend" }, ...series.players.map((n, i) => h("li", {},
+        h("span", { class: "swatch", style: `background:${COLOURS[i % COLOURS.length]}` }), n))));
+  } else {
+    parts.push(h("p", { class: "muted" }, t("stats.no_scores")));
+  }
+  parts.push(h("h3", {}, t("stats.dice")), faceBars(data.faces || {}, t("stats.faces")));
+  const p = Number(data.p_value);
+  const verdict = t(`verdict.${String(data.verdict).replace(/ /g, "_")}`);
+  parts.push(h("p", { class: "verdict", id: "verdict" }, t("stats.summary", {
+    n: data.dice_read, chi: Number(data.chi_square || 0).toFixed(2),
+    p: Number.isFinite(p) ? p.toFixed(3) : "–" })), h("p", { class: `verdict-words ${data.verdict}` }, verdict));
+  box.replaceChildren(...parts);
+}
+
+// -- a new game -----------------------------------------------------------------------------------
+
+let setupPlayers = [];
+
+async function showNewGame() {
+  if (!catalog) catalog = await get("/api/catalog");
+  const box = $("new-body");
+  if (!catalog) {
+    box.replaceChildren(h("p", { class: "muted" }, t("new.no_catalog")));
+    return;
+  }
+  if (!setupPlayers.length) {
+    setupPlayers = current && current.players && current.players.length
+      ? current.players.map((p) => p.name) : [t("new.player_n", { n: 1 }), t("new.player_n", { n: 2 })];
+  }
+  const gameSelect = h("select", { id: "new-game", name: "game" },
+    ...catalog.map((g) => h("option", { value: g.id, lang: "" }, g.name)));
+  if (current && current.game) gameSelect.value = current.game;
+  const optionsBox = h("div", { id: "new-options" });
+  const playersBox = h("ol", { id: "new-players", class: "seat-list" });
+  const form = h("form", { id: "new-form", class: "setup", onsubmit: (e) => { e.preventDefault(); startGame(); } },
+    h("label", { class: "field" }, h("span", {}, t("new.game")), gameSelect),
+    h("fieldset", {}, h("legend", {}, t("new.players")), playersBox,
+      h("button", { type: "button", id: "add-player", onclick: () => { setupPlayers.push(""); drawPlayers(); } },
+        `+ ${t("new.add_player")}`)),
+    h("fieldset", {}, h("legend", {}, t("new.options")), optionsBox),
+    h("button", { class: "primary wide", id: "start-game" }, t("new.start")));
+  box.replaceChildren(form);
+
+  function entry() { return catalog.find((g) => g.id === gameSelect.value) || catalog[0]; }
+
+  function drawPlayers() {
+    const g = entry();
+    playersBox.replaceChildren(...setupPlayers.map((name, i) => h("li", {},
+      h("input", { value: name, "aria-label": t("new.player_n", { n: i + 1 }), maxlength: 24, required: true,
+        class: "player-name", oninput: (e) => { setupPlayers[i] = e.target.value; } }),
+      h("button", { type: "button", "aria-label": t("new.up"), disabled: i === 0,
+        onclick: () => { [setupPlayers[i - 1], setupPlayers[i]] = [setupPlayers[i], setupPlayers[i - 1]]; drawPlayers(); } }, "↑"),
+      h("button", { type: "button", "aria-label": t("new.down"), disabled: i === setupPlayers.length - 1,
+        onclick: () => { [setupPlayers[i + 1], setupPlayers[i]] = [setupPlayers[i], setupPlayers[i + 1]]; drawPlayers(); } }, "↓"),
+      h("button", { type: "button", "aria-label": t("new.remove"), disabled: setupPlayers.length <= (g.min_players || 1),
+        onclick: () => { setupPlayers.splice(i, 1); drawPlayers(); } }, "✕"))));
+    $("add-player").disabled = setupPlayers.length >= (g.max_players || 12);
+  }
+
+  function drawOptions() {
+    const g = entry();
+    const presets = Object.keys(g.presets || {});
+    const fields = [];
+    if (presets.length) {
+      const sel = h("select", { id: "preset", onchange: () => applyPreset(sel.value) },
+        h("option", { value: "" }, t("new.no_preset")), ...presets.map((p) => h("option", { value: p }, p)));
+      fields.push(h("label", { class: "field" }, h("span", {}, t("new.preset")), sel));
+    }
+    for (const o of g.options || []) fields.push(optionField(o));
+    optionsBox.replaceChildren(...(fields.length ? fields : [h("p", { class: "muted" }, t("new.no_options"))]));
+  }
+
+  function applyPreset(name) {
+    const values = name ? { ...(entry().presets[name] || {}) } : {};
+    for (const o of entry().options || []) setOption(o, o.name in values ? values[o.name] : o.default);
+  }
+
+  gameSelect.addEventListener("change", () => { drawPlayers(); drawOptions(); });
+  drawPlayers();
+  drawOptions();
+}
+
+function optionField(o) {
+  const id = `opt-${o.name}`;
+  const label = o.name.replace(/_/g, " ");
+  let input;
+  if (o.kind === "bool") {
+    input = h("input", { type: "checkbox", id, checked: Boolean(o.default) });
+    return h("label", { class: "field check", title: o.doc }, input, h("span", {}, label), h("small", {}, o.doc));
+  }
+  if (o.kind === "choice" && o.choices) {
+    input = h("select", { id }, ...o.choices.map((c) => h("option", { value: JSON.stringify(c) }, String(c))));
+    input.value = JSON.stringify(o.default);
+  } else if (o.kind === "int" || o.kind === "int_or_off") {
+    input = h("input", { type: "text", inputmode: "numeric", id, value: o.default ?? "",
+      placeholder: o.kind === "int_or_off" ? t("new.off") : "" });
+  } else {
+    input = h("input", { type: "text", id, value: o.default ?? "", placeholder: o.default === null ? t("new.off") : "" });
+  }
+  return h("label", { class: "field", title: o.doc }, h("span", {}, label), input, h("small", {}, o.doc));
+}
+
+function setOption(o, value) {
+  const el = $(`opt-${o.name}`);
+  if (!el) return;
+  if (o.kind === "bool") el.checked = Boolean(value);
+  else if (o.kind === "choice" && o.choices) el.value = JSON.stringify(value);
+  else el.value = value ?? "";
+}
+
+function readOption(o) {
+  const el = $(`opt-${o.name}`);
+  if (o.kind === "bool") return el.checked;
+  if (o.kind === "choice" && o.choices) return JSON.parse(el.value);
+  const text = el.value.trim();
+  if (o.kind === "int" || o.kind === "int_or_off") {
+    if (text === "" || text.toLowerCase() === "off") return null;
+    return /^-?\d+$/.test(text) ? Number(text) : text; // the server says why a non-number is wrong
+  }
+  return text === "" ? null : text;
+}
+
+async function startGame() {
+  const game = $("new-game").value;
+  const g = catalog.find((x) => x.id === game);
+  const preset = $("preset") ? $("preset").value : "";
+  const base = preset ? { ...(g.presets[preset] || {}) } : {};
+  const options = preset ? { preset } : {};
+  for (const o of g.options || []) {
+    const value = readOption(o);
+    const expected = o.name in base ? base[o.name] : o.default;
+    if (JSON.stringify(value) !== JSON.stringify(expected)) options[o.name] = value;
+  }
+  const players = setupPlayers.map((n) => n.trim()).filter(Boolean);
+  const state = await post("/api/games", { game, players, options });
+  if (state) {
+    accept(state, { force: true });
+    toast(t("new.started", { game: gameName(game) }), "ok");
+    location.hash = "#board";
+  }
+}
+
+// -- the shell ------------------------------------------------------------------------------------
+
+function showView() {
+  const view = visibleView();
+  for (const v of VIEWS) {
+    $(`view-${v}`).hidden = v !== view;
+    const tab = $(`tab-${v}`);
+    if (v === view) tab.setAttribute("aria-current", "page");
+    else tab.removeAttribute("aria-current");
+  }
+  if (view === "history") showHistory();
+  if (view === "stats") showStats();
+  if (view === "new") showNewGame();
+}
+
+async function main() {
+  const select = $("lang");
+  select.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, lang: code }, name)));
+  await setLanguage(preferred());
+  select.value = language();
+  select.addEventListener("change", async () => {
+    await setLanguage(select.value, { remember: true });
+    setConn($("conn").dataset.state || "connecting");
+    renderBoard();
+    showView();
+  });
+  setConn("connecting");
+  window.addEventListener("hashchange", showView);
+  get("/api/catalog").then((c) => { if (c) { catalog = c; renderBoard(); } });
+  showView();
+  await refresh();
+  connect();
+}
+
+main();

@@ -1,0 +1,229 @@
+"""Correcting a misread die: logged with the reading it replaced, and the history kept honest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pipcam.store import Store
+from pipcam.table import Table
+from scoring.core import Keep, Roll
+from scoring.errors import IllegalAction, InvalidAction
+
+
+@dataclass(frozen=True)
+class FakeDie:
+    """A die as vision.reader.Die reports it."""
+
+    value: int | None
+    confidence: float = 0.99
+    status: str = "ok"
+    box: tuple[int, int, int, int] = (0, 0, 10, 10)
+
+
+@dataclass(frozen=True)
+class FakeReading:
+    """A settled reading of the roll zone."""
+
+    dice: tuple[FakeDie, ...]
+    status: str = "settled"
+
+
+def reading(*values: int) -> FakeReading:
+    """A settled reading of these faces, each read with confidence."""
+    return FakeReading(tuple(FakeDie(v, box=(i, i, i + 9, i + 9)) for i, v in enumerate(values)))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A real SQLite store in a temporary folder."""
+    with Store(tmp_path / "pipcam.db") as s:
+        yield s
+
+
+@pytest.fixture
+def table(store: Store) -> Table:
+    """A two-player Kymppitonni game."""
+    t = Table(store)
+    t.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    return t
+
+
+def events(store: Store, table: Table) -> list[tuple[str, dict[str, object] | None, str]]:
+    """The stored log of the table's game: kind, action, source."""
+    assert table.game_id is not None
+    return [(e.kind, e.action, e.source) for e in store.events(table.game_id)]
+
+
+def test_applied_misread_roll_is_replaced_in_one_step(store: Store, table: Table) -> None:
+    """The misread roll is undone and the corrected one applied; both stay in the log."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)  # the 4 was really a 6
+    state = table.correct(5, 6, source="phone")
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 5, 6])]
+    assert state["turn"]["dice"] == [1, 1, 2, 3, 5, 6]
+    assert state["table"]["dice_read"][5] == {
+        "value": 6,
+        "confidence": 1.0,
+        "status": "ok",
+        "box": [5, 5, 14, 14],
+    }
+    assert events(store, table) == [
+        ("action", {"roll": [1, 1, 2, 3, 4, 5]}, "camera"),
+        ("undo", None, "phone"),
+        ("action", {"roll": [1, 1, 2, 3, 5, 6]}, "phone"),
+    ]
+    (correction,) = store.corrections(table.game_id)
+    assert (correction.die, correction.value, correction.events) == (5, 6, [2, 3])
+    assert [d["value"] for d in correction.replaced] == [1, 1, 5, 2, 3, 4]
+    assert not table.history.can_redo()  # the misread roll cannot come back by redo
+
+
+def test_refused_reading_goes_through_once_corrected(store: Store, table: Table) -> None:
+    """A cocked die blocks the roll; setting its value lets the reading count."""
+    dice = (*[FakeDie(v) for v in (1, 5, 2, 3, 4)], FakeDie(None, 0.3, "cocked", (7, 7, 20, 20)))
+    table.on_reading(FakeReading(dice), settled_now=True)
+    assert "leans on something" in table.state_json()["table"]["problem"]
+    state = table.correct(5, 6)
+    assert state["table"]["problem"] == ""
+    assert state["turn"]["dice"] == [1, 2, 3, 4, 5, 6]
+    assert events(store, table) == [("action", {"roll": [1, 2, 3, 4, 5, 6]}, "phone")]
+
+
+def test_two_misread_dice_corrected_one_after_the_other(store: Store, table: Table) -> None:
+    """A reading still doubtful after one correction says so; the second one completes it."""
+    dice = (
+        FakeDie(None, 0.4, "uncertain"),
+        FakeDie(None, 0.3, "cocked", (9, 9, 19, 19)),
+        *[FakeDie(v) for v in (2, 3, 4, 6)],
+    )
+    table.on_reading(FakeReading(dice), settled_now=True)
+    state = table.correct(0, 1)
+    assert state["table"]["problem"] == (
+        "a die at [9, 9, 19, 19] leans on something: throw it again or correct it on a phone"
+    )
+    assert table.history is not None
+    assert len(table.history) == 0
+    state = table.correct(1, 5)
+    assert state["turn"]["dice"] == [1, 2, 3, 4, 5, 6]
+    assert [c.die for c in store.corrections(table.game_id)] == [0, 1]
+    second = store.corrections(table.game_id)[1]
+    assert [d["value"] for d in second.replaced] == [1, None, 2, 3, 4, 6]  # after the first fix
+
+
+def test_correction_that_changes_nothing_logs_only_itself(store: Store, table: Table) -> None:
+    """Setting a die to the value it was read as changes no game event."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.correct(0, 1)
+    assert events(store, table) == [("action", {"roll": [1, 1, 2, 3, 4, 5]}, "camera")]
+    assert len(store.corrections(table.game_id)) == 1
+
+
+def test_misread_keep_is_replaced(store: Store, table: Table) -> None:
+    """Dice taken out of the zone misread as another legal keep: the keep is redone."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.on_reading(reading(5, 2, 3, 4), settled_now=True)  # 1 1 taken out
+    assert table.history is not None
+    assert table.history.actions[-1] == Keep([1, 1])
+    # The 5 was really a 1 that stayed: only one 1 was taken out, together with the 5.
+    table.correct(0, 1)
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5]), Keep([1, 5])]
+    assert [kind for kind, _, _ in events(store, table)] == ["action", "action", "undo", "action"]
+
+
+def test_game_moved_on_is_409_with_reason(table: Table) -> None:
+    """Once another action follows the misread roll, the correction is refused; undo allows it."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.act(Keep([1, 1, 5]), source="phone")
+    with pytest.raises(IllegalAction) as info:
+        table.correct(5, 6)
+    assert str(info.value) == (
+        "cannot correct the reading: the game has gone on since it was read "
+        "(it made roll 1 1 2 3 4 5); undo back to it first"
+    )
+    table.undo(source="phone")
+    table.correct(5, 6)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 5, 6])]
+
+
+def test_nothing_to_correct(store: Store) -> None:
+    """No settled reading, or one from before this game: nothing to correct."""
+    table = Table(store)
+    with pytest.raises(IllegalAction, match="there is no reading to correct: no dice have"):
+        table.correct(0, 3)
+    table.on_reading(reading(1, 2), settled_now=True)  # no game yet: kept, not applied
+    table.correct(0, 3)  # logged all the same
+    assert [c.game for c in store.corrections()] == [None]
+    table.new_game({"game": "sekvence", "players": ["Ann"]})
+    with pytest.raises(IllegalAction, match="read before this game started"):
+        table.correct(0, 3)
+
+
+@pytest.mark.parametrize(
+    ("die", "value", "message"),
+    [
+        (6, 3, "the last reading has 6 dice (0 to 5); there is no die 6"),
+        (-1, 3, "the last reading has 6 dice (0 to 5); there is no die -1"),
+        (0, 7, "a die shows 1 to 6, not 7"),
+        (0, 0, "a die shows 1 to 6, not 0"),
+    ],
+)
+def test_bad_index_or_value(store: Store, table: Table, die: int, value: int, message: str) -> None:
+    """A die that is not in the reading, or a face that is not on a die, is malformed."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    with pytest.raises(InvalidAction) as info:
+        table.correct(die, value)
+    assert str(info.value) == message
+    assert store.corrections() == []
+
+
+def test_finished_game_is_not_reopened(store: Store) -> None:
+    """A misread roll that ended the game is not corrected (the store keeps it finished)."""
+    table = Table(store)
+    table.new_game({"game": "sekvence", "players": ["Ann"], "options": {"target": 10}})
+    table.on_reading(reading(1, 2, 3, 5, 5, 6), settled_now=True)
+    assert table.state_json()["finished"] is True
+    with pytest.raises(IllegalAction, match="the roll read from it ended the game"):
+        table.correct(0, 4)
+    with pytest.raises(IllegalAction, match="cannot undo: the game is over"):
+        table.undo(source="phone")
+
+
+def test_timeline_history_and_series(table: Table) -> None:
+    """History entries name the player of each action; the series starts at 0 for everyone."""
+    table.act(Roll([1, 1, 5, 2, 3, 4]), source="phone")
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.press("bank")
+    table.act(Roll([2, 3, 4, 6, 6, 2]), source="phone")
+    history = table.history_json()
+    assert [(e["index"], e["player"], e["text"]) for e in history["entries"]] == [
+        (0, "Ann", "roll 1 1 2 3 4 5"),
+        (1, "Ann", "keep 1 1 5"),
+        (2, "Ann", "bank"),
+        (3, "Bob", "roll 2 2 3 4 6 6"),
+    ]
+    assert history["can_undo"] is True
+    series = table.score_series()
+    assert series == {
+        "players": ["Ann", "Bob"],
+        "points": [[0, 0], [0, 0], [0, 0], [250, 0], [250, 0]],
+    }
+    table.undo(source="phone")
+    assert len(table.score_series()["points"]) == 4
+    assert table.history_json()["can_redo"] is True
+
+
+def test_face_counts_are_the_rolls_in_effect_of_every_game(store: Store, table: Table) -> None:
+    """Each roll counts once (dice read again after a keep do not); undone rolls do not count."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.on_reading(reading(2, 3, 4), settled_now=True)  # a keep: the same 2 3 4 read again
+    table.act(Roll([6, 6, 6]), source="phone")
+    table.undo(source="phone")
+    table.new_game({"game": "sekvence", "players": ["Ann"]})  # the first game is finished
+    table.act(Roll([6, 6, 6, 6, 6, 1]), source="phone")
+    assert table.face_counts() == {1: 3, 2: 1, 3: 1, 4: 1, 5: 1, 6: 5}
+    assert store.face_counts() == {1: 2, 2: 2, 3: 2, 4: 2, 5: 1, 6: 0}  # readings: twice over

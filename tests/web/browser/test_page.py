@@ -1,0 +1,313 @@
+"""The phone page in headless Chromium at 360 x 740: join, play, correct, undo, languages.
+
+The server is real (uvicorn on loopback, the SQLite store, the engines); the camera is the test,
+handing the table settled readings. Screenshots go to ``artifacts/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.web.browser._server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PHONE,
+    PIN,
+    Served,
+    midgame,
+    reading,
+    serve,
+)
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"browser tests need Debian's chromium at {CHROMIUM} (scripts/browser-deps.sh installs it)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="browser tests need playwright (pip install playwright)"
+)
+Browser = sync_api.Browser
+Page = sync_api.Page
+expect = sync_api.expect
+
+TIMEOUT_MS = 5000
+CATCH_ERRORS = """
+window.__errors = [];
+addEventListener("error", (e) => window.__errors.push(e.message));
+addEventListener("unhandledrejection", (e) => window.__errors.push(String(e.reason)));
+"""
+
+
+class Rig:
+    """The served table and one headless Chromium for the whole module."""
+
+    def __init__(self, served: Served, browser: Any) -> None:
+        self.served = served
+        self.browser = browser
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
+    """A server and a browser, shared by the tests of this module to keep them quick."""
+    with (
+        serve(tmp_path_factory.mktemp("table")) as served,
+        sync_api.sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield Rig(served, browser)
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def served(rig: Rig) -> Served:
+    """The table of this module."""
+    return rig.served
+
+
+def open_page(rig: Rig, *, lang: str = "en-GB", pin: bool = True) -> Any:
+    """A fresh phone (no cookies, no stored language) on the scoreboard; with the PIN entered."""
+    context = rig.browser.new_context(viewport=PHONE, locale=lang, device_scale_factor=1)
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(CATCH_ERRORS)
+    page = context.new_page()
+    if pin:
+        page.request.post(f"{rig.served.base}/api/pin", data={"pin": PIN})
+    page.goto(f"{rig.served.base}/", wait_until="domcontentloaded")
+    expect(page.locator("#conn")).to_have_attribute("data-state", "live")
+    return page
+
+
+def close(page: Any) -> None:
+    """Put the phone away, after checking that its script never failed."""
+    errors = page.evaluate("window.__errors")
+    page.context.close()
+    assert errors == [], errors
+
+
+@pytest.fixture
+def phone(rig: Rig) -> Iterator[Any]:
+    """A phone whose PIN is already in its cookie, on the scoreboard, in English."""
+    page = open_page(rig)
+    yield page
+    close(page)
+
+
+def shoot(page: Any, name: str) -> None:
+    """Keep a full-page screenshot as a test artefact."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def no_horizontal_scroll(page: Any) -> None:
+    """The page fits the 360-px screen: nothing sticks out to the right."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width} px wide on a {PHONE['width']} px screen"
+
+
+def test_join_and_start_a_game(rig: Rig) -> None:
+    """A phone joins by the URL, starts Kymppitonni for Ann and Bob, asked for the PIN once."""
+    page = open_page(rig, pin=False)
+    try:
+        page.click("#tab-new")
+        page.select_option("#new-game", "kymppitonni")
+        names = page.locator(".player-name")
+        while names.count() > 2:
+            page.locator("#new-players li").last.get_by_role("button", name="Remove").click()
+        while names.count() < 2:
+            page.click("#add-player")
+        names.nth(0).fill("Ann")
+        names.nth(1).fill("Bob")
+        page.locator("#new-players li").nth(1).get_by_role("button", name="Move up").click()
+        shoot(page, "new-game")
+        page.click("#start-game")
+        expect(page.locator("#pin-dialog")).to_be_visible()
+        page.fill("#pin-input", PIN)
+        page.click("#pin-ok")
+        expect(page.locator(".players li")).to_have_count(2)
+        expect(page.locator(".players li").first).to_contain_text("Bob")
+        expect(page.locator("#status")).to_have_text("Bob throws 6 dice")
+        assert rig.served.table.state_json()["players"] == [
+            {"name": "Bob", "score": 0},
+            {"name": "Ann", "score": 0},
+        ]
+        no_horizontal_scroll(page)
+    finally:
+        close(page)
+
+
+def test_a_wrong_pin_is_asked_again(rig: Rig) -> None:
+    """A wrong PIN is refused with a message and changes nothing; the right one then retries."""
+    rig.served.new_game("sekvence", ["Eva", "Jan"])
+    rig.served.post("/api/actions", {"roll": [1, 2, 3, 4, 5, 5]})
+    page = open_page(rig, pin=False)
+    try:
+        page.click("#undo")
+        expect(page.locator("#pin-dialog")).to_be_visible()
+        page.fill("#pin-input", "0000")
+        page.click("#pin-ok")
+        expect(page.locator("#pin-error")).to_have_text("Wrong PIN: try again.")
+        assert rig.served.table.state_json()["actions"] == 1
+        time.sleep(0.6)  # a wrong guess makes the next one wait half a second
+        page.fill("#pin-input", PIN)
+        page.click("#pin-ok")
+        expect(page.locator("#pin-dialog")).to_be_hidden()
+        expect(page.locator("#undo")).to_be_disabled()
+        assert rig.served.table.state_json()["actions"] == 0
+    finally:
+        close(page)
+
+
+def test_a_roll_appears_after_a_reading(served: Served, phone: Any) -> None:
+    """The camera settles on six dice: within a second every phone shows the roll."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    expect(phone.locator("#status")).to_have_text("Ann throws 6 dice")
+    start = time.monotonic()
+    served.table.on_reading(reading([1, 1, 5, 2, 3, 4]), settled_now=True)
+    expect(phone.locator("#table-dice .die")).to_have_text(["1", "1", "2", "3", "4", "5"])
+    assert time.monotonic() - start < 2.0
+    expect(phone.locator("#dice-read .die")).to_have_count(6)
+    expect(phone.locator("#dice-read .die").first).to_contain_text("97%")
+    expect(phone.locator("#status")).to_have_text("Ann decides")
+    expect(phone.locator("#turn-box")).to_contain_text("Ann threw 1 1 2 3 4 5")
+
+
+def test_correct_a_misread_die(served: Served, phone: Any) -> None:
+    """An uncertain die is marked; tapping it and choosing 5 makes the roll go through."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.table.on_reading(
+        reading([1, 1, None, 2, 3, 4], doubtful={2: "uncertain"}), settled_now=True
+    )
+    doubtful = phone.locator("#dice-read .die").nth(2)
+    expect(doubtful).to_have_class("die read uncertain")
+    expect(doubtful).to_have_attribute(
+        "aria-label", "Die 3: ?, confidence 41% uncertain. Tap to correct."
+    )
+    expect(phone.locator("#problem")).to_contain_text("cannot be read")
+    doubtful.click()
+    expect(phone.locator("#die-dialog")).to_be_visible()
+    phone.click("#die-dialog .faces button[value='5']")
+    expect(phone.locator("#table-dice .die")).to_have_text(["1", "1", "2", "3", "4", "5"])
+    expect(phone.locator("#problem")).to_have_count(0)
+    assert served.table.state_json()["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
+
+
+def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
+    """Pick dice and keep them, bank, then undo the bank from the history view."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.post("/api/actions", {"roll": [1, 1, 1, 2, 3, 6]})
+    dice = phone.locator("#table-dice .die")
+    expect(dice).to_have_count(6)
+    expect(phone.locator("#keep")).to_have_text("Pick dice that may be kept")
+    expect(phone.locator("#keep")).to_be_disabled()
+    for i in range(3):
+        dice.nth(i).click()
+    expect(phone.locator("#keep")).to_have_text("Keep 1 1 1")
+    phone.click("#keep")
+    expect(phone.locator("#turn-box")).to_contain_text("Turn total: 1000")
+    phone.get_by_role("button", name="Bank 1000").click()
+    expect(phone.locator(".players li").first.locator(".score")).to_have_text("1000")
+    phone.click("#tab-history")
+    expect(phone.locator("#history-list li")).to_have_count(3)
+    expect(phone.locator("#history-list li").first).to_have_text("Ann: banked")
+    shoot(phone, "history")
+    phone.click("#history-undo")
+    expect(phone.locator("#history-list li")).to_have_count(2)
+    phone.click("#tab-board")
+    expect(phone.locator(".players li").first.locator(".score")).to_have_text("0")
+    expect(phone.locator("#turn-box")).to_contain_text("Turn total: 1000")
+    assert served.table.state_json()["can_redo"] is True
+
+
+def test_score_a_category_by_tapping_its_row(served: Served, phone: Any) -> None:
+    """Generał: after a throw, tapping the Full house row writes 25."""
+    served.new_game("general", ["Ann", "Bob"])
+    served.table.on_reading(reading([2, 2, 5, 5, 5]), settled_now=True)
+    row = phone.locator("tr[data-row='full_house']")
+    expect(row.locator("td.preview")).to_have_text("25")
+    row.locator("button").click()
+    expect(row.locator("td").first).to_have_text("25")
+    expect(phone.locator("#status")).to_have_text("Bob throws 5 dice")
+
+
+def test_switch_language(served: Served, rig: Rig) -> None:
+    """A Polish browser gets Polish; switched to Czech it stays Czech after a reload."""
+    served.new_game("drapky", ["Ann", "Bob"])
+    page = open_page(rig, lang="pl-PL")
+    try:
+        expect(page.locator("#tab-board")).to_have_text("Tablica")
+        expect(page.locator("#status")).to_have_text("Ann rzuca 6 kośćmi")
+        expect(page.locator("#title")).to_have_text("Drápky")
+        page.select_option("#lang", "cs")
+        expect(page.locator("#tab-board")).to_have_text("Tabulka")
+        expect(page.locator("tr[data-row='hiroshima'] th")).to_have_text("Hirošima")
+        page.reload(wait_until="domcontentloaded")
+        expect(page.locator("#status")).to_have_text("Ann hází 6 kostkami")
+        expect(page.locator("#lang")).to_have_value("cs")
+        shoot(page, "language-cs")
+    finally:
+        close(page)
+
+
+def test_statistics(served: Served, phone: Any) -> None:
+    """The scores chart has one line per player; the dice get counts and a verdict."""
+    served.new_game("sekvence", ["Eva", "Jan"])
+    for roll in ([1, 2, 3, 5, 5, 6], [2, 2, 4, 4, 6, 6], [1, 2, 3, 4, 5, 6]):
+        served.post("/api/actions", {"roll": roll})
+    phone.click("#tab-stats")
+    expect(phone.locator("svg.chart polyline.series")).to_have_count(2)
+    expect(phone.locator("svg.bars rect.bar")).to_have_count(6)
+    stats = served.pinned.get("/api/stats").json()
+    expect(phone.locator("#verdict")).to_contain_text(f"{stats['dice_read']} dice read")
+    verdict = {"fair": "fair", "suspicious": "Suspicious", "too few dice": "Too few"}
+    expect(phone.locator(".verdict-words")).to_contain_text(verdict[stats["verdict"]])
+    shoot(phone, "statistics")
+    no_horizontal_scroll(phone)
+
+
+GAMES = [
+    ("general", 17),
+    ("kymppitonni", 14),
+    ("thousand", 16),
+    ("triangles", 15),
+    ("jednicky-a-petky", 12),
+    ("sest-kostek", 12),
+    ("drapky", 16),
+    ("sekvence", 7),
+    ("zakazana-cisla", 6),
+]
+
+
+@pytest.mark.parametrize(("game", "steps"), GAMES, ids=[g for g, _ in GAMES])
+def test_scoreboard_screenshot(served: Served, phone: Any, game: str, steps: int) -> None:
+    """Each game mid-game on a 360-px phone: its sheet shows, nothing scrolls sideways."""
+    players = ["Ann", "Bob", "Cyril"]
+    served.new_game(game, players)
+    actions = midgame(game, players, steps)
+    for action in actions:
+        served.post("/api/actions", action)
+    rolls = [a["roll"] for a in actions if "roll" in a]
+    if rolls:  # what the camera sees now, one die leaning on another
+        served.table.on_reading(reading(rolls[-1], doubtful={0: "cocked"}), settled_now=False)
+    expect(phone.locator(".players li")).to_have_count(3)
+    expect(phone.locator("#sheet")).not_to_be_empty()
+    phone.wait_for_timeout(150)  # the last event's repaint
+    shoot(phone, f"scoreboard-{game}")
+    no_horizontal_scroll(phone)
+    scores = [int(s) for s in phone.locator(".players .score").all_inner_texts()]
+    assert scores == [p["score"] for p in served.table.state_json()["players"]]
+
+
+def test_artifacts_are_ignored() -> None:
+    """Screenshots never get committed: the artefacts folder ignores everything but itself."""
+    ignore = (ARTIFACTS / ".gitignore").read_text().split()
+    assert ignore == ["*", "!.gitignore"]

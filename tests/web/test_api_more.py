@@ -1,0 +1,355 @@
+"""The routes of issue 6 (catalog, history, stats, correct), the PIN guard and the error shapes.
+
+Every test talks HTTP to a real uvicorn server on loopback, with the real table and store.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from pipcam.store import Store
+from pipcam.table import Table
+from scoring.registry import available
+from tests.pipcam.test_table_corrections import FakeDie, FakeReading, reading
+from tests.web.test_api import PIN, Served, free_port
+from web.app import PinGuard, TableAPI, create_app
+
+
+@contextmanager
+def serving(table: TableAPI) -> Iterator[str]:
+    """Serve a table's app on a free loopback port for the block; yields the base URL."""
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(table, pin=PIN), host="127.0.0.1", port=port, log_level="critical"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A real SQLite store in a temporary folder."""
+    with Store(tmp_path / "pipcam.db") as s:
+        yield s
+
+
+@pytest.fixture
+def served(store: Store) -> Iterator[Served]:
+    """A real server with a Kymppitonni game for Ann and Bob."""
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    with serving(table) as base:
+        yield Served(table, base)
+
+
+# -- catalog ------------------------------------------------------------------------------------
+
+
+def test_catalog_lists_every_game_with_its_options(served: Served) -> None:
+    """Native names, player counts, option kinds and choices, presets."""
+    r = served.client.get("/api/catalog")
+    assert r.status_code == 200
+    games = {g["id"]: g for g in r.json()}
+    assert list(games) == [cls.game_id for cls in available()]
+    assert games["general"]["name"] == "Generał"
+    assert games["thousand"]["name"] == "Тысяча"
+    assert (games["thousand"]["min_players"], games["thousand"]["max_players"]) == (2, 12)
+    assert games["kymppitonni"]["presets"] == {
+        "niemo": {"straight_value": 2000, "first_roll_reset": True}
+    }
+    general = {o["name"]: o for o in games["general"]["options"]}
+    assert (general["columns"]["kind"], general["columns"]["choices"]) == ("choice", [1, 3])
+    assert (general["upper_bonus"]["kind"], general["upper_bonus"]["choices"]) == (
+        "int_or_off",
+        None,
+    )
+    assert general["four_kind_exact"]["kind"] == "bool"
+    assert general["first_roll_multiplier"]["kind"] == "int"
+    thousand = {o["name"]: o for o in games["thousand"]["options"]}
+    assert thousand["pits"]["kind"] == "str"
+    assert all(o["doc"] for g in games.values() for o in g["options"])
+
+
+def test_every_catalog_default_is_accepted_back(served: Served) -> None:
+    """Each game starts through the API with every option set to the default the catalog shows."""
+    for game in served.client.get("/api/catalog").json():
+        options = {o["name"]: o["default"] for o in game["options"]}
+        players = [f"P{i}" for i in range(game["min_players"])]
+        r = served.pinned.post(
+            "/api/games", json={"game": game["id"], "players": players, "options": options}
+        )
+        assert r.status_code == 200, (game["id"], r.json())
+        assert r.json()["game"] == game["id"]
+
+
+# -- history and stats --------------------------------------------------------------------------
+
+
+def test_history_lists_the_actions_in_effect(served: Served) -> None:
+    """Who took each action, its object and words; undone ones drop out and can be redone."""
+    for action in ({"roll": [1, 1, 5, 2, 3, 4]}, {"keep": [1, 1, 5]}, {"bank": True}):
+        assert served.pinned.post("/api/actions", json=action).status_code == 200
+    served.pinned.post("/api/undo")
+    r = served.client.get("/api/history")
+    assert r.status_code == 200
+    assert r.json() == {
+        "entries": [
+            {
+                "index": 0,
+                "player": "Ann",
+                "action": {"roll": [1, 1, 2, 3, 4, 5]},
+                "text": "roll 1 1 2 3 4 5",
+            },
+            {"index": 1, "player": "Ann", "action": {"keep": [1, 1, 5]}, "text": "keep 1 1 5"},
+        ],
+        "can_undo": True,
+        "can_redo": True,
+    }
+
+
+def test_stats_series_and_fairness(served: Served) -> None:
+    """Scores after each action; faces of the rolls; chi-square and its p-value with 5 df."""
+    for action in ({"roll": [1, 1, 5, 2, 3, 4]}, {"keep": [1, 1, 5]}, {"bank": True}):
+        served.pinned.post("/api/actions", json=action)
+    r = served.client.get("/api/stats")
+    assert r.status_code == 200
+    stats = r.json()
+    assert stats["series"] == {
+        "players": ["Ann", "Bob"],
+        "points": [[0, 0], [0, 0], [0, 0], [250, 0]],
+    }
+    assert stats["faces"] == {"1": 2, "2": 1, "3": 1, "4": 1, "5": 1, "6": 0}
+    assert stats["dice_read"] == 6
+    assert stats["chi_square"] == 2.0  # expected 1 per face: (2-1)^2 + (0-1)^2
+    assert stats["p_value"] == pytest.approx(0.849145, abs=1e-6)  # chi2.sf(2, 5)
+    assert stats["verdict"] == "too few dice"
+
+
+def test_history_and_stats_without_a_game(store: Store) -> None:
+    """Before the first game: empty lists, not an error."""
+    with serving(Table(store)) as base:
+        history = httpx.get(f"{base}/api/history").json()
+        stats = httpx.get(f"{base}/api/stats").json()
+    assert history == {"entries": [], "can_undo": False, "can_redo": False}
+    assert stats["series"] == {"players": [], "points": []}
+    assert stats["dice_read"] == 0
+
+
+# -- correct ------------------------------------------------------------------------------------
+
+
+def test_correct_replaces_the_misread_roll(served: Served, store: Store) -> None:
+    """The corrected die counts as read; the roll from the misread is replaced, both logged."""
+    served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    r = served.client.post("/api/correct", json={"die": 5, "value": 6})
+    assert (r.status_code, r.json()) == (401, {"detail": "changing the game needs the table PIN"})
+    r = served.pinned.post("/api/correct", json={"die": 5, "value": 6})
+    assert r.status_code == 200
+    state = r.json()
+    assert state["turn"]["dice"] == [1, 1, 2, 3, 5, 6]
+    assert state["table"]["dice_read"][5]["value"] == 6
+    assert served.client.get("/api/history").json()["entries"][0]["action"] == {
+        "roll": [1, 1, 2, 3, 5, 6]
+    }
+    (correction,) = store.corrections()
+    assert [d["value"] for d in correction.replaced] == [1, 1, 5, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "detail"),
+    [
+        ({"die": 0, "value": 7}, 422, "value: Input should be less than or equal to 6"),
+        ({"die": 0, "value": 0}, 422, "value: Input should be greater than or equal to 1"),
+        ({"die": 9, "value": 3}, 422, "the last reading has 6 dice (0 to 5); there is no die 9"),
+        ({"die": "0", "value": 3}, 422, "die: Input should be a valid integer"),
+        ({"die": 0}, 422, "value: Field required"),
+    ],
+)
+def test_correct_refuses_bad_requests(
+    served: Served, body: dict[str, Any], status: int, detail: str
+) -> None:
+    """A die not in the reading or a face not on a die is a 422 that says so; nothing changes."""
+    served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    before = served.client.get("/api/state").json()
+    r = served.pinned.post("/api/correct", json=body)
+    assert (r.status_code, r.json()) == (status, {"detail": detail})
+    assert served.client.get("/api/state").json() == before
+
+
+def test_correct_conflicts(served: Served) -> None:
+    """No reading yet, or the game gone on since: 409 with the reason."""
+    r = served.pinned.post("/api/correct", json={"die": 0, "value": 3})
+    assert (r.status_code, r.json()) == (
+        409,
+        {"detail": "there is no reading to correct: no dice have settled yet"},
+    )
+    served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    served.pinned.post("/api/actions", json={"keep": [1, 1, 5]})
+    r = served.pinned.post("/api/correct", json={"die": 5, "value": 6})
+    assert r.status_code == 409
+    assert r.json()["detail"].endswith("undo back to it first")
+
+
+def test_correct_lets_a_cocked_die_through(served: Served) -> None:
+    """A refused reading (a cocked die) becomes the roll once the die is set."""
+    dice = (*[FakeDie(v) for v in (1, 5, 2, 3, 4)], FakeDie(None, 0.3, "cocked"))
+    served.table.on_reading(FakeReading(dice), settled_now=True)
+    assert served.client.get("/api/state").json()["table"]["problem"] != ""
+    state = served.pinned.post("/api/correct", json={"die": 5, "value": 1}).json()
+    assert state["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
+    assert state["table"]["problem"] == ""
+
+
+# -- the PIN ------------------------------------------------------------------------------------
+
+
+def test_pin_guard_is_per_client_and_capped() -> None:
+    """Wrong guesses slow their own client only, never past the cap, without overflow."""
+    now = [1000.0]
+    guard = PinGuard("2468", clock=lambda: now[0], max_wait=30.0)
+    waits = []
+    for _ in range(2000):
+        assert guard.check("10.0.0.9", "0000") is False
+        waits.append(guard.delay_for("10.0.0.9"))
+        now[0] += waits[-1]
+    assert waits[:4] == [0.5, 1.0, 2.0, 4.0]
+    assert max(waits) == 30.0
+    assert guard.delay_for("10.0.0.2") == 0.0  # the owner's phone is not slowed
+    assert guard.attempt("10.0.0.2", "2468") == "ok"
+    assert guard.attempt("10.0.0.9", "0000") == "wrong"
+    assert guard.attempt("10.0.0.9", "2468") == pytest.approx(30.0)  # still waiting
+    now[0] += 30.0
+    assert guard.attempt("10.0.0.9", "2468") == "ok"  # the right PIN clears the count
+    assert guard.delay_for("10.0.0.9") == 0.0
+
+
+def test_pin_guard_forgets_and_stays_small() -> None:
+    """Failures are forgotten after a quiet spell; only so many clients are remembered."""
+    now = [0.0]
+    guard = PinGuard("2468", clock=lambda: now[0], forget=600.0, max_clients=50)
+    for _ in range(6):
+        guard.check("a", "1")
+        now[0] += 20
+    now[0] += 700
+    guard.check("a", "1")
+    assert guard.delay_for("a") == 0.5  # counted afresh
+    for i in range(500):
+        guard.check(f"10.1.{i // 250}.{i % 250}", "1")
+    assert len(guard.failures) <= 50
+
+
+def test_right_pin_waits_after_wrong_ones(served: Served) -> None:
+    """Right after a wrong guess even the right PIN waits (429), by header or by cookie."""
+    r = served.client.post("/api/pin", json={"pin": "1111"})
+    assert (r.status_code, r.json()) == (401, {"detail": "wrong table PIN"})
+    r = served.client.post("/api/pin", json={"pin": PIN})
+    assert r.status_code == 429
+    assert r.json()["detail"].startswith("too many wrong PINs: wait ")
+    time.sleep(0.6)
+    assert served.client.post("/api/pin", json={"pin": PIN}).status_code == 200
+    assert served.client.post("/api/undo").status_code == 409  # the cookie now authorises
+
+
+# -- error shapes -------------------------------------------------------------------------------
+
+JSON_TYPE = {"content-type": "application/json"}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "content", "headers", "status", "detail"),
+    [
+        ("POST", "/api/actions", b"[1, 2]", JSON_TYPE, 422, "Input should be a valid dictionary"),
+        ("POST", "/api/actions", b'"roll"', JSON_TYPE, 422, "Input should be a valid dictionary"),
+        ("POST", "/api/actions", b"{", JSON_TYPE, 422, "the body is not valid JSON: "),
+        ("POST", "/api/actions", b'{"r\xff": 1}', JSON_TYPE, 400, "error parsing the body"),
+        (
+            "POST",
+            "/api/actions",
+            b'{"score": "\\ud800"}',
+            JSON_TYPE,
+            422,
+            "text must be valid Unicode: a lone surrogate",
+        ),
+        ("POST", "/api/actions", b"[" * 70_000, JSON_TYPE, 413, "larger than 65536 bytes"),
+        ("POST", "/api/actions", b"[" * 5_000, JSON_TYPE, 400, "error parsing the body"),
+        ("POST", "/api/actions", b'{"roll": [1]}', {"content-type": "text/plain"}, 422, ""),
+        ("POST", "/api/games", b"{}", JSON_TYPE, 422, "game: Field required"),
+        (
+            "POST",
+            "/api/games",
+            b'{"game": "general", "players": ["\\ud83d"]}',
+            JSON_TYPE,
+            422,
+            "players.0: ",
+        ),
+        ("POST", "/api/games", b'{"game": 1, "players": []}', JSON_TYPE, 422, "game: "),
+        ("POST", "/api/pin", b'{"pin": ""}', JSON_TYPE, 422, "pin: "),
+        ("POST", "/api/correct", b"null", JSON_TYPE, 422, ""),
+        ("GET", "/api/nothing", b"", {}, 404, "Not Found"),
+        ("GET", "/api/undo", b"", {}, 405, "Method Not Allowed"),
+    ],
+)
+def test_any_bad_request_is_a_4xx_with_a_detail(
+    served: Served,
+    method: str,
+    path: str,
+    content: bytes,
+    headers: dict[str, str],
+    status: int,
+    detail: str,
+) -> None:
+    """Wrong JSON types, broken or huge bodies, bad Unicode, missing fields: 4xx, never 500."""
+    r = served.pinned.request(method, path, content=content, headers=headers)
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert list(body) == ["detail"]
+    assert isinstance(body["detail"], str)
+    assert detail in body["detail"]
+    assert "Traceback" not in r.text
+
+
+class Broken(Table):
+    """A table whose history fails, as a bug would."""
+
+    def history_json(self) -> dict[str, Any]:
+        """Fails."""
+        raise RuntimeError("/secret/path/pipcam.db is on fire")
+
+
+def test_unexpected_failure_is_a_500_without_traceback(store: Store) -> None:
+    """A bug gives a JSON 500 that names no file and carries no traceback."""
+    with serving(Broken(store)) as base:
+        r = httpx.get(f"{base}/api/history")
+        assert (r.status_code, r.json()) == (
+            500,
+            {"detail": "the table failed to answer (RuntimeError); see its log"},
+        )
+        assert "secret" not in r.text
+        assert httpx.get(f"{base}/api/state").status_code == 200  # the server goes on
+
+
+def test_state_keeps_the_games_own_fields(served: Served) -> None:
+    """The response model lets describe() fields through and adds no empty ones."""
+    served.pinned.post("/api/games", json={"game": "general", "players": ["Ann"]})
+    state = served.client.get("/api/state").json()
+    assert {"sheets", "throws_left", "can_score"} <= set(state)
+    assert state == served.table.state_json()

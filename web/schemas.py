@@ -1,0 +1,290 @@
+"""The pydantic models of the HTTP API: what comes in (``*In``) and what goes out (``*Public``).
+
+They document the OpenAPI schema and check requests; the engines never see pydantic. A state
+carries the game's own ``describe()`` fields besides the common ones, so ``StatePublic`` allows
+extra fields, as does the state inside it that each game shapes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from scoring.core import Game, describe_options
+
+OptionKind = Literal["bool", "int", "choice", "int_or_off", "str"]
+
+
+def valid_text(value: Any) -> Any:
+    """``value`` unchanged if every string in it is valid Unicode (JSON allows lone surrogates).
+
+    A lone surrogate cannot be stored or sent back as UTF-8, so it is refused at the door.
+
+    >>> valid_text({"a": ["b", 1]})
+    {'a': ['b', 1]}
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    "text must be valid Unicode: a lone surrogate (\\ud800-\\udfff) was sent"
+                ) from None
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
+JSONObject = Annotated[dict[str, Any], AfterValidator(valid_text)]
+Name = Annotated[str, StringConstraints(max_length=40), AfterValidator(valid_text)]
+
+
+# -- requests -----------------------------------------------------------------------------------
+
+
+class PinIn(BaseModel):
+    """The table PIN typed on a phone."""
+
+    pin: Annotated[str, Field(min_length=1, max_length=32), AfterValidator(valid_text)]
+
+
+class HeaderIn(BaseModel):
+    """A transcript header: which game, who plays (seat order), which options."""
+
+    game: Annotated[str, Field(max_length=64), AfterValidator(valid_text)]
+    players: list[Name] = Field(min_length=1, max_length=12)
+    options: JSONObject = Field(default_factory=dict)
+
+
+class CorrectionIn(BaseModel):
+    """A die of the last settled reading and the face it really shows."""
+
+    die: int = Field(strict=True, ge=0, le=63, description="index into state.table.dice_read")
+    value: int = Field(strict=True, ge=1, le=6, description="the face the die shows")
+
+
+# The body of POST /api/actions is parsed by the engine (its messages say what is wrong); this
+# schema only documents the PROTOCOL.md action objects for OpenAPI and the schema-driven fuzz.
+_FACES = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "maxItems": 8}
+
+
+def _one(key: str, schema: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {key: schema, **extra},
+        "required": [key],
+        "additionalProperties": False,
+    }
+
+
+ACTION_SCHEMA: dict[str, Any] = {
+    "title": "Action",
+    "description": 'One PROTOCOL.md action object, such as {"roll": [1, 5]} or {"bank": true}.',
+    "oneOf": [
+        _one("roll", _FACES),
+        _one("keep", _FACES),
+        _one("forbidden", _FACES),
+        _one("bank", {"const": True}),
+        _one("stop", {"const": True}),
+        _one("pass", {"const": True}),
+        _one("score", {"type": "string"}, column={"type": "integer", "minimum": 0}),
+        _one("draw", {"type": "string"}),
+        _one(
+            "place",
+            {
+                "type": "object",
+                "properties": {
+                    "stone": {"type": "string"},
+                    "cell": {"type": "string"},
+                    "rotation": {"type": "integer", "minimum": 0, "maximum": 2},
+                },
+                "required": ["stone", "cell", "rotation"],
+                "additionalProperties": False,
+            },
+        ),
+    ],
+}
+
+
+# -- responses ----------------------------------------------------------------------------------
+
+
+class ErrorPublic(BaseModel):
+    """Why a request was refused."""
+
+    detail: str
+
+
+class OkPublic(BaseModel):
+    """The PIN was right."""
+
+    ok: bool
+
+
+class PlayerPublic(BaseModel):
+    """A player and their score."""
+
+    name: str
+    score: int
+
+
+class DieReadPublic(BaseModel):
+    """One die as the camera read it (or as a phone corrected it)."""
+
+    value: int | None
+    confidence: float
+    status: str = Field(description='"ok", "uncertain" or "cocked"')
+    box: list[int]
+
+
+class TablePublic(BaseModel):
+    """The table besides the game: the dice last read, any problem, the camera, a counter."""
+
+    reading: str
+    dice_read: list[DieReadPublic]
+    problem: str
+    camera: str
+    seq: int = Field(description="grows by one with every change; SSE event ids carry it")
+    game_id: int | None
+
+
+class StatePublic(BaseModel):
+    """The current game; the fields of the game's own ``describe()`` come on top (extra)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    game: str | None
+    players: list[PlayerPublic]
+    finished: bool
+    winners: list[str]
+    to_move: str | None
+    phase: str | None = None
+    roll_size: int | None = None
+    legal: list[dict[str, Any]] | None = Field(default=None, description="rolls excluded")
+    actions: int | None = None
+    can_undo: bool | None = None
+    can_redo: bool | None = None
+    suggestion: dict[str, Any] | None = None
+    table: TablePublic
+
+
+class OptionPublic(BaseModel):
+    """One option of a game, as RULES.md documents it."""
+
+    name: str
+    default: Any
+    takes: str
+    doc: str
+    kind: OptionKind
+    choices: list[Any] | None
+
+
+class GamePublic(BaseModel):
+    """A game of the catalog: its id, its native name, its options and presets."""
+
+    id: str
+    name: str
+    aliases: list[str]
+    min_players: int
+    max_players: int
+    options: list[OptionPublic]
+    presets: dict[str, dict[str, Any]]
+
+    @classmethod
+    def of(cls, game: type[Game[Any, Any]]) -> GamePublic:
+        """The catalog entry of an engine class."""
+        hints = typing.get_type_hints(game.options_type)
+        options = []
+        for info in describe_options(game.options_type):
+            kind, choices = option_kind(hints[info.name])
+            default = info.default
+            if dataclasses.is_dataclass(default) or isinstance(default, tuple):
+                default = str(default)
+            options.append(
+                OptionPublic(
+                    name=info.name,
+                    default=default,
+                    takes=info.takes,
+                    doc=info.doc,
+                    kind=kind,
+                    choices=choices,
+                )
+            )
+        return cls(
+            id=game.game_id,
+            name=game.name,
+            aliases=list(game.aliases),
+            min_players=game.min_players,
+            max_players=game.max_players,
+            options=options,
+            presets={name: dict(values) for name, values in game.presets.items()},
+        )
+
+
+def option_kind(tp: Any) -> tuple[OptionKind, list[Any] | None]:
+    """How a phone asks for an option of this type, and the choices if it is a list of them.
+
+    >>> option_kind(Literal[1, 3])
+    ('choice', [1, 3])
+    >>> option_kind(int | None)
+    ('int_or_off', None)
+    """
+    origin = typing.get_origin(tp)
+    if tp is bool:
+        return "bool", None
+    if tp is int:
+        return "int", None
+    if origin is Literal:
+        return "choice", list(typing.get_args(tp))
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if args == [int]:
+            return "int_or_off", None
+    # str, str | None, and mixtures such as Literal["equal"] | int: typed in as text, which
+    # the engine's option parser reads ("7" is 7, "off" is off).
+    return "str", None
+
+
+class HistoryEntryPublic(BaseModel):
+    """One action in effect: its place, who took it, the action object and its words."""
+
+    index: int = Field(description="0 for the first action; points[index + 1] are the scores after")
+    player: str | None
+    action: dict[str, Any]
+    text: str
+
+
+class HistoryPublic(BaseModel):
+    """The actions of the current game in effect (undone ones left out)."""
+
+    entries: list[HistoryEntryPublic]
+    can_undo: bool
+    can_redo: bool
+
+
+class SeriesPublic(BaseModel):
+    """Scores over the game: ``points[0]`` at the start, ``points[k]`` after action k."""
+
+    players: list[str]
+    points: list[list[int]]
+
+
+class StatsPublic(BaseModel):
+    """The score series, and how fair the dice have been over every game at this table."""
+
+    series: SeriesPublic
+    faces: dict[str, int] = Field(description='how often each face came up, "1" to "6"')
+    dice_read: int = Field(description="dice counted: those of every roll in effect")
+    chi_square: float
+    p_value: float = Field(description="chi-square survival function, 5 degrees of freedom")
+    verdict: Literal["fair", "suspicious", "too few dice"]

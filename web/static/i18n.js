@@ -1,0 +1,50 @@
+// The page's languages: English, Polish, Finnish, Dutch and Czech, picked from the browser and
+// remembered. Game names are never translated (the catalog gives them in their own language).
+export const LANGUAGES = { en: "English", pl: "Polski", fi: "Suomi", nl: "Nederlands", cs: "Čeština" };
+const KEY = "pipcam.lang";
+let strings = {};
+let fallback = {};
+let current = "en";
+
+async function load(lang) {
+  const r = await fetch(`/static/i18n/${lang}.json`);
+  return r.ok ? r.json() : {};
+}
+
+/** The language to start with: the remembered one, else the browser's first we have. */
+export function preferred() {
+  const saved = localStorage.getItem(KEY);
+  if (saved && saved in LANGUAGES) return saved;
+  for (const tag of navigator.languages || [navigator.language || "en"]) {
+    const base = tag.toLowerCase().split("-")[0];
+    if (base in LANGUAGES) return base;
+  }
+  return "en";
+}
+
+export async function setLanguage(lang, { remember = false } = {}) {
+  if (!(lang in LANGUAGES)) lang = "en";
+  if (!Object.keys(fallback).length) fallback = await load("en");
+  strings = lang === "en" ? fallback : await load(lang);
+  current = lang;
+  if (remember) localStorage.setItem(KEY, lang);
+  document.documentElement.lang = lang;
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-label]")) {
+    el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+  }
+}
+
+export const language = () => current;
+
+/** The text for key, with {name} placeholders filled (key_one when n is 1, if there is one). */
+export function t(key, vars = {}) {
+  const one = vars.n === 1 ? strings[`${key}_one`] ?? fallback[`${key}_one`] : undefined;
+  const text = one ?? strings[key] ?? fallback[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
+}
+
+/** A translated name if the language has one, else the fallback (e.g. an unknown category id). */
+export function tOr(key, other) {
+  return strings[key] ?? fallback[key] ?? other;
+}

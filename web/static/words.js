@@ -1,0 +1,49 @@
+// Game words shared by the views: category and figure names, actions as short sentences.
+import { t as tr, tOr } from "./i18n.js";
+
+export const GENERAL_CATEGORIES = ["ones", "twos", "threes", "fours", "fives", "sixes",
+  "three_of_a_kind", "four_of_a_kind", "full_house", "small_straight", "large_straight",
+  "general", "chance"];
+export const DRAPKY_FIGURES = ["ones", "twos", "threes", "fours", "fives", "sixes",
+  "two_plus_three", "three_pairs", "two_triples", "pyramid", "poker", "hiroshima", "general",
+  "straight"];
+
+/** Game names in their own language, for when the catalog cannot be had. */
+export const NATIVE_NAMES = {
+  general: "Generał", kymppitonni: "Kymppitonni", thousand: "Тысяча", triangles: "Driehoeken",
+  "jednicky-a-petky": "Jedničky a pětky", "sest-kostek": "Šest kostek", drapky: "Drápky",
+  sekvence: "Sekvence", "zakazana-cisla": "Na zakázaná čísla",
+};
+
+/** A category (Generał) or figure (Drápky) in the page's language. */
+export function categoryName(game, id) {
+  return game === "drapky" ? tOr(`fig.${id}`, id) : tOr(`cat.${id}`, id);
+}
+
+const dice = (list) => list.join(" ");
+
+/** One action object of PROTOCOL.md as a short phrase: what was done ("act"), or to do ("do"). */
+export function describeAction(action, game, mood = "act") {
+  const t = (key, vars) => tr(key.replace(/^act\./, `${mood}.`), vars);
+  const [key, value] = Object.entries(action)[0] || ["?", null];
+  switch (key) {
+    case "roll": return t("act.roll", { dice: dice(value) });
+    case "keep": return value.length ? t("act.keep", { dice: dice(value) }) : t("act.keep_none");
+    case "bank": return t("act.bank");
+    case "stop": return t("act.stop");
+    case "pass": return t("act.pass");
+    case "score": {
+      const name = categoryName(game, value);
+      return action.column ? t("act.score_column", { name, column: action.column + 1 })
+        : t("act.score", { name });
+    }
+    case "forbidden": return t("act.forbidden", { a: value[0], b: value[1] });
+    case "draw": return t("act.draw", { stone: value });
+    case "place": return t("act.place", { stone: value.stone, cell: value.cell,
+      rotation: value.rotation });
+    default: return `${key} ${JSON.stringify(value)}`;
+  }
+}
+
+export const sameMultiset = (a, b) =>
+  a.length === b.length && [...a].sort().join() === [...b].sort().join();
