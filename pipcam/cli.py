@@ -206,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pipcam.run import add_run_command
 
     add_run_command(sub)
+    importlib.import_module("pipcam.advise").add_advise_command(sub)
     try:
         vision_cli = importlib.import_module("pipcam.vision_cli")
     except ImportError:  # the camera commands need numpy/OpenCV; the rules work without them

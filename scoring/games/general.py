@@ -72,8 +72,10 @@ class GeneralOptions:
         empty lower box, which takes its full value (Full 25, Mały strit 30, Duży strit 40, the
         sum of the dice for 3/4 jednakowe and Szansa); only when every lower box is filled may it
         go into any empty upper box, for 0.
-      - ``"free"`` (Verhoeff's free-choice joker): any empty box; lower boxes take their full
-        value as above, upper boxes score as usual (the box of its face 5 × face, the others 0).
+      - ``"free"`` (Verhoeff's free-choice joker): any empty box; upper boxes score as usual
+        (the box of its face 5 × face, the others 0); lower boxes take their full value as above
+        once the upper box of its face is filled, and before that score by their own condition
+        (3/4 jednakowe and Szansa the sum, Full and the straights 0).
     * ``four_kind_exact``: 4 jednakowe needs exactly four equal dice (five equal score 0 there).
     * ``full_requires_distinct``: Full needs a triple and a pair of two different faces; when off
       a Generał also counts as Full (25) [AMBIG-G2].
@@ -96,7 +98,7 @@ class GeneralOptions:
         "off",
         "a Generał thrown when the Generał box is full: forced = matching upper box if empty, "
         "else any lower box at full value, else an upper box for 0; free = any empty box, "
-        "lower boxes at full value",
+        "lower boxes at full value once the upper box of its face is filled",
         on="forced",
     )
     four_kind_exact: bool = option(
@@ -219,7 +221,11 @@ def write_value(
     >>> sheet = (None,) * 11 + (50, None)
     >>> write_value(sheet, [6, 6, 6, 6, 6], "chance", GeneralOptions(extra_general_bonus=100))
     Entry(points=30, bonus=100)
-    >>> write_value(sheet, [6, 6, 6, 6, 6], "full_house", GeneralOptions(general_joker="free"))
+    >>> free = GeneralOptions(general_joker="free")
+    >>> write_value(sheet, [6, 6, 6, 6, 6], "full_house", free)
+    Entry(points=0, bonus=0)
+    >>> sixes_filled = (None,) * 5 + (24,) + (None,) * 5 + (50, None)
+    >>> write_value(sixes_filled, [6, 6, 6, 6, 6], "full_house", free)
     Entry(points=25, bonus=0)
     >>> forced = GeneralOptions(general_joker="forced")
     >>> write_value(sheet, [6, 6, 6, 6, 6], "chance", forced) is None
@@ -234,7 +240,11 @@ def write_value(
     joker = _joker_boxes(column, d, options)
     if joker is not None and category not in joker:
         return None
-    if joker is not None and category in LOWER:
+    # A Generał is a joker in the lower boxes only once the upper box of its face is filled:
+    # Verhoeff's free choice allows any box before that, but scored by its own condition (Full
+    # and the straights 0); the forced joker cannot reach a lower box before that anyway.
+    upper_filled = column[_INDEX[UPPER[d[0] - 1]]] is not None
+    if joker is not None and category in LOWER and upper_filled:
         points = _FIXED_VALUE.get(category, sum(d))
     else:
         points = category_points(d, category, options)

@@ -542,7 +542,8 @@ def test_forced_joker(column: Column, expected: dict[str, int]) -> None:
     assert {c: e.points for c, e in box_choices(column, SIXES, opts).items()} == expected
 
 
-def test_free_joker_any_empty_box_lower_at_full_value() -> None:
+def test_free_joker_any_empty_box_lower_by_condition_while_upper_box_open() -> None:
+    """Verhoeff's free choice: any box; lower boxes by their own condition until sixes is filled."""
     opts = GeneralOptions(general_joker="free")
     choices = {c: e.points for c, e in box_choices(GENERAL_50, SIXES, opts).items()}
     assert choices == {
@@ -554,11 +555,21 @@ def test_free_joker_any_empty_box_lower_at_full_value() -> None:
         "sixes": 30,
         "three_of_a_kind": 30,
         "four_of_a_kind": 30,
-        "full_house": 25,
-        "small_straight": 30,
-        "large_straight": 40,
+        "full_house": 0,
+        "small_straight": 0,
+        "large_straight": 0,
         "chance": 30,
     }
+
+
+def test_free_joker_lower_at_full_value_once_upper_box_filled() -> None:
+    """With the sixes box filled, the free joker gives the lower boxes their full value."""
+    opts = GeneralOptions(general_joker="free")
+    choices = {c: e.points for c, e in box_choices(SIXES_AND_GENERAL, SIXES, opts).items()}
+    assert choices["full_house"] == 25
+    assert choices["small_straight"] == 30
+    assert choices["large_straight"] == 40
+    assert choices["ones"] == 0
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,259 @@
+"""``pipcam advise``: the coach's advice for a game state, and the after-game regret report.
+
+* ``pipcam advise GAME --dice 1 1 5 2 3 4 --turn-total 300 [--score 0] [--option ...]``: the
+  dice just thrown in a jeopardy game; ``--dice-left N`` instead of ``--dice`` asks bank or roll
+  between throws. For ``general``: ``--dice ... --rolls-left N --sheet ones=3,general=50``.
+* ``pipcam advise [GAME] --transcript FILE``: replay a game and advise the player to move.
+* ``pipcam advise --report FILE [--chart out.svg]``: every decision of the game compared with the
+  best one, per player, as a table (or JSON) and an SVG chart.
+
+Text goes to stdout (JSON with ``--json``); errors to stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from coach.advice import Advice
+from coach.report import coach_for, report
+from scoring.core import JSON, Game, Roll
+from scoring.errors import InvalidAction, ScoringError
+from scoring.history import History
+from scoring.jeopardy import JeopardyGame, Turn
+from scoring.registry import find_game
+from scoring.transcript import TranscriptError, replay
+
+EXIT_OK, EXIT_USAGE = 0, 2
+YOU = "you"
+
+
+def _say(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _fail(text: str) -> int:
+    sys.stderr.write(f"pipcam advise: {text}\n")
+    return EXIT_USAGE
+
+
+def _options(pairs: list[str]) -> dict[str, JSON]:
+    from pipcam.cli import parse_option_pairs
+
+    return parse_option_pairs(pairs)
+
+
+def _history(path: str) -> History[Any]:
+    try:
+        with Path(path).open(encoding="utf-8") as stream:
+            return replay(stream)
+    except OSError as exc:
+        raise InvalidAction(f"cannot read {path}: {exc.strerror}") from exc
+
+
+# --------------------------------------------------------------------------------------------------
+# Typed states
+
+
+def jeopardy_state(game: JeopardyGame[Any, Any], args: argparse.Namespace) -> tuple[Any, str]:
+    """The state a typed jeopardy situation describes, and what the typed throw did (or "")."""
+    total: int = args.turn_total
+    if total < 0:
+        raise InvalidAction(f"--turn-total cannot be negative, not {total}")
+    players = [YOU, "other"]
+    state = game.initial_state(players)
+    state = replace(state, scores=(args.score, 0))
+    extra = state.extra
+    if game.game_id == "thousand":
+        opened = args.opened if args.opened is not None else (args.score > 0 or args.on_barrel)
+        extra = replace(
+            extra,
+            opened=(opened, False),
+            on_barrel=(args.on_barrel, False),
+            bolts=(args.bolts, 0),
+        )
+    elif args.on_barrel or args.opened is not None or args.bolts:
+        raise InvalidAction("--opened, --on-barrel and --bolts belong to thousand")
+    state = replace(state, extra=extra)
+    n = game.n_dice
+    must = "confirmation throw due" if args.must_confirm else ""
+    if args.dice:
+        from pipcam.cli import _parse_dice
+
+        roll = _parse_dice(args.dice)
+        if total == 0 and len(roll) != n:
+            raise InvalidAction(
+                f"with turn total 0 the dice are the turn's first throw: all {n}, not {len(roll)}"
+            )
+        if not 1 <= len(roll) <= n:
+            raise InvalidAction(f"{game.game_id} throws 1 to {n} dice, not {len(roll)}")
+        pool = 0 if total and len(roll) == n else len(roll)
+        turn = Turn(player=0, total=total, pool=pool, rolls=1 if total else 0, must_roll=must)
+        before = replace(state, turn=turn)
+        after = game.apply(before, Roll(roll))
+        if after.turn.player != 0 or after.winners is not None:
+            return after, after.last_event
+        return after, ""
+    if args.dice_left is None:
+        if total:
+            raise InvalidAction("give --dice (the throw on the table) or --dice-left N")
+        return replace(state, turn=Turn(player=0, pool=n)), ""
+    if not 0 <= args.dice_left < n:
+        raise InvalidAction(f"--dice-left is 0 (hot dice) to {n - 1}, not {args.dice_left}")
+    if total == 0:
+        raise InvalidAction("between throws the turn total is more than 0")
+    turn = Turn(player=0, total=total, pool=args.dice_left, rolls=1, must_roll=must)
+    return replace(state, turn=turn), ""
+
+
+def _sheet(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        if not sep or not value.strip().lstrip("-").isdigit():
+            raise InvalidAction(
+                f"--sheet takes box=points pairs like ones=3,general=50; not {part!r}"
+            )
+        out[name.strip()] = int(value)
+    return out
+
+
+def general_state(game: Game[Any, Any], args: argparse.Namespace) -> Any:
+    """The Generał state a typed sheet, dice and rolls left describe."""
+    from scoring.games.general import CATEGORIES
+
+    column: list[int | None] = [None] * len(CATEGORIES)
+    for name, value in _sheet(args.sheet or "").items():
+        if name not in CATEGORIES:
+            raise InvalidAction(f"unknown box {name!r}; the boxes are: {', '.join(CATEGORIES)}")
+        column[CATEGORIES.index(name)] = value
+    if None not in column:
+        raise InvalidAction("every box of the sheet is filled: there is nothing to advise")
+    state = game.initial_state([YOU])
+    state = replace(state, sheets=((tuple(column),),))
+    if not args.dice:
+        return state
+    from pipcam.cli import _parse_dice
+
+    roll = _parse_dice(args.dice)
+    if len(roll) != 5:
+        raise InvalidAction(f"Generał has five dice, not {len(roll)}")
+    left = 2 if args.rolls_left is None else args.rolls_left
+    if not 0 <= left <= 2:
+        raise InvalidAction(f"--rolls-left is 0 to 2, not {left}")
+    return replace(state, dice=tuple(roll), throws=3 - left)
+
+
+# --------------------------------------------------------------------------------------------------
+# The command
+
+
+def _show_advice(advice: Advice, *, as_json: bool) -> None:
+    if as_json:
+        _say(json.dumps(advice.to_json(), ensure_ascii=False))
+    else:
+        _say(advice.text())
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    """Advise the player to move (typed state or transcript), or report on a whole game."""
+    if args.report:
+        return _cmd_report(args)
+    if args.transcript:
+        try:
+            history = _history(args.transcript)
+        except TranscriptError as exc:
+            return _fail(f"{args.transcript}: {exc}")
+        game = history.game
+        if args.game and find_game(args.game).game_id != game.game_id:
+            return _fail(f"the transcript is a game of {game.game_id}, not {args.game}")
+        state = history.state
+        if game.to_move(state) is None:
+            return _fail(f"{args.transcript}: the game is over; try --report")
+    else:
+        if not args.game:
+            return _fail("name the game, or give --transcript FILE or --report FILE")
+        game = find_game(args.game).from_json(_options(args.option))
+        if isinstance(game, JeopardyGame):
+            state, ended = jeopardy_state(game, args)
+            if ended:
+                if args.json:
+                    _say(json.dumps({"game": game.game_id, "turn_over": ended}))
+                else:
+                    _say(f"the turn is over: {ended}")
+                return EXIT_OK
+        elif game.game_id == "general":
+            state = general_state(game, args)
+        else:
+            coach_for(game)  # raises the message naming the games the coach knows
+            raise AssertionError("unreachable")  # pragma: no cover
+    advice = coach_for(game).advise(state)
+    _show_advice(advice, as_json=args.json)
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    try:
+        history = _history(args.report)
+    except TranscriptError as exc:
+        return _fail(f"{args.report}: {exc}")
+    rep = report(history)
+    if args.chart:
+        try:
+            Path(args.chart).write_text(rep.svg(), encoding="utf-8")
+        except OSError as exc:
+            return _fail(f"cannot write {args.chart}: {exc.strerror}")
+    if args.json:
+        _say(json.dumps(rep.to_json(), ensure_ascii=False))
+    else:
+        _say(rep.text(all_decisions=args.all))
+        if args.chart:
+            _say(f"\nchart written to {args.chart}")
+    return EXIT_OK
+
+
+def _guarded(args: argparse.Namespace) -> int:
+    try:
+        return cmd_advise(args)
+    except (ScoringError, ValueError) as exc:  # the coach's refusals are ValueErrors too
+        return _fail(str(exc))
+
+
+def add_advise_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``pipcam advise``: the coach's advice for a state, or the report of a whole game."""
+    p = subparsers.add_parser(
+        "advise",
+        help="the best play for a state, or a report of a game's decisions",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    p.add_argument("game", nargs="?", help="game id or alias (see `pipcam games`)")
+    p.add_argument("--transcript", metavar="FILE", help="replay a game and advise the mover")
+    p.add_argument("--report", metavar="FILE", help="compare every decision of a game")
+    p.add_argument("--chart", metavar="SVG", help="with --report: write a chart of points lost")
+    p.add_argument("--all", action="store_true", help="with --report: list every decision")
+    p.add_argument("--dice", nargs="+", metavar="D", help="the dice just thrown")
+    p.add_argument("--turn-total", type=int, default=0, metavar="T", help="jeopardy turn total")
+    p.add_argument("--dice-left", type=int, metavar="N", help="dice left to throw (0: hot dice)")
+    p.add_argument("--score", type=int, default=0, help="the player's score before this turn")
+    p.add_argument(
+        "--must-confirm", action="store_true", help="sest-kostek: a confirmation throw is due"
+    )
+    p.add_argument(
+        "--opened",
+        type=lambda v: v.lower() in ("yes", "on", "true", "1"),
+        metavar="yes|no",
+        help="thousand: whether the player has opened (default: yes once the score is above 0)",
+    )
+    p.add_argument("--on-barrel", action="store_true", help="thousand: the player is on the barrel")
+    p.add_argument("--bolts", type=int, default=0, help="thousand: the player's bolts")
+    p.add_argument("--rolls-left", type=int, metavar="N", help="general: throws left (0-2)")
+    p.add_argument("--sheet", metavar="BOX=N,...", help="general: the boxes already written")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=_guarded)

@@ -1,0 +1,184 @@
+"""``pipcam advise``: typed states, transcripts and the after-game report, as a user runs them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from pipcam.advise import add_advise_command
+
+
+def advise(*args: str) -> int:
+    """Run ``pipcam advise ARGS`` through its own parser (the lead wires it into pipcam.cli)."""
+    parser = argparse.ArgumentParser(prog="pipcam")
+    add_advise_command(parser.add_subparsers(dest="command", required=True))
+    ns = parser.parse_args(["advise", *args])
+    status: int = ns.func(ns)
+    return status
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the Generał solver's table out of the user's cache folder."""
+    monkeypatch.setenv("PIPCAM_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+def test_typed_throw_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """The example of the issue: keep one 1 of 1 1 5 2 3 4 at 300 and throw five dice."""
+    assert (
+        advise(
+            "kymppitonni", "--dice", "1", "1", "5", "2", "3", "4", "--turn-total", "300", "--json"
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["advice"]["actions"] == [{"keep": [1]}]
+    assert out["advice"]["then"] == "roll"
+    assert out["situation"] == "turn total 300, dice 1 1 2 3 4 5"
+    assert out["expected"] == out["choices"][0]["value"] > 550
+    assert {c["label"] for c in out["choices"]} >= {"bank 550", "keep 1 1 5 (250), then bank"}
+
+
+def test_typed_throw_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """The text names the advice, its expectation and what the other choices give up."""
+    assert advise("kymppitonni", "--dice", "115234", "--turn-total", "300") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("you: turn total 300, dice 1 1 2 3 4 5\nadvice: keep 1 (100), then roll")
+    assert "\n  bank 550 " in out
+
+
+def test_between_throws_with_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """--dice-left asks bank or roll; --option changes the rules (here a minimum bank)."""
+    assert advise("kymppitonni", "--dice-left", "2", "--turn-total", "300", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["advice"]["label"] == "bank 300"
+    args = ["kymppitonni", "--dice-left", "2", "--turn-total", "300", "--option", "min_bank=350"]
+    assert advise(*args, "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["advice"]["label"] == "roll 2 dice"
+    assert out["notes"] == ["no bank yet: at least 350 needed"]
+
+
+def test_thousand_players_situation(capsys: pytest.CaptureFixture[str]) -> None:
+    """1000 at 480: a pass of 75 would hit the dump truck, so throw the last die."""
+    assert advise("1000", "--dice-left", "1", "--turn-total", "75", "--score", "480") == 0
+    out = capsys.readouterr().out
+    assert "advice: roll 1 die" in out
+    assert "pass 75" in out
+    assert "-480.0" in out
+
+
+def test_a_throw_that_ends_the_turn(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bust typed as the throw: nothing to advise, the engine's event is shown."""
+    assert advise("ones-and-fives", "--dice", "223466", "--turn-total", "300") == 0
+    assert capsys.readouterr().out == (
+        "the turn is over: you threw 2 2 3 4 6 6: no combination, losing 300\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["kymppitonni", "--dice-left", "2", "--turn-total", "325"],
+            "a turn total of kymppitonni is a multiple of 50, not 325",
+        ),
+        (
+            ["kymppitonni", "--dice", "1", "5", "2"],
+            "with turn total 0 the dice are the turn's first throw: all 6, not 3",
+        ),
+        (
+            ["kymppitonni", "--dice-left", "6", "--turn-total", "300"],
+            "--dice-left is 0 (hot dice) to 5, not 6",
+        ),
+        (
+            ["sekvence"],
+            "the coach knows kymppitonni, thousand, jednicky-a-petky, sest-kostek "
+            "and general, not sekvence",
+        ),
+        (["kymppitonni", "--on-barrel"], "--opened, --on-barrel and --bolts belong to thousand"),
+        ([], "name the game, or give --transcript FILE or --report FILE"),
+    ],
+    ids=["off-grid", "first-throw", "dice-left", "no-coach", "barrel", "nothing"],
+)
+def test_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A wrong request: exit status 2 and one line on stderr, nothing on stdout."""
+    assert advise(*args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"pipcam advise: {message}\n"
+
+
+def _write(tmp_path: Path, lines: list[str]) -> str:
+    path = tmp_path / "game.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+KYMPPI = [
+    '{"game": "kymppitonni", "players": ["Ann", "Bob"]}',
+    '{"roll": [1, 1, 5, 2, 3, 4]}',
+    '{"keep": [1, 1, 5]}',
+    '{"bank": true}',
+    '{"roll": [1, 2, 3, 3, 4, 6]}',
+]
+
+
+def test_transcript_advises_the_player_to_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Replay, then advise Bob, who has 1 2 3 3 4 6 on the table."""
+    assert advise("--transcript", _write(tmp_path, KYMPPI), "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["player"] == "Bob"
+    assert out["advice"]["actions"] == [{"keep": [1]}]
+
+
+def test_transcript_of_another_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A game id that contradicts the transcript is refused."""
+    assert advise("thousand", "--transcript", _write(tmp_path, KYMPPI)) == 2
+    assert capsys.readouterr().err == (
+        "pipcam advise: the transcript is a game of kymppitonni, not thousand\n"
+    )
+
+
+def test_report_table_and_chart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--report prints the table and --chart writes an SVG file."""
+    chart = tmp_path / "regret.svg"
+    assert advise("--report", _write(tmp_path, KYMPPI), "--chart", str(chart)) == 0
+    out = capsys.readouterr().out
+    assert "player  decisions  not best  points lost" in out
+    assert out.rstrip().endswith(f"chart written to {chart}")
+    root = ET.fromstring(chart.read_text(encoding="utf-8"))
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+
+
+def test_report_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ann's two decisions (keep, bank) each lose points; Bob has not decided yet."""
+    assert advise("--report", _write(tmp_path, KYMPPI), "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    ann, bob = out["players"]
+    assert (ann["decisions"], ann["mistakes"], bob["decisions"]) == (2, 2, 0)
+    assert ann["regret"] == pytest.approx(sum(d["regret"] for d in out["decisions"]))
+
+
+def test_general_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Generał: five 6s after the first throw with Generał still open: write it."""
+    assert (
+        advise("general", "--dice", "66666", "--rolls-left", "2", "--sheet", "ones=3", "--json")
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["advice"]["actions"] == [{"score": "general"}]
+    assert out["objective"] == "expected final total of the column"
+
+
+def test_general_unknown_box(capsys: pytest.CaptureFixture[str]) -> None:
+    """A box that is not on the sheet is named in the refusal."""
+    assert advise("general", "--sheet", "yahtzee=50") == 2
+    assert capsys.readouterr().err.startswith(
+        "pipcam advise: unknown box 'yahtzee'; the boxes are: ones"
+    )
