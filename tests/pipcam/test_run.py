@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -203,3 +205,81 @@ def test_summary_line() -> None:
     assert summary_line(state) == (
         "[kymppitonni] Ann 300  Bob 0 | Bob to play | Ann banked 300 | ! check the dice"
     )
+
+
+SCRIPT: list[dict[str, Any]] = [
+    {"roll": [1, 1, 5, 2, 3, 4]},
+    {"keep": [1, 1, 5]},
+    {"roll": [5, 2, 3]},
+    {"keep": [5]},
+    {"bank": True},
+    {"roll": [2, 3, 4, 6, 6, 3]},
+    {"roll": [1, 1, 1, 5, 5, 5]},
+    {"keep": [1, 1, 1, 5, 5, 5]},
+    {"roll": [3, 3, 4, 4, 6, 6]},
+    {"keep": [3, 3, 4, 4, 6, 6]},
+    {"bank": True},
+    {"roll": [1, 2, 3, 4, 6, 6]},
+    {"keep": [1]},
+    {"roll": [5, 2, 3, 4, 6]},
+    {"keep": [5]},
+    {"roll": [1, 2, 3, 4]},
+    {"keep": [1]},
+    {"bank": True},
+]
+
+
+def test_repeated_kill_9_during_a_scripted_game(run_table: Any) -> None:
+    """SIGKILL at random points, restart, continue: every acknowledged action is there, once."""
+    import json
+    import random
+
+    rng = random.Random(20261122)
+    acknowledged = 0
+    kills = 0
+    while True:
+        table = run_table()
+        table.wait_for("READY=1")
+        client = httpx.Client(base_url=table.base, headers={"X-Table-Pin": PIN}, timeout=5)
+        lines = client.get("/api/transcript").text.splitlines()[1:]
+        stored = [json.loads(line) for line in lines]
+        # Every acknowledged action is there, in order, none twice; at most one more (the
+        # request in flight when the process died may have been stored but not answered).
+        assert stored == [canonical(a) for a in SCRIPT[: len(stored)]]
+        assert acknowledged <= len(stored) <= acknowledged + 1
+        acknowledged = len(stored)
+        if acknowledged == len(SCRIPT):
+            break
+        stop_after = rng.randint(1, 4)
+        for action in SCRIPT[acknowledged:]:
+            if stop_after == 0 and kills < 8:
+                # Kill while the next request is on its way (or just before it).
+                sender = threading.Thread(target=_post_quietly, args=(client, action))
+                sender.start()
+                time.sleep(rng.uniform(0, 0.01))
+                table.proc.kill()
+                sender.join(10)
+                break
+            assert client.post("/api/actions", json=action).status_code == 200
+            acknowledged += 1
+            stop_after -= 1
+        else:
+            break
+        table.proc.wait(10)
+        kills += 1
+    final = httpx.get(f"{table.base}/api/state", timeout=5).json()
+    assert kills >= 3
+    assert [p["score"] for p in final["players"]] == [3800, 250]
+
+
+def canonical(action: dict[str, Any]) -> dict[str, Any]:
+    """An action as a transcript writes it (dice sorted)."""
+    from scoring.core import action_from_json, action_to_json
+
+    return action_to_json(action_from_json(action))
+
+
+def _post_quietly(client: httpx.Client, action: dict[str, Any]) -> None:
+    """Send an action whose answer may never come (the server is being killed)."""
+    with contextlib.suppress(httpx.HTTPError):
+        client.post("/api/actions", json=action)
