@@ -12,6 +12,7 @@ scoring dice, when a bank is allowed, what a bank or a bust does to the scores, 
 from __future__ import annotations
 
 import itertools
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar, Generic, TypeVar
@@ -213,13 +214,13 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
 
     # -- hooks ----------------------------------------------------------------------------------
 
+    @abstractmethod
     def table(self) -> CombinationTable:
         """The combination table under these options."""
-        raise NotImplementedError  # pragma: no cover  (every game overrides it)
 
+    @abstractmethod
     def initial_extra(self, n_players: int) -> X:
         """The game-specific state at the start."""
-        raise NotImplementedError  # pragma: no cover
 
     def bank_refusal(self, state: JeopardyState[X], total: int, dice_left: int) -> str | None:
         """Why a bank of ``total`` with ``dice_left`` dice left is not allowed, or None."""

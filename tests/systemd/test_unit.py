@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from device.pins import PinMap
+
 REPO = Path(__file__).resolve().parents[2]
 UNIT = REPO / "systemd" / "pipcam.service"
 INSTALL = REPO / "systemd" / "install.sh"
@@ -246,16 +248,14 @@ def test_example_config_uses_no_pin_twice() -> None:
 
 
 def test_example_config_matches_the_device_pin_map() -> None:
-    pins = pytest.importorskip("device.pins", reason="device.pins not written yet")
-    defaults = dataclasses.asdict(pins.PinMap())
+    defaults = dataclasses.asdict(PinMap())
     assert {k: list(v) if isinstance(v, tuple) else v for k, v in defaults.items()} == (
         example()["pins"]
     )
 
 
 def test_example_config_pins_load_as_the_default_pin_map() -> None:
-    pins = pytest.importorskip("device.pins", reason="device.pins not written yet")
-    assert pins.PinMap.from_dict(example()["pins"]) == pins.PinMap()
+    assert PinMap.from_dict(example()["pins"]) == PinMap()
 
 
 def test_the_unit_reads_the_installed_example_config(unit: Unit) -> None:

@@ -129,10 +129,6 @@ def test_softmax_is_stable_for_large_logits() -> None:
     assert probs.tolist() == [[0.5, 0.5, 0.0]]
 
 
-real_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="models/dice_faces.onnx absent")
-
-
-@real_model
 def test_shipped_model_loads_with_the_contract_shapes() -> None:
     classifier = OnnxClassifier(DEFAULT_MODEL)
     probs = classifier.predict(_crops(3))
@@ -180,12 +176,6 @@ def test_zero_locator_threads_are_refused(tiny_model: Path) -> None:
         OnnxLocator(tiny_model, threads=0)
 
 
-shipped_locator = pytest.mark.skipif(
-    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
-)
-
-
-@shipped_locator
 @pytest.mark.parametrize(("height", "width"), [(240, 320), (320, 224)])
 def test_shipped_locator_answers_a_stride_four_grid_on_one_thread(height: int, width: int) -> None:
     locator = OnnxLocator(DEFAULT_LOCATOR_MODEL)

@@ -275,17 +275,12 @@ def test_footprint_of_bare_tray_is_none() -> None:
 
 # --- The shipped learned locator on synthetic frames (the network itself).
 
-shipped_locator = pytest.mark.skipif(
-    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
-)
-
 
 @pytest.fixture(scope="module")
 def learned() -> LearnedLocator:
     return LearnedLocator(OnnxLocator(DEFAULT_LOCATOR_MODEL))
 
 
-@shipped_locator
 @pytest.mark.parametrize("tray", sorted(TRAYS))
 @pytest.mark.parametrize("size", [(1280, 960), (3280, 2464)])
 def test_shipped_locator_finds_six_dice_and_nothing_on_an_empty_tray(
@@ -298,7 +293,6 @@ def test_shipped_locator_finds_six_dice_and_nothing_on_an_empty_tray(
     assert learned.locate(make_tray(*size, colour=tray, seed=7)) == []
 
 
-@shipped_locator
 def test_shipped_locator_finds_a_leaning_die_and_calls_it_cocked(learned: LearnedLocator) -> None:
     flat = [DieSpec(2, 300, 300, 90, angle=10), DieSpec(5, 700, 600, 90, angle=50)]
     leaning = [DieSpec(4, 1000, 300, 90, angle=15)]

@@ -20,13 +20,9 @@ from vision.synthetic import TRAYS, DieSpec, make_frame, make_tray, six_dice
 Crop = npt.NDArray[np.float32]
 Frame = npt.NDArray[np.uint8]
 
-learned_model = pytest.mark.skipif(
-    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
-)
-
 
 @pytest.fixture(
-    params=[pytest.param("learned", marks=learned_model), pytest.param("classical")],
+    params=["learned", pytest.param("classical")],
 )
 def locator(request: pytest.FixtureRequest) -> Locator:
     """Each locator in turn: the shipped learned one and the classical one."""
@@ -182,10 +178,6 @@ def test_bad_zones_are_refused(zone: tuple[float, float, float, float]) -> None:
         Zone(*zone)
 
 
-real_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="models/dice_faces.onnx absent")
-
-
-@real_model
 @pytest.mark.parametrize("tray", sorted(TRAYS))
 def test_shipped_model_reads_synthetic_rolls_and_empty_trays(tray: str, locator: Locator) -> None:
     reader = DiceReader(OnnxClassifier(DEFAULT_MODEL), locator=locator)

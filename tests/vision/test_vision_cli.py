@@ -19,10 +19,7 @@ from vision.locate import ClassicalLocator, LearnedLocator
 from vision.synthetic import DieSpec, draw_die, make_frame, make_tray, six_dice
 from vision.train.data import split_of
 
-learned_model = pytest.mark.skipif(
-    not DEFAULT_LOCATOR_MODEL.is_file(), reason="models/dice_locator.onnx absent"
-)
-LOCATORS = [pytest.param("learned", marks=learned_model), "classical"]
+LOCATORS = ["learned", "classical"]
 
 
 def _run(argv: list[str]) -> int:
@@ -210,8 +207,8 @@ def test_eval_reports_each_folder_and_writes_the_png(
 @pytest.mark.parametrize(
     ("kind", "model", "expected"),
     [
-        pytest.param(None, DEFAULT_LOCATOR_MODEL, LearnedLocator, marks=learned_model),
-        pytest.param("learned", DEFAULT_LOCATOR_MODEL, LearnedLocator, marks=learned_model),
+        pytest.param(None, DEFAULT_LOCATOR_MODEL, LearnedLocator),
+        pytest.param("learned", DEFAULT_LOCATOR_MODEL, LearnedLocator),
         ("classical", DEFAULT_LOCATOR_MODEL, ClassicalLocator),
         (None, Path("no/such/locator.onnx"), None),
     ],
