@@ -252,6 +252,10 @@ def create_app(table: TableAPI, *, pin: str, title: str = "pipcam") -> FastAPI:
         title=title,
         summary="A dice table's live scoreboard and controls.",
         default_response_class=SafeJSONResponse,
+        # The interactive docs load their scripts from a CDN, and the Pi has no internet;
+        # the schema itself stays at /openapi.json.
+        docs_url=None,
+        redoc_url=None,
     )
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     guard = PinGuard(pin)

@@ -169,3 +169,12 @@ def test_page_is_served(served: Served) -> None:
     assert page.status_code == 200
     assert "/static/app.js" in page.text
     assert served.client.get("/static/app.js").status_code == 200
+
+
+def test_no_page_needs_the_internet(served: Served) -> None:
+    """The Pi has no internet: no CDN-backed docs page, and the page's files are all local."""
+    assert served.client.get("/docs").status_code == 404
+    assert served.client.get("/openapi.json").status_code == 200
+    page = served.client.get("/").text
+    assert "http://" not in page
+    assert "https://" not in page
