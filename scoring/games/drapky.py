@@ -14,6 +14,7 @@ from typing import Literal
 from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, Stop, option
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
 from scoring.errors import InvalidAction, InvalidOption
+from scoring.sheet import sheet_text
 
 NUMBERS: tuple[str, ...] = ("ones", "twos", "threes", "fours", "fives", "sixes")
 FIGURES: tuple[str, ...] = (
@@ -376,6 +377,22 @@ class Drapky(Game[DrapkyState, DrapkyOptions]):
         return super().explain_illegal(state, action)
 
     # -- the JSON view ---------------------------------------------------------------------------
+
+    def render_text(self, state: DrapkyState) -> str:
+        """The figures for ``pipcam play``: per player, marks, and what the dice make now."""
+        info = self.describe(state)
+        cells = [sheet["figures"] for sheet in info["sheets"]]
+        totals = [sheet["points"] for sheet in info["sheets"]]
+        now = info["can_score"] or None
+        text = sheet_text(FIGURES, state.players, cells, now=now, totals=totals)
+        marks = "  ".join(f"{n} {m}" for n, m in zip(state.players, state.marks, strict=True))
+        lines = [text, f"carried throws (marks): {marks}"]
+        if state.dice:
+            lines.append(
+                f"dice: {' '.join(map(str, state.dice))} "
+                f"(throw {state.used} of {self.available(state)})"
+            )
+        return "\n".join(lines)
 
     def describe(self, state: DrapkyState) -> dict[str, JSON]:
         places = self.places(state)

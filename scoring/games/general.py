@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple, TypeAlias
 from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, option
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
 from scoring.errors import InvalidAction, InvalidOption
+from scoring.sheet import sheet_text
 
 CATEGORIES: tuple[str, ...] = (
     "ones",
@@ -527,6 +528,24 @@ class General(Game[GeneralState, GeneralOptions]):
         return super().explain_illegal(state, action)
 
     # -- the JSON view ---------------------------------------------------------------------------
+
+    def render_text(self, state: GeneralState) -> str:
+        """The sheet for ``pipcam play``: every box per player, and what the dice write now."""
+        info = self.describe(state)
+        parts = []
+        for col in range(self.options.columns):
+            cells = [sheet["columns"][col]["boxes"] for sheet in info["sheets"]]
+            gains = info["can_score"][col] if info["can_score"] else None
+            totals = [sheet["columns"][col]["total"] for sheet in info["sheets"]]
+            title = f"column {col + 1}\n" if self.options.columns > 1 else ""
+            parts.append(
+                title + sheet_text(CATEGORIES, state.players, cells, now=gains, totals=totals)
+            )
+        if state.dice:
+            kept = f", holding {' '.join(map(str, state.kept))}" if state.kept else ""
+            shown = " ".join(map(str, state.dice))
+            parts.append(f"dice: {shown} (throw {state.throws} of {MAX_THROWS}{kept})")
+        return "\n".join(parts)
 
     def describe(self, state: GeneralState) -> dict[str, JSON]:
         sheets: list[JSON] = []
