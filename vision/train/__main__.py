@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=TrainConfig.epochs)
     parser.add_argument("--synthetic", type=int, default=TrainConfig.synthetic_train)
     parser.add_argument("--threads", type=int, default=TrainConfig.threads)
+    parser.add_argument("--arch", choices=("plain", "effnet"), default=TrainConfig.arch)
+    parser.add_argument("--lr", type=float, default=TrainConfig.learning_rate)
     parser.add_argument(
         "--report", type=Path, default=None, help="also write the run's figures as JSON here"
     )
@@ -39,7 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     config = TrainConfig(
-        seed=args.seed, epochs=args.epochs, synthetic_train=args.synthetic, threads=args.threads
+        seed=args.seed,
+        epochs=args.epochs,
+        synthetic_train=args.synthetic,
+        threads=args.threads,
+        arch=args.arch,
+        learning_rate=args.lr,
     )
     torch.set_num_threads(config.threads)
     started = time.perf_counter()

@@ -49,6 +49,31 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f} %"
 
 
+def _architecture(config: dict[str, Any]) -> str:
+    """The architecture line of the card, for either ``TrainConfig.arch``."""
+    if config.get("arch", "plain") == "effnet":
+        return (
+            "- architecture: the stem and first 11 MBConv blocks of EfficientNet-Lite0 (to the"
+            " 112-channel stage, stride 16: 4x4 at 64 px; ReLU6, batch norm), started from its"
+            " ImageNet weights and fine-tuned whole; the input is mapped to 2 * x - 1 inside the"
+            " network (the ImageNet scaling), then global average pooling, dropout 0.1, linear to"
+            " 7 classes."
+        )
+    return (
+        f"- architecture: plain CNN, 7 conv3x3 + BN + ReLU layers (widths {config['widths']},"
+        " strides 2, 2, 1, 2, 1, 2, 1), global average pooling, dropout 0.1, linear to 7 classes."
+    )
+
+
+def _pretrained(config: dict[str, Any]) -> str:
+    """The card's sentence on pretrained weights."""
+    if config.get("arch", "plain") == "effnet":
+        from vision.train.backbone import PRETRAINED
+
+        return f"Pretrained weights: {PRETRAINED}."
+    return "No pretrained weights are used."
+
+
 def write_model_card(report: dict[str, Any], path: Path) -> None:
     """Render the card: sources and licences, counts, training, validation per source, limits."""
     config = report["config"]
@@ -87,7 +112,7 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
         "`suspect_value` is not used as a labelled example. matteop65's boxes cover only the top",
         "face or pip cluster: the whole die is found around each box by its colour against the",
         "local background (with a per-photo typical size as fallback), so every source follows the",
-        "whole-die box convention the reader uses. No pretrained weights are used.",
+        "whole-die box convention the reader uses. " + _pretrained(config),
         "",
         "| source | train photos | train dice | val photos | val dice | skipped (known_issue) |",
         "|---|---|---|---|---|---|",
@@ -113,8 +138,7 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
         "",
         "## Training",
         "",
-        f"- architecture: plain CNN, 7 conv3x3 + BN + ReLU layers (widths {config['widths']},"
-        " strides 2, 2, 1, 2, 1, 2, 1), global average pooling, dropout 0.1, linear to 7 classes.",
+        _architecture(config),
         f"- {config['epochs']} epochs, batch {config['batch_size']}, AdamW (lr"
         f" {config['learning_rate']}, one-cycle, weight decay {config['weight_decay']}), label"
         f" smoothing {config['label_smoothing']}, seed {config['seed']}, torch {report['torch']},"

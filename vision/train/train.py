@@ -25,6 +25,7 @@ __all__ = [
     "TrainConfig",
     "TrainResult",
     "build_datasets",
+    "build_model",
     "evaluate_crops",
     "train",
 ]
@@ -56,6 +57,8 @@ class TrainConfig:
     synthetic_val: int = 1500
     threads: int = 1
     widths: tuple[int, int, int, int] = (32, 48, 96, 160)
+    arch: str = "plain"
+    """"plain" = ``FaceNet`` from nothing; "effnet" = ``EffFaceNet`` from ImageNet features."""
 
 
 def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
@@ -225,11 +228,22 @@ def evaluate_crops(model: nn.Module, crops: CropSet) -> dict[str, float | int]:
     }
 
 
+def build_model(config: TrainConfig) -> nn.Module:
+    """The network ``config.arch`` names, freshly initialised (or from ImageNet for "effnet")."""
+    if config.arch == "effnet":
+        from vision.train.backbone import EffFaceNet
+
+        return EffFaceNet(classes=len(CLASS_NAMES))
+    if config.arch != "plain":
+        raise ValueError(f"unknown architecture {config.arch!r}: use 'plain' or 'effnet'")
+    return FaceNet(config.widths)
+
+
 @dataclass
 class TrainResult:
     """The trained model, its validation figures per source and how long training took."""
 
-    model: FaceNet
+    model: nn.Module
     metrics: dict[str, dict[str, float | int]]
     seconds: float
     history: list[float]
@@ -240,7 +254,7 @@ def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     generator = torch.Generator().manual_seed(config.seed)
-    model = FaceNet(config.widths)
+    model = build_model(config)
     images = datasets.train.images
     labels = torch.from_numpy(datasets.train.labels)
     steps_per_epoch = max(len(images) // config.batch_size, 1)
