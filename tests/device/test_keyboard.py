@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from device.errors import DeviceClosedError, DeviceError, UnknownButton
 from device.keyboard import (
@@ -26,42 +25,9 @@ from device.keyboard import (
 )
 from device.panel import Panel
 from device.pins import DEFAULT_PINS, PinMap
+from tests.device.support import FakeClock, Recorder, mock_factory
 
-
-class FakeClock:
-    """A monotonic clock that moves only when the code under test sleeps on it."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
-
-
-class Recorder:
-    """Collects events (or lines) from whichever thread sends them."""
-
-    def __init__(self) -> None:
-        self.items: list[str] = []
-        self._lock = threading.Lock()
-
-    def __call__(self, item: str) -> None:
-        with self._lock:
-            self.items.append(item)
-
-
-@pytest.fixture
-def mock_factory() -> Iterator[Any]:
-    """A fresh MockFactory per test: it keeps pins reserved after its devices close."""
-    factory = MockFactory()
-    yield factory
-    factory.reset()
-    factory.close()
+__all__ = ["mock_factory"]  # a fixture, used by name
 
 
 @pytest.fixture
@@ -114,7 +80,7 @@ def test_keymap() -> None:
 
 def test_keys_press_the_buttons(panel: Panel, clock: FakeClock, events: Recorder) -> None:
     read(panel, "b\nc\nu\nk\n", clock)
-    assert events.items == ["bank", "confirm", "undo", "keep"]
+    assert events.events == ["bank", "confirm", "undo", "keep"]
     for name in ("bank", "confirm", "undo", "keep"):
         # Floating at first, then pulled up; pressed (low) once and released.
         panel.button(name).pin.assert_states([False, True, False, True])
@@ -125,7 +91,7 @@ def test_the_same_key_twice_is_two_presses(
     panel: Panel, clock: FakeClock, events: Recorder
 ) -> None:
     read(panel, "b\nb\n", clock)
-    assert events.items == ["bank", "bank"]
+    assert events.events == ["bank", "bank"]
     # The bounce time is waited out, with a margin, on the injected clock.
     assert clock.slept == pytest.approx([0.06, 0.06])
 
@@ -137,7 +103,7 @@ def test_hold_keys_hold_the_button_for_the_hold_time(
     panel: Panel, clock: FakeClock, events: Recorder, key: str, button: str, event: str
 ) -> None:
     read(panel, f"{key}\n", clock)
-    assert events.items == [event]
+    assert events.events == [event]
     assert clock.slept == pytest.approx([1.0, 0.06])
     pin = panel.button(button).pin
     pin.assert_states([False, True, False, True])
@@ -149,14 +115,14 @@ def test_hold_with_real_sleep_goes_through_gpiozero_hold_timer(
 ) -> None:
     with Panel(DEFAULT_PINS, pin_factory=mock_factory, hold_time=0.05, on_button=events) as p:
         KeyboardButtons(p, io.StringIO("r\nb\n"), out=io.StringIO()).run()
-    assert events.items == ["redo", "bank"]
+    assert events.events == ["redo", "bank"]
 
 
 def test_typed_lines_go_to_on_line(panel: Panel, clock: FakeClock, events: Recorder) -> None:
     lines = Recorder()
     read(panel, "b\n  1 1 5 2 3 4 \n\nu\n", clock, on_line=lines)
-    assert lines.items == ["1 1 5 2 3 4"]
-    assert events.items == ["bank", "undo"]
+    assert lines.events == ["1 1 5 2 3 4"]
+    assert events.events == ["bank", "undo"]
 
 
 def test_typed_lines_without_on_line_are_answered(panel: Panel, clock: FakeClock) -> None:
@@ -172,7 +138,7 @@ def test_a_failing_on_line_is_logged_and_reading_goes_on(
 
     with caplog.at_level(logging.ERROR, logger="device.keyboard"):
         read(panel, "7 7\nb\n", clock, on_line=broken)
-    assert events.items == ["bank"]
+    assert events.events == ["bank"]
     assert "the handler of typed line '7 7' failed" in caplog.text
 
 
@@ -181,7 +147,7 @@ def test_question_mark_prints_the_keys(panel: Panel, clock: FakeClock, events: R
     assert out == help_text()
     assert "  r  redo (hold the undo button)\n" in out
     assert "e.g. 1 1 5 2 3 4" in out
-    assert events.items == []
+    assert events.events == []
 
 
 def test_a_key_of_a_button_not_fitted_sends_the_event(
@@ -191,7 +157,7 @@ def test_a_key_of_a_button_not_fitted_sends_the_event(
         read(p, "k\n", clock)
         with pytest.raises(DeviceError, match="the keep button has no mock pin to drive"):
             press(p, "keep")
-    assert events.items == ["keep"]
+    assert events.events == ["keep"]
 
 
 def test_press_and_hold_helpers(panel: Panel, clock: FakeClock, events: Recorder) -> None:
@@ -200,7 +166,7 @@ def test_press_and_hold_helpers(panel: Panel, clock: FakeClock, events: Recorder
     hold(panel, "undo", sleep=clock.sleep)
     clock.now += 1
     hold(panel, "bank", sleep=clock.sleep)
-    assert events.items == ["bank", "redo", "bank"]
+    assert events.events == ["bank", "redo", "bank"]
     with pytest.raises(UnknownButton):
         trigger(panel, "roll", sleep=clock.sleep)
 
@@ -211,7 +177,7 @@ def test_reading_stops_quietly_when_the_panel_closes(
     p = Panel(DEFAULT_PINS, pin_factory=mock_factory, on_button=events, clock=clock)
     p.close()
     read(p, "b\nb\n", clock)
-    assert events.items == []
+    assert events.events == []
     with pytest.raises(DeviceClosedError):
         press(p, "bank")
 
@@ -219,7 +185,7 @@ def test_reading_stops_quietly_when_the_panel_closes(
 def test_start_reads_on_a_thread(panel: Panel, clock: FakeClock, events: Recorder) -> None:
     with KeyboardButtons(panel, io.StringIO("c\n"), out=io.StringIO(), sleep=clock.sleep) as keys:
         keys.start()
-        assert wait_for(lambda: events.items == ["confirm"])
+        assert wait_for(lambda: events.events == ["confirm"])
 
 
 # --- a real terminal: a pseudo-terminal pair, so cbreak mode and its restoring are exercised.
@@ -248,11 +214,11 @@ def test_terminal_keys_act_at_once_and_the_mode_is_restored(
     assert keys.cbreak
     keys.start()
     os.write(master, b"b")
-    assert wait_for(lambda: events.items == ["bank"])
+    assert wait_for(lambda: events.events == ["bank"])
     assert not termios.tcgetattr(stream.fileno())[3] & termios.ICANON
     os.write(master, b"12\x7f3 4\rr")
-    assert wait_for(lambda: events.items == ["bank", "redo"])
-    assert lines.items == ["13 4"]
+    assert wait_for(lambda: events.events == ["bank", "redo"])
+    assert lines.events == ["13 4"]
     assert out.getvalue() == "12\b \b3 4\n"
     keys.close()
     assert termios.tcgetattr(stream.fileno()) == before
@@ -279,6 +245,6 @@ def test_terminal_escape_sequences_and_ctrl_d(
     time.sleep(0.05)
     os.write(master, b"6\r\x04")
     assert done.wait(2.0)
-    assert lines.items == ["6"]
-    assert events.items == []
+    assert lines.events == ["6"]
+    assert events.events == []
     assert termios.tcgetattr(stream.fileno()) == before

@@ -8,23 +8,16 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from device.errors import DeviceClosedError, UnknownSeat, UnknownStatus
 from device.leds import Leds
 from device.pins import DEFAULT_PINS, PinMap
+from tests.device.support import mock_factory
+
+__all__ = ["mock_factory"]  # a fixture, used by name
 
 SEATS = PinMap(seat_leds=(26, 16, 20))
 STATUS_LEDS = ("led_ready", "led_moving", "led_ok", "led_attention")
-
-
-@pytest.fixture
-def mock_factory() -> Iterator[Any]:
-    """A fresh MockFactory per test: it keeps pins reserved after its devices close."""
-    factory = MockFactory()
-    yield factory
-    factory.reset()
-    factory.close()
 
 
 @pytest.fixture

@@ -15,39 +15,9 @@ from gpiozero.pins.mock import MockFactory
 from device.errors import DeviceClosedError, UnknownButton
 from device.panel import EVENTS, Panel
 from device.pins import DEFAULT_PINS, PinMap
+from tests.device.support import FakeClock, Recorder, mock_factory
 
-
-class FakeClock:
-    """A monotonic clock the test advances by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Recorder:
-    """Collects the events a panel sends, from whichever thread."""
-
-    def __init__(self) -> None:
-        self.events: list[str] = []
-        self.threads: list[str] = []
-        self._lock = threading.Lock()
-
-    def __call__(self, event: str) -> None:
-        with self._lock:
-            self.events.append(event)
-            self.threads.append(threading.current_thread().name)
-
-
-@pytest.fixture
-def mock_factory() -> Iterator[Any]:
-    """A fresh MockFactory per test: it keeps pins reserved after its devices close."""
-    factory = MockFactory()
-    yield factory
-    factory.reset()
-    factory.close()
+__all__ = ["mock_factory"]  # a fixture, used by name
 
 
 @pytest.fixture
