@@ -8,6 +8,7 @@ original frame's pixels. Training (``vision/train/heatmap.py``) and the reader s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -19,12 +20,16 @@ __all__ = [
     "STRIDE",
     "FloatBox",
     "Found",
+    "centre_inside",
     "decode",
+    "iou",
     "locator_input",
 ]
 
 LOCATOR_SIDE = 320
 STRIDE = 4
+SUPPRESS_IOU = 0.5
+"""Peaks whose boxes overlap a stronger peak's this much (IoU) are one die seen twice."""
 FloatBox = tuple[float, float, float, float]
 
 
@@ -76,8 +81,13 @@ def decode(
     factor: float,
     threshold: float = 0.4,
     frame_shape: tuple[int, int] | None = None,
+    suppress: float = SUPPRESS_IOU,
 ) -> list[Found]:
     """Boxes from one frame's locator outputs: local maxima of the heatmap above ``threshold``.
+
+    Two peaks can rise on one die (its top face and its whole body): a box overlapping a
+    stronger one by an IoU of ``suppress`` or more is dropped. Dice seen from above cannot
+    overlap that much; one leaning on another overlaps far less.
 
     ``heat_logits`` is (1, h, w) or (1, 1, h, w) before the sigmoid; ``size`` the box output
     (4, h, w) or (1, 4, h, w): the centre's offset inside its cell (x, y), log(width / STRIDE)
@@ -112,4 +122,33 @@ def decode(
             box = (max(box[0], 0.0), max(box[1], 0.0), min(box[2], width), min(box[3], height))
         found.append(Found(box=box, score=float(heat[iy, ix])))
     found.sort(key=lambda f: -f.score)
-    return found
+    kept: list[Found] = []
+    for candidate in found:
+        if all(iou(candidate.box, k.box) < suppress for k in kept):
+            kept.append(candidate)
+    return kept
+
+
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two boxes (x0, y0, x1, y1).
+
+    >>> iou((0, 0, 2, 2), (1, 0, 3, 2))
+    0.3333333333333333
+    """
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return 0.0
+    inter = width * height
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def centre_inside(inner: Sequence[float], outer: Sequence[float]) -> bool:
+    """True when the centre of box ``inner`` lies inside box ``outer``.
+
+    >>> centre_inside((0, 0, 4, 4), (1, 1, 3, 3)), centre_inside((0, 0, 4, 4), (3, 3, 5, 5))
+    (True, False)
+    """
+    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]

@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.detect import centre_inside, iou
+
 __all__ = [
     "COLUMNS",
     "ROWS",
@@ -93,21 +95,6 @@ class EvalReport:
         return self.exact / self.images if self.images else 1.0
 
 
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
-    """Intersection over union of two boxes."""
-    ix = max(min(a[2], b[2]) - max(a[0], b[0]), 0.0)
-    iy = max(min(a[3], b[3]) - max(a[1], b[1]), 0.0)
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def _centre_inside(a: Sequence[float], b: Sequence[float]) -> bool:
-    """True when the centre of ``a`` lies inside ``b``."""
-    cx, cy = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
-    return b[0] <= cx <= b[2] and b[1] <= cy <= b[3]
-
-
 def match_dice(
     labelled: Sequence[Sequence[float]], reported: Sequence[Sequence[float]]
 ) -> list[tuple[int, int]]:
@@ -122,9 +109,9 @@ def match_dice(
     candidates: list[tuple[float, int, int]] = []
     for i, truth in enumerate(labelled):
         for j, found in enumerate(reported):
-            iou = _iou(truth, found)
-            if iou >= MATCH_IOU or _centre_inside(truth, found) or _centre_inside(found, truth):
-                candidates.append((iou, i, j))
+            overlap = iou(truth, found)
+            if overlap >= MATCH_IOU or centre_inside(truth, found) or centre_inside(found, truth):
+                candidates.append((overlap, i, j))
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
     used_truth: set[int] = set()
     used_found: set[int] = set()

@@ -84,6 +84,26 @@ def test_decode_keeps_only_local_maxima_above_the_threshold() -> None:
     assert len(decode(heat, boxes, factor=1.0, threshold=0.3)) == 2
 
 
+@pytest.mark.parametrize(
+    ("second", "kept"),
+    [
+        # 40 px boxes 8 px apart (IoU 0.67): one die whose face and body both peaked.
+        pytest.param((5, 7, 0.7, 40.0, 40.0), 1, id="same-die-twice"),
+        # 40 px boxes 40 px apart: two dice side by side.
+        pytest.param((5, 15, 0.7, 40.0, 40.0), 2, id="touching-dice"),
+        # 40 px boxes 20 px apart (IoU 0.33): a die leaning on another.
+        pytest.param((5, 10, 0.7, 40.0, 40.0), 2, id="leaning-die"),
+    ],
+)
+def test_decode_keeps_one_box_per_die(
+    second: tuple[int, int, float, float, float], kept: int
+) -> None:
+    heat, boxes = _outputs([(5, 5, 0.9, 40.0, 40.0), second], grid=(16, 20))
+    found = decode(heat, boxes, factor=1.0)
+    assert len(found) == kept
+    assert found[0].score == pytest.approx(0.9)
+
+
 def test_decode_clips_boxes_to_the_frame() -> None:
     heat, boxes = _outputs([(0, 0, 0.9, 40.0, 40.0)])
     (found,) = decode(heat, boxes, factor=1.0, frame_shape=(64, 64))

@@ -12,6 +12,7 @@ import pytest
 from vision.preprocess import MODEL_SIZE
 from vision.train.data import (
     LabelledDie,
+    Proposal,
     Record,
     cut_crops,
     die_boxes,
@@ -102,6 +103,45 @@ def test_cut_crops_skips_suspect_dice_and_adds_negatives(tmp_path: Path) -> None
     assert 5 not in labels
     assert labels.count(0) >= 2
     assert set(crops.sources) == {"nell-byler_dice_detection"}
+
+
+@pytest.mark.parametrize(
+    ("proposal", "extra"),
+    [
+        # The reader's box on the labelled 2: more crops of the 2, cut where the reader cuts.
+        pytest.param(Proposal((38.0, 42.0, 82.0, 84.0), 0.99), {2: 1}, id="on-a-die"),
+        # On the suspect die: nothing, its label is not trusted.
+        pytest.param(Proposal((118.0, 118.0, 162.0, 162.0), 0.99), {}, id="on-a-suspect-die"),
+        # On bare background, the model unsure: a phantom, class 0.
+        pytest.param(Proposal((150.0, 10.0, 190.0, 50.0), 0.4), {0: 3}, id="phantom"),
+        # On bare background but the model sure it sees a face: maybe an unlabelled die, skipped.
+        pytest.param(Proposal((150.0, 10.0, 190.0, 50.0), 0.95), {}, id="maybe-unlabelled"),
+        # Half on a die: neither a die's box nor clear of it, skipped.
+        pytest.param(Proposal((60.0, 40.0, 100.0, 80.0), 0.4), {}, id="half-on-a-die"),
+    ],
+)
+def test_the_readers_own_boxes_add_dice_and_phantoms(
+    tmp_path: Path, proposal: Proposal, extra: dict[int, int]
+) -> None:
+    record = load_folder(_photo_folder(tmp_path))[0]
+    without = cut_crops(record, np.random.default_rng(5), copies=2, negatives=False, augment=True)
+    seen: list[tuple[int, int, int]] = []
+
+    def propose(image: np.ndarray) -> list[Proposal]:
+        seen.append(image.shape)
+        return [proposal]
+
+    with_ = cut_crops(
+        record, np.random.default_rng(5), copies=2, negatives=False, augment=True, proposer=propose
+    )
+    assert seen == [(200, 200, 3)]
+    added = np.bincount(with_.labels, minlength=7) - np.bincount(without.labels, minlength=7)
+    assert {k: int(v) for k, v in enumerate(added) if v} == extra
+    # Validation photos are never mined: they are cut at their labels only.
+    val = cut_crops(
+        record, np.random.default_rng(5), copies=2, negatives=False, augment=False, proposer=propose
+    )
+    assert val.labels.tolist() == [2]
 
 
 def test_validation_crops_are_the_labelled_box_once(tmp_path: Path) -> None:

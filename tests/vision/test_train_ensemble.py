@@ -1,4 +1,4 @@
-"""Joining two face models: the contract stays and the logits are the mean log-probabilities."""
+"""Composing face models: logits are mean log-probabilities over the models and four turns."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ onnx = pytest.importorskip("onnx")
 
 import onnxruntime as ort  # noqa: E402
 
-from vision.train.ensemble import join_models  # noqa: E402
+from vision.train.ensemble import compose, join_models  # noqa: E402
 from vision.train.export import export_onnx  # noqa: E402
 from vision.train.train import FaceNet  # noqa: E402
 
@@ -47,3 +47,28 @@ def test_joined_model_gives_the_mean_log_probabilities(tmp_path: Path) -> None:
     (inp,) = session.get_inputs()
     assert inp.name == "image"
     assert inp.shape[1:] == [3, 64, 64]
+
+
+@pytest.mark.parametrize("members", [1, 2])
+def test_rotations_average_the_four_turns_of_every_member(tmp_path: Path, members: int) -> None:
+    paths = []
+    for seed in range(members):
+        torch.manual_seed(seed + 10)
+        path = tmp_path / f"m{seed}.onnx"
+        export_onnx(FaceNet((8, 8, 16, 16)).eval(), path)
+        paths.append(path)
+    composed = tmp_path / "composed.onnx"
+    onnx.save(compose(paths, rotations=True), str(composed))
+    images = np.random.default_rng(1).random((5, 3, 64, 64)).astype(np.float32)
+    turns = [np.ascontiguousarray(np.rot90(images, k, axes=(2, 3))) for k in range(4)]
+    want = np.mean([_log_softmax(_run(p, t)) for p in paths for t in turns], axis=0)
+    got = _run(composed, images)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    # So a crop turned a quarter reads exactly as before; a single member alone would not.
+    np.testing.assert_allclose(_run(composed, turns[1]), got, atol=1e-5)
+    assert np.abs(_run(paths[0], turns[1]) - _run(paths[0], images)).max() > 1e-6
+
+
+def test_compose_refuses_no_models() -> None:
+    with pytest.raises(ValueError, match="at least one model"):
+        compose([], rotations=True)

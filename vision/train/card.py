@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOCATOR_MARKER", "write_model_card"]
+__all__ = ["LOCATOR_MARKER", "write_composed_card", "write_model_card"]
 
 LOCATOR_MARKER = "<!-- locator section: written by python -m vision.train.locator -->"
 """Everything from this line on belongs to the locator; rewriting the face card keeps it."""
@@ -65,6 +65,19 @@ def _architecture(config: dict[str, Any]) -> str:
     )
 
 
+def _mining(config: dict[str, Any]) -> list[str]:
+    """The card's lines on crops cut at the reader's own locator boxes."""
+    if not config.get("mine", False):
+        return []
+    return [
+        "- the reader's own boxes: the shipped locator (models/dice_locator.onnx) is run on every",
+        "  training photo; a box on a labelled die (IoU >= 0.5) is cut again with the die's value,",
+        "  so the model learns the boxes it will be given; a box clear of every label (IoU < 0.05)",
+        "  that the shipped face model does not read surely (top face < 0.9) is cut three times",
+        "  as class 0: the knobs, shadows and pip-like spots a locator takes for dice.",
+    ]
+
+
 def _pretrained(config: dict[str, Any]) -> str:
     """The card's sentence on pretrained weights."""
     if config.get("arch", "plain") == "effnet":
@@ -74,11 +87,20 @@ def _pretrained(config: dict[str, Any]) -> str:
     return "No pretrained weights are used."
 
 
+_CONTRACT = [
+    "- input `image`: float32 [N, 3, 64, 64], **RGB**, pixel / 255 (no mean or std), NCHW,",
+    "  N dynamic. Make it with `vision.preprocess.crop_for_model(frame_bgr, box)`: a square of",
+    "  side max(w, h) * 1.2 centred on the die's whole box, edge-replicated outside the frame,",
+    "  resized with cv2.INTER_AREA.",
+    "- output `logits`: float32 [N, 7]. Class 0 = not a readable die face (background, a die",
+    "  on its edge or corner, half outside the crop, blurred past reading, a hand, a box",
+    "  around two dice); classes 1..6 = the value on the face turned to the camera.",
+    "  Confidence = softmax probability of the chosen class.",
+]
+
+
 def write_model_card(report: dict[str, Any], path: Path) -> None:
-    """Render the card: sources and licences, counts, training, validation per source, limits."""
-    config = report["config"]
-    counts = report["counts"]
-    metrics = report["metrics"]
+    """Render the card of one trained model: contract, data, training, validation, limits."""
     lines = [
         "# dice_faces.onnx: the face classifier",
         "",
@@ -87,18 +109,82 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
         "",
         f"- sha256: `{report['sha256']}`",
         f"- size: {report['size_bytes']} bytes, {report['parameters']} parameters",
-        "- input `image`: float32 [N, 3, 64, 64], **RGB**, pixel / 255 (no mean or std), NCHW,",
-        "  N dynamic. Make it with `vision.preprocess.crop_for_model(frame_bgr, box)`: a square of",
-        "  side max(w, h) * 1.2 centred on the die's whole box, edge-replicated outside the frame,",
-        "  resized with cv2.INTER_AREA.",
-        "- output `logits`: float32 [N, 7]. Class 0 = not a readable die face (background, a die",
-        "  on its edge or corner, half outside the crop, blurred past reading, a hand, a box",
-        "  around two dice); classes 1..6 = the value on the face turned to the camera.",
-        "  Confidence = softmax probability of the chosen class.",
+        *_CONTRACT,
         f"- ONNX opset 17; onnxruntime and torch agree to {report['onnx_max_abs_difference']:.1e}"
         " (checked at export, limit 1e-4).",
         "",
-        "## Data",
+        *_member_sections(report, level="##"),
+        *_LIMITS,
+    ]
+    _write(lines, path)
+
+
+def write_composed_card(
+    reports: list[dict[str, Any]],
+    path: Path,
+    *,
+    sha256: str,
+    size_bytes: int,
+    rotations: bool,
+) -> None:
+    """Render the card of a composed model (``vision.train.ensemble``): each member's story."""
+    members = " and ".join(f"`{r.get('file', 'model')}`" for r in reports)
+    how = []
+    if len(reports) > 1:
+        how.append(f"the mean log-softmax of {len(reports)} separately trained models ({members})")
+    if rotations:
+        how.append(
+            "each crop read four times, turned by 0, 90, 180 and 270 degrees, and the"
+            " log-softmax averaged (a die's value cannot depend on how it lies)"
+        )
+    lines = [
+        "# dice_faces.onnx: the face classifier",
+        "",
+        "Reads the top face of one die from a square crop. Its logits are "
+        + "; and ".join(how)
+        + ". Composed by `python -m vision.train.ensemble` from models trained here on CPU by",
+        "`python -m vision.train` (the members' own sections follow).",
+        "",
+        f"- sha256: `{sha256}`",
+        f"- size: {size_bytes} bytes,"
+        f" {sum(int(r['parameters']) for r in reports)} parameters in all",
+        *_CONTRACT,
+        "- ONNX opset 17; each member's onnxruntime and torch logits agree to "
+        + ", ".join(f"{r['onnx_max_abs_difference']:.1e}" for r in reports)
+        + " (checked at export, limit 1e-4); the composition is checked against the members"
+        " run one by one in tests/vision/test_train_ensemble.py.",
+        "",
+    ]
+    for index, report in enumerate(reports, start=1):
+        lines += [
+            f"## Member {index}: {report.get('file', 'model')}"
+            f" ({report['config'].get('arch', 'plain')}),"
+            f" sha256 `{report['sha256'][:16]}...`",
+            "",
+            *_member_sections(report, level="###"),
+        ]
+    lines += _LIMITS
+    _write(lines, path)
+
+
+def _write(lines: list[str], path: Path) -> None:
+    """Write the card, keeping the locator's and reading sections already in the file."""
+    text = "\n".join(lines)
+    if path.exists():
+        old = path.read_text(encoding="utf-8")
+        if LOCATOR_MARKER in old:
+            text = text.rstrip("\n") + "\n\n" + LOCATOR_MARKER + old.split(LOCATOR_MARKER, 1)[1]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
+    """Data, training and validation of one trained model, headed at ``level``."""
+    config = report["config"]
+    counts = report["counts"]
+    metrics = report["metrics"]
+    lines = [
+        f"{level} Data",
         "",
         "| source | repository | licence | our split (train; validation) |",
         "|---|---|---|---|",
@@ -136,7 +222,7 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
             lines.append(f"- {name}: {entry['crops_by_class']}")
     lines += [
         "",
-        "## Training",
+        f"{level} Training",
         "",
         _architecture(config),
         f"- {config['epochs']} epochs, batch {config['batch_size']}, AdamW (lr"
@@ -149,18 +235,21 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
         "  scaled by up to 15 %, the photo turned by a random angle and mirrored at random.",
         "- class 0 from photos: patches clear of every labelled die, dice shifted 60-90 % of their",
         "  side out of the crop, boxes around two neighbouring dice, dice blurred (sigma 7-12 px).",
+        *_mining(config),
         f"- synthetic: {counts.get('synthetic', {}).get('train_crops', 0)} crops of 3D-rendered"
-        " dice (random body and pip colours, pip size and spacing, rounded corners, a logo instead",
-        "  of the six on 15 %, Lambert shading, cast shadows, glare, wood/felt/cloth/noise tables",
+        " dice (random body and pip colours down to dark bodies with red pips, marbled bodies on",
+        "  25 %, pip size and spacing, rounded corners, a logo instead of the six on 15 %, Lambert",
+        "  shading, cast shadows, glare, wood/felt/cloth/noise tables",
         "  with clutter, camera tilt up to 30 degrees, perspective, scale jitter, rotation, blur,",
         "  motion blur, noise, JPEG quality 30-95). A render is labelled by geometry: the face",
         "  turned most to the camera if within 28 degrees of the view axis, class 0 (cocked) if no",
         "  face is within 40 degrees; in between is dropped. Synthetic class 0 also has half-out",
-        "  dice, heavy blur, bare table and skin-coloured finger shapes.",
+        "  dice, heavy blur, bare table, skin-coloured finger shapes and round things (coins,",
+        "  knobs, counters) where no die is.",
         "- on the fly: rot90 and mirror, channel shuffles (dice come in every colour), gain,",
         "  contrast, brightness, 10 % greyscale, Gaussian noise.",
         "",
-        "## Validation (never seen in training)",
+        f"{level} Validation (never seen in training)",
         "",
         "Dice accuracy = labelled dice read with the right value; 'as 0' = dice called not",
         "readable; 'wrong value' = dice read as another value; class-0 accuracy = negatives as 0.",
@@ -180,24 +269,22 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
         "These figures are per crop at the labelled box; per-photo recall, precision and exact",
         "rolls with the real locator come from `pipcam eval` (vision/evaluate.py).",
         "",
-        "## Known limits",
-        "",
-        "- None of the photos is a Raspberry Pi camera over a tray; top-down views come only from",
-        "  nell-byler and the renders. Expect lower accuracy on unseen tables, lighting and dice.",
-        "- Epanemu's photos are stretched to 640x640 and mostly oblique; tiny dice (10-20 px,",
-        "  the Catan board photos) are hard at any crop size.",
-        "- The line between readable (< 28 degrees) and cocked (> 40 degrees) is our choice,",
-        "  made on renders; real cocked dice were not labelled in any source.",
-        "- Dice with symbols other than pips (and logos on faces other than the six) are not",
-        "  modelled; a logo six is learned from renders and the few nell-byler examples.",
-        "- The crop must follow the whole-die box convention; boxes around the top face only make",
-        "  the die look bigger than in training.",
-        "",
     ]
-    text = "\n".join(lines)
-    if path.exists():
-        old = path.read_text(encoding="utf-8")
-        if LOCATOR_MARKER in old:
-            text = text.rstrip("\n") + "\n\n" + LOCATOR_MARKER + old.split(LOCATOR_MARKER, 1)[1]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    return lines
+
+
+_LIMITS = [
+    "## Known limits",
+    "",
+    "- None of the photos is a Raspberry Pi camera over a tray; top-down views come only from",
+    "  nell-byler and the renders. Expect lower accuracy on unseen tables, lighting and dice.",
+    "- Epanemu's photos are stretched to 640x640 and mostly oblique; tiny dice (10-20 px,",
+    "  the Catan board photos) are hard at any crop size.",
+    "- The line between readable (< 28 degrees) and cocked (> 40 degrees) is our choice,",
+    "  made on renders; real cocked dice were not labelled in any source.",
+    "- Dice with symbols other than pips (and logos on faces other than the six) are not",
+    "  modelled; a logo six is learned from renders and the few nell-byler examples.",
+    "- The crop must follow the whole-die box convention; boxes around the top face only make",
+    "  the die look bigger than in training.",
+    "",
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,12 +19,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.detect import centre_inside, iou
 from vision.preprocess import MODEL_SIZE, crop_for_model, square_around
 
 __all__ = [
     "DEFAULT_DATA",
     "CropSet",
     "LabelledDie",
+    "Proposal",
+    "Proposer",
     "Record",
     "Split",
     "cut_crops",
@@ -244,6 +247,27 @@ def _whole_die_boxes(image: UInt8Image, dice: Sequence[LabelledDie]) -> list[Flo
     return boxes
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """A box the reader's own locator finds in a training photo, and how sure the current face
+    model is that it shows a readable face (its top probability among classes 1..6)."""
+
+    box: FloatBox
+    face_probability: float
+
+
+Proposer = Callable[[UInt8Image], list[Proposal]]
+"""Finds die boxes in a photo as the reader would (``vision.train.train.locator_proposer``)."""
+
+# A proposal is the labelled die it overlaps this much; one overlapping no label by more than
+# NEGATIVE_IOU is a phantom, cut as class 0 unless the current face model is sure it sees a face
+# there (labels miss real dice now and then: that is no phantom). Between the two: skipped.
+MATCH_IOU = 0.5
+NEGATIVE_IOU = 0.05
+SURE_FACE = 0.9
+PHANTOM_COPIES = 3
+
+
 def _side(box: FloatBox) -> float:
     """Longer side of a box."""
     return max(box[2] - box[0], box[3] - box[1])
@@ -368,12 +392,16 @@ def cut_crops(
     copies: int,
     negatives: bool,
     augment: bool,
+    proposer: Proposer | None = None,
 ) -> CropSet:
     """Cut model crops from one photo: each die ``copies`` times, plus class-0 negatives.
 
     Without ``augment`` every die is cut once at its labelled box (validation). Negatives are
     background patches clear of every die, dice shifted half out of the crop, boxes spanning two
-    dice, and dice blurred past reading.
+    dice, and dice blurred past reading. With a ``proposer`` (training only) the boxes the
+    reader's locator finds are cut too: at a labelled die with its value, so the model learns
+    the boxes it will be given, and elsewhere as class 0 (the knobs, shadows and pip-like spots
+    a locator mistakes for dice, which random patches almost never hit).
     """
     image = read_image(record.path)
     if record.is_crop:
@@ -398,9 +426,47 @@ def cut_crops(
         for negative in _negatives(image, boxes, rng, count=max(2, len(boxes)), augment=augment):
             crops.append(negative)
             labels.append(0)
+    if proposer is not None and augment:
+        for crop, label in _proposed_crops(
+            image, record.dice, boxes, proposer(image), rng, copies=max(1, copies // 2)
+        ):
+            crops.append(crop)
+            labels.append(label)
     if not crops:
         return CropSet.concat([])
     return CropSet(np.stack(crops), np.asarray(labels, np.int64), [record.source] * len(labels))
+
+
+def _proposed_crops(
+    image: UInt8Image,
+    dice: Sequence[LabelledDie],
+    boxes: Sequence[FloatBox],
+    proposals: Sequence[Proposal],
+    rng: np.random.Generator,
+    *,
+    copies: int,
+) -> Iterator[tuple[UInt8Image, int]]:
+    """Crops at the locator's boxes: labelled dice keep their value, phantoms are class 0."""
+    for proposal in proposals:
+        overlaps = [iou(proposal.box, box) for box in boxes]
+        best = int(np.argmax(overlaps)) if overlaps else -1
+        if best >= 0 and overlaps[best] >= MATCH_IOU:
+            if dice[best].suspect:
+                continue
+            label, count = dice[best].value, copies
+        elif (
+            max(overlaps, default=0.0) < NEGATIVE_IOU
+            and not any(centre_inside(proposal.box, box) for box in boxes)
+            and proposal.face_probability < SURE_FACE
+        ):
+            label, count = 0, PHANTOM_COPIES
+        else:
+            continue
+        for _ in range(count):
+            jittered = jitter_box(proposal.box, rng, shift=0.04, scale=0.08)
+            angle = float(rng.uniform(0, 360))
+            crop = rotated_crop(image, jittered, angle, flip=bool(rng.random() < 0.5))
+            yield to_uint8(crop), label
 
 
 def _cut_crop_record(

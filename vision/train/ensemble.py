@@ -1,66 +1,158 @@
-"""Join two face models into one ONNX file whose logits are their mean log-probabilities.
+"""Compose face models into one ONNX file: several models, and each crop seen at four turns.
 
-``python -m vision.train.ensemble A.onnx B.onnx OUT.onnx``: both take "image" [N, 3, 64, 64] and
-give "logits" [N, 7]; the joined model keeps that contract. Softmax of the mean log-softmax is the
-normalised geometric mean of the two models' probabilities.
+``python -m vision.train.ensemble OUT.onnx A.onnx [B.onnx ...] [--rotations] [--reports A.json ...
+--card MODEL_CARD.md] [--record TEST_FOLDER]``: every model takes
+"image" [N, 3, 64, 64] and gives "logits" [N, 7]; the composed model keeps that contract. Its
+logits are the mean log-softmax over the models and, with ``--rotations``, over the crop turned by
+0, 90, 180 and 270 degrees. A die's value does not depend on how it lies, so averaging the four
+turns removes what a model learnt about one orientation by chance. Softmax of the mean log-softmax
+is the normalised geometric mean of the probabilities.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-__all__ = ["join_models"]
+__all__ = ["compose", "join_models"]
+
+INPUT = "image"
+OUTPUT = "logits"
+TURNS = 4
 
 
-def _prefixed(model: onnx.ModelProto, prefix: str) -> onnx.GraphProto:
-    """The model's graph with every name but the input "image" prefixed."""
+def _prefixed(model: onnx.ModelProto, prefix: str, source: str) -> onnx.GraphProto:
+    """The model's graph with every name prefixed and its input read from ``source``."""
     graph = onnx.compose.add_prefix(model, prefix).graph
     for node in graph.node:
-        node.input[:] = ["image" if name == prefix + "image" else name for name in node.input]
+        node.input[:] = [source if name == prefix + INPUT else name for name in node.input]
     return graph
 
 
-def join_models(first: Path, second: Path) -> onnx.ModelProto:
-    """One model whose "logits" are the mean of the two models' log-softmax outputs."""
-    a = _prefixed(onnx.load(str(first)), "a/")
-    b = _prefixed(onnx.load(str(second)), "b/")
-    half = numpy_helper.from_array(np.array(0.5, np.float32), "ensemble/half")
+def _flip(source: str, out: str, axes: Sequence[int]) -> list[onnx.NodeProto]:
+    """Nodes reversing ``source`` along ``axes`` (a Slice with step -1)."""
+    count = len(axes)
+    names = [f"{out}/{part}" for part in ("starts", "ends", "axes", "steps")]
+    values = [[-1] * count, [-(2**63)] * count, list(axes), [-1] * count]
     nodes = [
-        *a.node,
-        *b.node,
-        helper.make_node("LogSoftmax", ["a/logits"], ["ensemble/a"], axis=1),
-        helper.make_node("LogSoftmax", ["b/logits"], ["ensemble/b"], axis=1),
-        helper.make_node("Add", ["ensemble/a", "ensemble/b"], ["ensemble/sum"]),
-        helper.make_node("Mul", ["ensemble/sum", "ensemble/half"], ["logits"]),
+        helper.make_node(
+            "Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64), name)
+        )
+        for name, v in zip(names, values, strict=True)
     ]
-    image = onnx.load(str(first)).graph.input[0]
-    logits = onnx.load(str(first)).graph.output[0]
+    nodes.append(helper.make_node("Slice", [source, *names], [out]))
+    return nodes
+
+
+def _turns(source: str) -> tuple[list[onnx.NodeProto], str]:
+    """Nodes stacking ``source`` turned by 0, 90, 180 and 270 degrees along the batch axis."""
+    nodes = [
+        helper.make_node("Transpose", [source], ["turns/swapped"], perm=[0, 1, 3, 2]),
+        *_flip("turns/swapped", "turns/r90", [3]),
+        *_flip(source, "turns/r180", [2, 3]),
+        *_flip("turns/r90", "turns/r270", [2, 3]),
+        helper.make_node(
+            "Concat", [source, "turns/r90", "turns/r180", "turns/r270"], ["turns/all"], axis=0
+        ),
+    ]
+    return nodes, "turns/all"
+
+
+def compose(models: Sequence[Path], *, rotations: bool) -> onnx.ModelProto:
+    """One model whose logits are the mean log-softmax over ``models`` (and four turns)."""
+    if not models:
+        raise ValueError("compose needs at least one model")
+    first = onnx.load(str(models[0]))
+    nodes: list[onnx.NodeProto] = []
+    initializers: list[onnx.TensorProto] = []
+    source = INPUT
+    if rotations:
+        turn_nodes, source = _turns(INPUT)
+        nodes.extend(turn_nodes)
+    outputs = []
+    for index, path in enumerate(models):
+        prefix = f"m{index}/"
+        graph = _prefixed(onnx.load(str(path)), prefix, source)
+        nodes.extend(graph.node)
+        initializers.extend(graph.initializer)
+        nodes.append(helper.make_node("LogSoftmax", [prefix + OUTPUT], [prefix + "logp"], axis=1))
+        outputs.append(prefix + "logp")
+    nodes.append(helper.make_node("Sum", outputs, ["compose/sum"]))
+    scale = numpy_helper.from_array(np.array(1.0 / len(models), np.float32), "compose/scale")
+    initializers.append(scale)
+    if rotations:
+        shape = numpy_helper.from_array(np.array([TURNS, -1, 7], np.int64), "compose/shape")
+        initializers.append(shape)
+        nodes += [
+            helper.make_node("Mul", ["compose/sum", "compose/scale"], ["compose/mean"]),
+            helper.make_node("Reshape", ["compose/mean", "compose/shape"], ["compose/by_turn"]),
+            helper.make_node("ReduceMean", ["compose/by_turn"], [OUTPUT], axes=[0], keepdims=0),
+        ]
+    else:
+        nodes.append(helper.make_node("Mul", ["compose/sum", "compose/scale"], [OUTPUT]))
     graph = helper.make_graph(
         nodes,
-        "dice_faces_ensemble",
-        [image],
-        [logits],
-        initializer=[*a.initializer, *b.initializer, half],
+        "dice_faces",
+        [first.graph.input[0]],
+        [first.graph.output[0]],
+        initializer=initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = onnx.load(str(first)).ir_version
+    model.ir_version = first.ir_version
     onnx.checker.check_model(model)
     return model
 
 
+def join_models(first: Path, second: Path) -> onnx.ModelProto:
+    """One model whose "logits" are the mean of the two models' log-softmax outputs."""
+    return compose([first, second], rotations=False)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Join two models and write the result; returns the exit status."""
+    """Compose the models and write the result; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.ensemble", description=__doc__)
-    parser.add_argument("first", type=Path)
-    parser.add_argument("second", type=Path)
     parser.add_argument("out", type=Path)
+    parser.add_argument("models", type=Path, nargs="+")
+    parser.add_argument(
+        "--rotations", action="store_true", help="average each crop over four turns"
+    )
+    parser.add_argument(
+        "--reports", type=Path, nargs="*", default=[], help="each model's training report (JSON)"
+    )
+    parser.add_argument("--card", type=Path, default=None, help="write the model card here")
+    parser.add_argument(
+        "--record", type=Path, default=None, help="test folder whose dice get recorded logits"
+    )
     args = parser.parse_args(argv)
-    onnx.save(join_models(args.first, args.second), str(args.out))
+    if args.card is not None and len(args.reports) != len(args.models):
+        parser.error("--card needs one --reports file per model")
+    onnx.save(compose(args.models, rotations=args.rotations), str(args.out))
+    if args.card is not None:
+        from vision.train.card import write_composed_card
+        from vision.train.export import sha256_of
+
+        reports = []
+        for model, report_path in zip(args.models, args.reports, strict=True):
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+            report["file"] = model.name if model.parent.name == "" else model.parent.name
+            reports.append(report)
+        write_composed_card(
+            reports,
+            args.card,
+            sha256=sha256_of(args.out),
+            size_bytes=args.out.stat().st_size,
+            rotations=args.rotations,
+        )
+    if args.record is not None:
+        from vision.train.export import record_outputs
+
+        record_outputs(args.out, args.record)
     return 0
 
 

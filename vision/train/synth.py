@@ -79,6 +79,8 @@ class DieStyle:
     rounding: float
     logo_six: bool
     one_pip_scale: float
+    marble: tuple[float, float, float] | None = None
+    """A second body colour swirled through the first (marbled dice), or None."""
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -113,12 +115,21 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         (200.0, 80.0, 30.0),
         (40.0, 150.0, 40.0),
     ]
+    # Real sets go down to dark marbled bodies with red pips (a luma difference near 40): the
+    # model must read those too, not only black on white.
     for _ in range(10):
         pip = choices[int(rng.integers(len(choices)))]
-        if abs(_luma(pip) - _luma(body)) > 70:
+        if abs(_luma(pip) - _luma(body)) > 40:
             break
     else:
         pip = (20.0, 20.0, 20.0) if _luma(body) > 128 else (245.0, 245.0, 245.0)
+    marble = None
+    if rng.random() < 0.25:
+        # A swirl of a nearby or of a contrasting tone, kept away from the pips' brightness.
+        other = np.array(_random_colour(rng)) * rng.uniform(0.3, 1.0)
+        mixed = 0.5 * np.array(body) + 0.5 * other
+        if abs(_luma(tuple(mixed.tolist())) - _luma(pip)) > 40:
+            marble = (float(other[0]), float(other[1]), float(other[2]))
     return DieStyle(
         body=body,
         pip=pip,
@@ -127,6 +138,7 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         rounding=float(rng.uniform(0.05, 0.3)),
         logo_six=bool(rng.random() < 0.15),
         one_pip_scale=float(rng.choice([1.0, 1.0, 1.0, 1.6, 2.0])),
+        marble=marble,
     )
 
 
@@ -158,6 +170,8 @@ def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8
     for cx in (inset + radius, size - 1 - inset - radius):
         for cy in (inset + radius, size - 1 - inset - radius):
             cv2.circle(tex, (cx, cy), radius, style.body, -1, cv2.LINE_AA)
+    if style.marble is not None:
+        _marble(tex, body, np.array(style.marble), rng)
     half = size / 2
     if value == 6 and style.logo_six:
         _draw_logo(tex, style, rng)
@@ -169,6 +183,21 @@ def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8
             # A darker rim reads as the pip's drilled hole.
             cv2.circle(tex, centre, int(round(pip_r)), tuple(float(c) * 0.6 for c in style.pip), 1)
     return np.clip(tex, 0, 255).astype(np.uint8)
+
+
+def _marble(tex: Array, body: Array, other: Array, rng: np.random.Generator) -> None:
+    """Swirl ``other`` through the body colour in thin veins (marbled, swirled dice)."""
+    size = tex.shape[0]
+    coarse = rng.normal(0, 1, (5, 5))
+    field_ = cv2.resize(coarse, (size, size), interpolation=cv2.INTER_CUBIC)
+    if rng.random() < 0.5:
+        veins = np.abs(np.sin(field_ * rng.uniform(2.0, 5.0)))
+        weight = np.clip(1.0 - veins / rng.uniform(0.25, 0.6), 0.0, 1.0)[..., None]
+    else:
+        # Soft clouds rather than veins.
+        weight = (1.0 / (1.0 + np.exp(-field_ * rng.uniform(1.5, 4.0))))[..., None]
+    is_body = np.all(np.abs(tex - body) < 1.0, axis=2)[..., None]
+    tex[:] = np.where(is_body, body * (1 - weight) + other * weight, tex)
 
 
 def _draw_logo(tex: Array, style: DieStyle, rng: np.random.Generator) -> None:
@@ -506,7 +535,31 @@ def _negative(scene: Scene, boxes: list[FloatBox], rng: np.random.Generator) -> 
         if _centre_inside_any(corner, boxes) or any(_centre_inside_any(b, [corner]) for b in boxes):
             return None
         return to_uint8(_crop(scene.image, corner))
+    if roll < 0.7:
+        return _round_thing(scene, boxes, side, rng)
     return None
+
+
+def _round_thing(
+    scene: Scene, boxes: list[FloatBox], side: float, rng: np.random.Generator
+) -> UInt8Image | None:
+    """A coin, knob, counter or button where no die is: round and pip-like, but no die."""
+    image = scene.image.copy()
+    height, width = image.shape[:2]
+    radius = side * float(rng.uniform(0.2, 0.55))
+    cx = float(rng.uniform(radius, width - radius))
+    cy = float(rng.uniform(radius, height - radius))
+    box = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+    if _centre_inside_any(box, boxes) or any(_centre_inside_any(b, [box]) for b in boxes):
+        return None
+    colour = np.array(_random_colour(rng)) * rng.uniform(0.3, 1.0)
+    centre = (int(round(cx)), int(round(cy)))
+    cv2.circle(image, centre, int(round(radius)), colour.tolist(), -1, cv2.LINE_AA)
+    if rng.random() < 0.5:
+        # A rim or an embossed ring, as coins and counters have.
+        rim = (colour * rng.uniform(0.5, 0.8)).tolist()
+        cv2.circle(image, centre, int(round(radius * rng.uniform(0.6, 0.9))), rim, 1, cv2.LINE_AA)
+    return to_uint8(_crop(image, box))
 
 
 def _crop(image: UInt8Image, box: FloatBox) -> Array:

@@ -15,7 +15,20 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from vision.train.data import CropSet, Record, Split, cut_crops, iter_records, load_sources
+from vision.classify import DEFAULT_LOCATOR_MODEL, DEFAULT_MODEL, OnnxClassifier, OnnxLocator
+from vision.detect import decode, locator_input
+from vision.preprocess import crops_for_model
+from vision.train.data import (
+    CropSet,
+    Proposal,
+    Proposer,
+    Record,
+    Split,
+    UInt8Image,
+    cut_crops,
+    iter_records,
+    load_sources,
+)
 from vision.train.synth import render_crops
 
 __all__ = [
@@ -27,6 +40,7 @@ __all__ = [
     "build_datasets",
     "build_model",
     "evaluate_crops",
+    "locator_proposer",
     "train",
 ]
 
@@ -59,6 +73,8 @@ class TrainConfig:
     widths: tuple[int, int, int, int] = (32, 48, 96, 160)
     arch: str = "plain"
     """"plain" = ``FaceNet`` from nothing; "effnet" = ``EffFaceNet`` from ImageNet features."""
+    mine: bool = True
+    """Also cut the shipped locator's boxes from training photos (dice and phantoms)."""
 
 
 def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
@@ -104,19 +120,48 @@ class Datasets:
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+def locator_proposer(
+    locator_path: Path = DEFAULT_LOCATOR_MODEL, face_path: Path = DEFAULT_MODEL
+) -> Proposer:
+    """Boxes the reader's locator finds, each with the face model's top face probability.
+
+    The models are the ones the reader runs (by default the shipped ones), so the crops mined
+    with them are the cases the reader meets.
+    """
+    locator = OnnxLocator(locator_path)
+    faces = OnnxClassifier(face_path)
+
+    def propose(image: UInt8Image) -> list[Proposal]:
+        frame = image  # read_image gives BGR, as the reader's frames are
+        tensor, factor = locator_input(frame)
+        heat, size = locator.run(tensor)
+        found = decode(heat, size, factor=factor, frame_shape=frame.shape[:2])
+        if not found:
+            return []
+        probs = faces.predict(crops_for_model(frame, [f.box for f in found]))
+        return [Proposal(f.box, float(p[1:].max())) for f, p in zip(found, probs, strict=True)]
+
+    return propose
+
+
 def _cut_many(
     records: Sequence[Record],
     rng: np.random.Generator,
     *,
     split: Split,
     description: str,
+    proposer: Proposer | None = None,
 ) -> CropSet:
     """Cut crops from many records with a progress bar."""
     parts = []
     for record in tqdm(records, desc=description, unit="photo", leave=False):
         augment = split == "train"
         copies = COPIES.get(record.source, 1) if augment else 1
-        parts.append(cut_crops(record, rng, copies=copies, negatives=True, augment=augment))
+        parts.append(
+            cut_crops(
+                record, rng, copies=copies, negatives=True, augment=augment, proposer=proposer
+            )
+        )
     return CropSet.concat(parts)
 
 
@@ -138,7 +183,10 @@ def build_datasets(data: Path, config: TrainConfig) -> Datasets:
     records = load_sources(data)
     train_records = list(iter_records(records, split="train"))
     val_records = list(iter_records(records, split="val"))
-    real_train = _cut_many(train_records, rng, split="train", description="train crops")
+    proposer = locator_proposer() if config.mine else None
+    real_train = _cut_many(
+        train_records, rng, split="train", description="train crops", proposer=proposer
+    )
     val: dict[str, CropSet] = {}
     for source in sorted({r.source for r in val_records}):
         chosen = [r for r in val_records if r.source == source]
