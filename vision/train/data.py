@@ -427,10 +427,10 @@ def cut_crops(
             crops.append(negative)
             labels.append(0)
     if proposer is not None and augment:
-        for crop, label in _proposed_crops(
+        for proposed, label in _proposed_crops(
             image, record.dice, boxes, proposer(image), rng, copies=max(1, copies // 2)
         ):
-            crops.append(crop)
+            crops.append(proposed)
             labels.append(label)
     if not crops:
         return CropSet.concat([])
