@@ -128,7 +128,7 @@ def write_composed_card(
     rotations: bool,
 ) -> None:
     """Render the card of a composed model (``vision.train.ensemble``): each member's story."""
-    members = " and ".join(f"`{r.get('file', 'model')}`" for r in reports)
+    members = " and ".join(str(r.get("file", "model")) for r in reports)
     how = []
     if len(reports) > 1:
         how.append(f"the mean log-softmax of {len(reports)} separately trained models ({members})")
@@ -142,8 +142,14 @@ def write_composed_card(
         "",
         "Reads the top face of one die from a square crop. Its logits are "
         + "; and ".join(how)
-        + ". Composed by `python -m vision.train.ensemble` from models trained here on CPU by",
-        "`python -m vision.train` (the members' own sections follow).",
+        + ". Trained here on CPU and composed (the members' own sections follow):",
+        "",
+        "    python -m vision.train --epochs 16 --threads 2 --out A --report A/report.json",
+        "    python -m vision.train --arch effnet --epochs 4 --lr 0.002 --threads 2 \\",
+        "        --out B --report B/report.json",
+        "    python -m vision.train.ensemble models/dice_faces.onnx A/dice_faces.onnx \\",
+        "        B/dice_faces.onnx --reports A/report.json B/report.json \\",
+        "        --card models/MODEL_CARD.md --record tests/data/dice",
         "",
         f"- sha256: `{sha256}`",
         f"- size: {size_bytes} bytes,"
@@ -158,8 +164,8 @@ def write_composed_card(
     for index, report in enumerate(reports, start=1):
         lines += [
             f"## Member {index}: {report.get('file', 'model')}"
-            f" ({report['config'].get('arch', 'plain')}),"
-            f" sha256 `{report['sha256'][:16]}...`",
+            f" (`--arch {report['config'].get('arch', 'plain')}`, sha256 of its own file"
+            f" `{report['sha256'][:16]}...`)",
             "",
             *_member_sections(report, level="###"),
         ]

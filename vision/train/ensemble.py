@@ -25,6 +25,7 @@ __all__ = ["compose", "join_models"]
 INPUT = "image"
 OUTPUT = "logits"
 TURNS = 4
+ARCH_NAMES = {"plain": "plain CNN", "effnet": "EfficientNet-Lite0"}
 
 
 def _prefixed(model: onnx.ModelProto, prefix: str, source: str) -> onnx.GraphProto:
@@ -138,9 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         from vision.train.export import sha256_of
 
         reports = []
-        for model, report_path in zip(args.models, args.reports, strict=True):
+        for report_path in args.reports:
             report = json.loads(report_path.read_text(encoding="utf-8"))
-            report["file"] = model.name if model.parent.name == "" else model.parent.name
+            arch = report["config"].get("arch", "plain")
+            report["file"] = ARCH_NAMES.get(arch, arch)
             reports.append(report)
         write_composed_card(
             reports,
