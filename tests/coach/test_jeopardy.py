@@ -5,10 +5,8 @@ simulated turns in which the advised policy beats simple thresholds (run with -s
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
-from typing import Any
 
 import pytest
 
@@ -18,10 +16,8 @@ from scoring.games.jednicky_a_petky import JednickyAPetky
 from scoring.games.kymppitonni import Kymppitonni, KymppitonniOptions
 from scoring.games.sest_kostek import SestKostek, SestKostekOptions
 from scoring.games.thousand import Thousand, ThousandOptions
-from scoring.jeopardy import JeopardyGame, JeopardyState, Turn
-
-AnyGame = JeopardyGame[Any, Any]
-State = JeopardyState[Any]
+from scoring.jeopardy import Turn
+from tests.coach.support import AnyGame, Policy, State, threshold
 
 
 @cache
@@ -262,22 +258,7 @@ def test_thousand_barrel_win_is_passed_at_once() -> None:
 # --------------------------------------------------------------------------------------------------
 # Simulation: the advised policy against simple thresholds, through the engine
 
-Policy = Callable[[State], Action]
 TURNS = 20_000
-
-
-def threshold(game: AnyGame, at: int) -> Policy:
-    """Set aside the best reading; bank once the total reaches ``at`` and banking is allowed."""
-
-    def act(state: State) -> Action:
-        turn = state.turn
-        if turn.dice:
-            return Keep(game.table().best(turn.dice).scoring)
-        if turn.rolls and turn.total >= at and game.bank_problem(state) is None:
-            return Bank()
-        return Roll(())
-
-    return act
 
 
 def few_dice(game: AnyGame, most: int = 2) -> Policy:

@@ -17,6 +17,7 @@ from scoring.games.thousand import Thousand
 from scoring.history import History
 from scoring.jeopardy import JeopardyGame
 from scoring.transcript import replay
+from tests.coach.support import threshold
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -73,27 +74,13 @@ def _play(game: JeopardyGame[Any, Any], policies: list[Any], turns: int, seed: i
     return history
 
 
-def _greedy(game: JeopardyGame[Any, Any], at: int) -> Any:
-    """Set aside the best reading, bank from ``at`` on."""
-
-    def act(state: Any) -> Action:
-        turn = state.turn
-        if turn.dice:
-            return Keep(game.table().best(turn.dice).scoring)
-        if turn.rolls and turn.total >= at and game.bank_problem(state) is None:
-            return Bank()
-        return Roll(())
-
-    return act
-
-
 @pytest.mark.parametrize("game", [Kymppitonni(), Thousand()], ids=lambda g: g.game_id)
 def test_following_the_advice_costs_nothing_and_a_threshold_costs_points(
     game: JeopardyGame[Any, Any],
 ) -> None:
     """Ann plays the coach's policy, Bob banks at 300 (30 in 1000, whose totals are a tenth)."""
     coach = JeopardyCoach(game)
-    bob = _greedy(game, 30 if isinstance(game, Thousand) else 300)
+    bob = threshold(game, 30 if isinstance(game, Thousand) else 300)
     history = _play(game, [coach.policy(), bob], turns=16, seed=3)
     rep = report(history, coach)
     ann, bobs = rep.summary()

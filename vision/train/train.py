@@ -131,8 +131,8 @@ def locator_proposer(
     locator = OnnxLocator(locator_path)
     faces = OnnxClassifier(face_path)
 
-    def propose(image: UInt8Image) -> list[Proposal]:
-        frame = image  # read_image gives BGR, as the reader's frames are
+    def propose(frame: UInt8Image) -> list[Proposal]:
+        # read_image gives BGR, as the reader's frames are.
         tensor, factor = locator_input(frame)
         heat, size = locator.run(tensor)
         found = decode(heat, size, factor=factor, frame_shape=frame.shape[:2])
