@@ -48,7 +48,8 @@ def test_card_section_is_replaced_not_repeated(tmp_path: Path) -> None:
     card.write_text("# face model\n\ntext\n")
     report = {
         "config": {"threshold": 0.4, "steps": 5, "batch_size": 2, "crop": 64,
-                   "synthetic_share": 0.3, "seed": 1},
+                   "synthetic_share": 0.3, "seed": 1, "threads": 2,
+                   "widths": [24, 32, 64, 96, 48]},
         "metrics": {"src": {"photos": 1, "dice": 2, "found": 2, "recall": 1.0, "precision": 0.5,
                             "median_ms": 1.0}},
         "train_seconds": 1.0, "sha256": "0" * 64, "size_bytes": 10, "parameters": 3,
@@ -60,6 +61,33 @@ def test_card_section_is_replaced_not_repeated(tmp_path: Path) -> None:
     assert text.startswith("# face model\n\ntext\n")
     assert text.count("# dice_locator.onnx") == 1
     assert "| src | 1 | 2 | 2 | 100.0 % | 50.0 % | 1.0 |" in text
+    assert "24-32-64-96 channels" in text
+    assert "on 2 thread(s)" in text
+
+
+def test_widths_set_the_channels_and_keep_the_outputs() -> None:
+    def count(model: LocNet) -> int:
+        return sum(p.numel() for p in model.parameters())
+
+    small, wide = LocNet((8, 8, 16, 16, 8)), LocNet((24, 32, 64, 96, 48))
+    assert count(small) < count(LocNet()) < count(wide)
+    heat, box = wide.eval()(torch.rand(1, 3, 64, 64))
+    assert (tuple(heat.shape), tuple(box.shape)) == ((1, 1, 16, 16), (1, 4, 16, 16))
+
+
+@pytest.mark.parametrize("text", ["16,24,48,64", "16,24,48,64,0", "a,b,c,d,e", "1,2,3,4,5,6"])
+def test_widths_option_refuses_what_is_not_five_positive_numbers(text: str) -> None:
+    from vision.train.locator import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--widths", text])
+    assert exit_info.value.code == 2
+
+
+def test_widths_option_parses_five_numbers() -> None:
+    from vision.train.locator import _widths
+
+    assert _widths("24,32,64,96,48") == (24, 32, 64, 96, 48)
 
 
 class _FakeLocator:

@@ -59,6 +59,8 @@ class LocatorConfig:
     synthetic_share: float = 0.3
     threads: int = 1
     threshold: float = 0.4
+    widths: tuple[int, int, int, int, int] = (16, 24, 48, 64, 32)
+    """Channels at stride 2, 4, 8 and 16, and of the stride-4 head."""
 
 
 def _conv(inputs: int, outputs: int, stride: int = 1, kernel: int = 3) -> nn.Sequential:
@@ -73,17 +75,18 @@ def _conv(inputs: int, outputs: int, stride: int = 1, kernel: int = 3) -> nn.Seq
 class LocNet(nn.Module):
     """A small U-shaped net: RGB frame in, centre logits (1 channel) and box (4) at stride 4."""
 
-    def __init__(self) -> None:
-        """Build the layers."""
+    def __init__(self, widths: tuple[int, int, int, int, int] = LocatorConfig.widths) -> None:
+        """Build the layers: ``widths`` as in :attr:`LocatorConfig.widths`."""
         super().__init__()
-        self.stem = _conv(3, 16, 2)
-        self.down4 = nn.Sequential(_conv(16, 24, 2), _conv(24, 24))
-        self.down8 = nn.Sequential(_conv(24, 48, 2), _conv(48, 48))
-        self.down16 = nn.Sequential(_conv(48, 64, 2), _conv(64, 64))
-        self.up8 = nn.Sequential(_conv(64 + 48, 48, kernel=1), _conv(48, 48))
-        self.up4 = nn.Sequential(_conv(48 + 24, 32, kernel=1), _conv(32, 32))
-        self.heat = nn.Conv2d(32, 1, 1)
-        self.box = nn.Conv2d(32, 4, 1)
+        w2, w4, w8, w16, head = widths
+        self.stem = _conv(3, w2, 2)
+        self.down4 = nn.Sequential(_conv(w2, w4, 2), _conv(w4, w4))
+        self.down8 = nn.Sequential(_conv(w4, w8, 2), _conv(w8, w8))
+        self.down16 = nn.Sequential(_conv(w8, w16, 2), _conv(w16, w16))
+        self.up8 = nn.Sequential(_conv(w16 + w8, w8, kernel=1), _conv(w8, w8))
+        self.up4 = nn.Sequential(_conv(w8 + w4, head, kernel=1), _conv(head, head))
+        self.heat = nn.Conv2d(head, 1, 1)
+        self.box = nn.Conv2d(head, 4, 1)
         # Start the heatmap near "no die anywhere", as CenterNet does, so early steps are stable.
         bias = self.heat.bias
         assert bias is not None
@@ -208,7 +211,7 @@ def train_locator(photos: list[Photo], config: LocatorConfig) -> LocNet:
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     rng = np.random.default_rng(config.seed)
-    model = LocNet()
+    model = LocNet(config.widths)
     optimiser = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=config.learning_rate, total_steps=config.steps, pct_start=0.1
@@ -341,14 +344,17 @@ def _card_section(report: dict[str, Any]) -> str:
         "  (0..1), log(width / 4), log(height / 4) in locator pixels.",
         "  `vision.train.heatmap.decode` keeps 3x3 local maxima above"
         f" {config['threshold']} and returns whole-die boxes in frame pixels.",
-        "- architecture: small U-net (16-24-48-64 channels down to stride 16, two nearest-",
-        "  neighbour up steps with skips to stride 4), 1x1 heads; CenterNet focal loss + L1 box.",
+        "- architecture: small U-net ({}-{}-{}-{} channels down to stride 16, two nearest-".format(
+            *config["widths"][:4]
+        ),
+        f"  neighbour up steps with skips to stride 4, {config['widths'][4]} channels there),"
+        " 1x1 heads; CenterNet focal loss + L1 box.",
         f"- training: {config['steps']} batches of {config['batch_size']} random"
         f" {config['crop']} px"
         f" crops (scale 0.7-1.4, flips, colour gains), {int(100 * config['synthetic_share'])} %"
         " synthetic table scenes with 0-8 dice (vision/train/synth.py), the rest the real",
         f"  training photos of the sources above (same splits); seed {config['seed']},"
-        f" {report['train_seconds']} s on one thread.",
+        f" {report['train_seconds']} s on {config['threads']} thread(s).",
         "",
         "Held-out photos (boxes matched by IoU >= 0.2 or centre inside, as `pipcam eval` does):",
         "",
@@ -398,6 +404,17 @@ def write_card_section(report: dict[str, Any], card: Path) -> None:
     card.write_text(head + "\n\n" + _card_section(report), encoding="utf-8")
 
 
+def _widths(text: str) -> tuple[int, int, int, int, int]:
+    """Parse ``--widths``: five positive integers separated by commas."""
+    parts = text.split(",")
+    if len(parts) != 5 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"--widths {text!r}: give five positive whole numbers, e.g. 16,24,48,64,32"
+        )
+    a, b, c, d, e = (int(p) for p in parts)
+    return a, b, c, d, e
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train, measure, export and describe the locator; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.locator", description=__doc__)
@@ -405,8 +422,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("models"))
     parser.add_argument("--steps", type=int, default=LocatorConfig.steps)
     parser.add_argument("--seed", type=int, default=LocatorConfig.seed)
+    parser.add_argument("--threads", type=int, default=LocatorConfig.threads)
+    parser.add_argument(
+        "--widths",
+        type=_widths,
+        default=LocatorConfig.widths,
+        help="channels at stride 2, 4, 8, 16 and of the head, e.g. 16,24,48,64,32",
+    )
     args = parser.parse_args(argv)
-    config = LocatorConfig(steps=args.steps, seed=args.seed)
+    config = LocatorConfig(
+        steps=args.steps, seed=args.seed, threads=args.threads, widths=args.widths
+    )
     torch.set_num_threads(config.threads)
     records = load_sources(args.data)
     train_records = [r for r in iter_records(records, split="train") if not r.is_crop and r.dice]
