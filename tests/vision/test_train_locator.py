@@ -141,3 +141,29 @@ def test_measure_counts_boxes_and_values(tmp_path: Path) -> None:
     assert result["value_recall"] == 0.5
     assert result["value_precision"] == 1.0  # the extra box was called class 0
     assert result["exact_photos"] == 0
+
+
+def test_recorded_outputs_name_the_model_and_every_photo(tmp_path: Path) -> None:
+    import hashlib
+    import json
+    import shutil
+
+    from vision.train.locator import RECORDED_NAME, record_locator_outputs
+
+    torch.manual_seed(0)
+    model = tmp_path / "loc.onnx"
+    export_locator(LocNet(), model)
+    folder = tmp_path / "dice"
+    shutil.copytree(
+        Path(__file__).resolve().parents[1] / "data" / "dice" / "images", folder / "images"
+    )
+    shutil.copy(Path(__file__).resolve().parents[1] / "data" / "dice" / "labels.jsonl", folder)
+    out = record_locator_outputs(model, folder, threshold=0.3)
+    assert out == folder / RECORDED_NAME
+    document = json.loads(out.read_text())
+    assert document["model_sha256"] == hashlib.sha256(model.read_bytes()).hexdigest()
+    assert document["threshold"] == 0.3
+    assert len(document["photos"]) == 5
+    for entry in document["photos"]:
+        assert (folder / entry["image"]).is_file()
+        assert len(entry["boxes"]) == len(entry["scores"])

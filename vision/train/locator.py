@@ -35,6 +35,7 @@ from vision.train.data import (
     Record,
     die_boxes,
     iter_records,
+    load_folder,
     load_sources,
     read_image,
 )
@@ -42,7 +43,18 @@ from vision.train.export import sha256_of
 from vision.train.heatmap import LOCATOR_SIDE, STRIDE, decode, encode, locator_input
 from vision.train.synth import render_scene
 
-__all__ = ["LocatorConfig", "LocNet", "main", "measure", "train_locator"]
+__all__ = [
+    "RECORDED_NAME",
+    "LocatorConfig",
+    "LocNet",
+    "main",
+    "measure",
+    "record_locator_outputs",
+    "train_locator",
+]
+
+RECORDED_NAME = "locator_outputs.json"
+"""The file in a test folder that holds the shipped locator's recorded boxes."""
 
 CARD_MARKER = LOCATOR_MARKER
 
@@ -325,6 +337,34 @@ def measure(
     return result
 
 
+def record_locator_outputs(onnx_path: Path, folder: Path, *, threshold: float = 0.4) -> Path:
+    """Run the locator on every photo of a test folder; store its boxes and scores for tests."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+    entries: list[dict[str, Any]] = []
+    for record in load_folder(folder):
+        if record.is_crop:
+            continue
+        image = read_image(record.path)
+        tensor, factor = locator_input(image)
+        heat, box = session.run(["heatmap", "boxes"], {"image": tensor})
+        found = decode(
+            heat[0], box[0], factor=factor, threshold=threshold, frame_shape=image.shape[:2]
+        )
+        entries.append(
+            {
+                "image": record.path.relative_to(folder).as_posix(),
+                "boxes": [[round(v, 2) for v in f.box] for f in found],
+                "scores": [round(f.score, 4) for f in found],
+            }
+        )
+    out = folder / RECORDED_NAME
+    document = {"model_sha256": sha256_of(onnx_path), "threshold": threshold, "photos": entries}
+    out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
 def _card_section(report: dict[str, Any]) -> str:
     """The locator's section of MODEL_CARD.md."""
     config = report["config"]
@@ -429,6 +469,12 @@ def main(argv: list[str] | None = None) -> int:
         default=LocatorConfig.widths,
         help="channels at stride 2, 4, 8, 16 and of the head, e.g. 16,24,48,64,32",
     )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help=f"also write the new locator's boxes on DIR's photos to DIR/{RECORDED_NAME}",
+    )
     args = parser.parse_args(argv)
     config = LocatorConfig(
         steps=args.steps, seed=args.seed, threads=args.threads, widths=args.widths
@@ -480,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
         "bench_ms": 1000 * float(np.median(timings)),
     }
     write_card_section(report, args.out / "MODEL_CARD.md")
+    if args.record is not None:
+        record_locator_outputs(path, args.record, threshold=config.threshold)
     print(json.dumps(report, indent=1))  # noqa: T201
     return 0
 
