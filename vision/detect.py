@@ -24,6 +24,7 @@ __all__ = [
     "decode",
     "iou",
     "locator_input",
+    "merge_found",
 ]
 
 LOCATOR_SIDE = 320
@@ -152,3 +153,25 @@ def centre_inside(inner: Sequence[float], outer: Sequence[float]) -> bool:
     """
     cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
     return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
+
+
+def merge_found(primary: Sequence[Found], extra: Sequence[Found]) -> list[Found]:
+    """The dice of ``primary``, and those of ``extra`` that none of them already covers.
+
+    A box of ``extra`` is the same die as one of ``primary`` when they overlap by an IoU of
+    ``SUPPRESS_IOU`` or more or when either's centre lies inside the other.
+
+    >>> near, far = Found((0, 0, 10, 10), 0.9), Found((40, 0, 50, 10), 0.5)
+    >>> [f.box for f in merge_found([near], [Found((1, 1, 11, 11), 0.8), far])]
+    [(0, 0, 10, 10), (40, 0, 50, 10)]
+    """
+    merged = list(primary)
+    for candidate in extra:
+        if all(
+            iou(candidate.box, kept.box) < SUPPRESS_IOU
+            and not centre_inside(candidate.box, kept.box)
+            and not centre_inside(kept.box, candidate.box)
+            for kept in primary
+        ):
+            merged.append(candidate)
+    return merged

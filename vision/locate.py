@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.detect import decode, locator_input
+from vision.detect import LOCATOR_SIDE, Found, decode, locator_input, merge_found
 
 __all__ = [
     "DEFAULT_LOCATOR",
@@ -29,6 +29,7 @@ __all__ = [
     "LocatedDie",
     "Locator",
     "LocatorOptions",
+    "ZOOM_BELOW",
     "TrayColour",
     "downscale",
     "foreground_mask",
@@ -488,6 +489,16 @@ def footprint(
     )
 
 
+ZOOM_BELOW = 20.0
+"""Dice whose median side is under this many pixels of the 320-pixel view get a second look.
+
+Chosen on the training photos (never the held-out ones): 16 and 20 read alike on the oblique
+phone photos, 20 read more of the top-down photos of 10-25 dice exactly (88.8 % against 87.6 %).
+The locator was trained on dice of about 5 to 100 pixels at that view, so a die made 28 pixels
+is well inside what it knows.
+"""
+
+
 class LearnedLocator:
     """The trained centre-heatmap locator; leaning dice are told by their footprint."""
 
@@ -497,17 +508,53 @@ class LearnedLocator:
         *,
         threshold: float = 0.4,
         options: LocatorOptions = DEFAULT_LOCATOR,
+        zoom_below: float = ZOOM_BELOW,
+        zoom_to: float = 28.0,
+        zoom_max_side: int = 1280,
     ) -> None:
         """Use ``model``; a die is a heatmap peak of at least ``threshold`` (0..1).
 
-        ``options.cocked_aspect`` says how elongated a footprint marks a leaning die.
+        ``options.cocked_aspect`` says how elongated a footprint marks a leaning die. When the
+        dice found are small (their median side under ``zoom_below`` pixels of the locator's
+        320-pixel view), the frame is looked at again, larger, so that they measure about
+        ``zoom_to`` pixels (its longer side at most ``zoom_max_side`` and the frame's own), and
+        the dice found there are added: many dice in one photo, or a camera far from the tray.
+        ``zoom_below`` 0 never zooms.
         """
         self.model = model
         self.threshold = threshold
         self.options = options
+        self.zoom_below = zoom_below
+        self.zoom_to = zoom_to
+        self.zoom_max_side = zoom_max_side
 
     def __repr__(self) -> str:
         return f"LearnedLocator({self.model!r}, threshold={self.threshold})"
+
+    def _find(self, frame: Frame, side: int) -> list[Found]:
+        """The net's dice with the frame scaled to ``side`` pixels (boxes in frame pixels)."""
+        tensor, factor = locator_input(frame, side)
+        heat, size = self.model.run(tensor)
+        return decode(
+            heat, size, factor=factor, threshold=self.threshold, frame_shape=frame.shape[:2]
+        )
+
+    def find(self, frame: Frame) -> list[Found]:
+        """The dice the net finds, with a second, larger look when they are small."""
+        found = self._find(frame, LOCATOR_SIDE)
+        if self.zoom_below <= 0 or not found:
+            return found
+        longer = max(frame.shape[:2])
+        sides = sorted(max(f.box[2] - f.box[0], f.box[3] - f.box[1]) for f in found)
+        median = sides[len(sides) // 2] * LOCATOR_SIDE / longer
+        if median >= self.zoom_below:
+            return found
+        side = min(int(LOCATOR_SIDE * self.zoom_to / max(median, 1.0)), self.zoom_max_side, longer)
+        if side < LOCATOR_SIDE * 1.25:
+            return found
+        # The closer look sees the small dice best; the first keeps any large die it cut up.
+        merged = merge_found(self._find(frame, side), found)
+        return sorted(merged, key=lambda f: -f.score)
 
     def locate(
         self,
@@ -517,12 +564,7 @@ class LearnedLocator:
         tray: TrayColour | None = None,  # noqa: ARG002  (and needs no tray colour)
     ) -> list[LocatedDie]:
         """Return the dice the net finds anywhere in ``frame``, most certain first."""
-        height, width = frame.shape[:2]
-        tensor, factor = locator_input(frame)
-        heat, size = self.model.run(tensor)
-        found = decode(
-            heat, size, factor=factor, threshold=self.threshold, frame_shape=(height, width)
-        )
+        found = self.find(frame)
         boxes: list[Box] = []
         rects: list[RotatedRect] = []
         for f in found:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.classify import DEFAULT_LOCATOR_MODEL, OnnxLocator
-from vision.detect import locator_input
+from vision.detect import centre_inside, locator_input
 from vision.locate import (
     ClassicalLocator,
     LearnedLocator,
@@ -271,6 +271,83 @@ def test_footprint_of_a_flat_die_is_square_whatever_its_turn(angle: float) -> No
 
 def test_footprint_of_bare_tray_is_none() -> None:
     assert footprint(make_tray(640, 480, colour="grey", seed=2), (300, 200, 380, 280)) is None
+
+
+# --- The second, larger look when the dice are small.
+
+
+class _SharpNet:
+    """A heatmap model that sees a die only when it is ``min_px`` or more in its input."""
+
+    def __init__(self, boxes: Sequence[Box], frame_side: int, min_px: float = 10.0) -> None:
+        self.boxes, self.frame_side, self.min_px = boxes, frame_side, min_px
+        self.seen: list[tuple[int, ...]] = []
+
+    def run(self, image: Array) -> tuple[Array, Array]:
+        self.seen.append(image.shape)
+        # Inputs are padded by less than 16 pixels: the larger side gives the scale closely.
+        scale = (max(image.shape[2:]) - 8) / self.frame_side
+        seen = [
+            tuple(v * scale for v in box)
+            for box in self.boxes
+            if (box[2] - box[0]) * scale >= self.min_px
+        ]
+        heat, size, _ = encode([(b[0], b[1], b[2], b[3]) for b in seen], *image.shape[2:])
+        clipped = np.clip(heat, 1e-4, 1 - 1e-4)
+        return np.log(clipped / (1 - clipped))[None].astype(np.float32), size[None]
+
+
+def _small_and_large_dice() -> list[Box]:
+    """Two dice of 80 px and twelve of 40 px on a 1600x1200 frame (16 and 8 px at 320)."""
+    large = [(100, 100, 180, 180), (1300, 900, 1380, 980)]
+    small = [(300 + 100 * (k % 6), 400 + 150 * (k // 6), 340 + 100 * (k % 6), 440 + 150 * (k // 6))
+             for k in range(12)]  # fmt: skip
+    return large + small
+
+
+def test_small_dice_are_looked_at_again_larger_and_all_found() -> None:
+    frame = make_tray(1600, 1200, colour="grey", seed=3)
+    boxes = _small_and_large_dice()
+    net = _SharpNet(boxes, 1600)
+    found = LearnedLocator(net, zoom_below=20.0, zoom_to=28.0).locate(frame)
+    # The first look (320 px) sees the two large dice only (16 px); the second makes them 28 px,
+    # about 560 px wide, and sees all of them.
+    assert len(net.seen) == 2
+    assert net.seen[0][3] == 320
+    assert 540 <= net.seen[1][3] <= 600
+    # Each die once (the stand-in net's scale is only estimated, so boxes are matched by centre).
+    assert len(found) == len(boxes)
+    assert all(sum(centre_inside(f.box, b) for f in found) == 1 for b in boxes)
+
+
+def test_without_zoom_the_small_dice_stay_unseen() -> None:
+    frame = make_tray(1600, 1200, colour="grey", seed=3)
+    net = _SharpNet(_small_and_large_dice(), 1600)
+    assert len(LearnedLocator(net, zoom_below=0.0).locate(frame)) == 2
+    assert len(net.seen) == 1
+
+
+def test_dice_of_ordinary_size_are_looked_at_once() -> None:
+    dice = six_dice(1280, 960, seed=5)
+    frame = make_frame(1280, 960, dice, tray="grey", seed=5)
+    net = _SharpNet([d.box for d in dice], 1280)
+    found = LearnedLocator(net, zoom_below=20.0).locate(frame)
+    assert len(found) == 6
+    assert net.seen == [(1, 3, 240, 320)]
+
+
+def test_an_empty_tray_is_not_looked_at_again() -> None:
+    net = _SharpNet([], 1600)
+    assert LearnedLocator(net, zoom_below=20.0).locate(make_tray(1600, 1200, seed=1)) == []
+    assert len(net.seen) == 1
+
+
+def test_the_zoom_never_goes_past_the_frames_own_pixels() -> None:
+    # A 400 px photo whose dice are 10 px at 320: zooming could only blow up its pixels.
+    boxes = [(50 + 40 * k, 50, 63 + 40 * k, 63) for k in range(5)]
+    net = _SharpNet(boxes, 400, min_px=8.0)
+    LearnedLocator(net, zoom_below=20.0, zoom_to=28.0).locate(make_tray(400, 300, seed=2))
+    assert max(shape[3] for shape in net.seen) <= 400
 
 
 # --- The shipped learned locator on synthetic frames (the network itself).

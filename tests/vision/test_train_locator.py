@@ -69,7 +69,7 @@ def test_widths_set_the_channels_and_keep_the_outputs() -> None:
     def count(model: LocNet) -> int:
         return sum(p.numel() for p in model.parameters())
 
-    small, wide = LocNet((8, 8, 16, 16, 8)), LocNet((24, 32, 64, 96, 48))
+    small, wide = LocNet((8, 8, 16, 16, 8)), LocNet((32, 48, 96, 128, 64))
     assert count(small) < count(LocNet()) < count(wide)
     heat, box = wide.eval()(torch.rand(1, 3, 64, 64))
     assert (tuple(heat.shape), tuple(box.shape)) == ((1, 1, 16, 16), (1, 4, 16, 16))

@@ -64,15 +64,31 @@ class LocatorConfig:
     """Everything that decides a locator run."""
 
     seed: int = 4
-    steps: int = 3000
+    steps: int = 8000
     batch_size: int = 16
     crop: int = 192
     learning_rate: float = 2e-3
     synthetic_share: float = 0.3
-    threads: int = 1
+    threads: int = 2
     threshold: float = 0.4
-    widths: tuple[int, int, int, int, int] = (16, 24, 48, 64, 32)
+    widths: tuple[int, int, int, int, int] = (24, 32, 64, 96, 48)
     """Channels at stride 2, 4, 8 and 16, and of the stride-4 head."""
+    scale_range: tuple[float, float] = (0.5, 2.5)
+    """Photos are seen at these multiples of the locator's own scale (longer side 320 px)."""
+    photo_side: int = 640
+    """Photos are kept with this longer side, so that scaling up does not only blur them."""
+    synthetic_scenes: int = 3000
+    """Scenes rendered once and cut at random (0: a new scene for every synthetic sample)."""
+    max_dice: int = 16
+    """Synthetic scenes hold 0 to this many dice."""
+    scatter: bool = True
+    """Synthetic dice lie anywhere in the scene, not around the first (see render_scene)."""
+    rim_share: float = 0.4
+    """Share of synthetic scenes with a tray's rim."""
+    photometric: bool = True
+    """Also turn by 90 degrees, shuffle colour channels, grey, blur, noise (beyond gains)."""
+    exclude: tuple[str, ...] = ()
+    """Sources left out of training whole (measured on all their photos): unseen scenes."""
 
 
 def _conv(inputs: int, outputs: int, stride: int = 1, kernel: int = 3) -> nn.Sequential:
@@ -122,37 +138,89 @@ class Photo:
     image: npt.NDArray[np.uint8]
     boxes: list[FloatBox]
     frame: Path
+    source_shape: tuple[int, int]
+    """Height and width of the photo as stored in the source."""
 
 
-def _load_photo(record: Record) -> Photo:
-    """Read a photo, scale it to the locator's size and its boxes with it."""
+def _load_photo(record: Record, side: int = LOCATOR_SIDE) -> Photo:
+    """Read a photo, scale it so its longer side is ``side`` and its boxes with it."""
     image = read_image(record.path)
     boxes = die_boxes(record, image)
-    scale = LOCATOR_SIDE / max(image.shape[:2])
+    scale = side / max(image.shape[:2])
+    if side > LOCATOR_SIDE:
+        # Kept large for scaling up later: never beyond the photo's own pixels.
+        scale = min(scale, 1.0)
     small = cv2.resize(
         image,
         (round(image.shape[1] * scale), round(image.shape[0] * scale)),
         interpolation=cv2.INTER_AREA,
     )
     scaled = [(b[0] * scale, b[1] * scale, b[2] * scale, b[3] * scale) for b in boxes]
-    return Photo(record.source, np.asarray(small, np.uint8), scaled, record.path)
+    height, width = image.shape[:2]
+    return Photo(record.source, np.asarray(small, np.uint8), scaled, record.path, (height, width))
+
+
+def _render(
+    rng: np.random.Generator, config: LocatorConfig, size: int
+) -> tuple[npt.NDArray[np.uint8], list[FloatBox]]:
+    """One synthetic table scene of ``size`` pixels and its dice boxes."""
+    scene = render_scene(
+        rng,
+        size=(size, size),
+        dice=int(rng.integers(0, config.max_dice + 1)),
+        half_range=(6.0, 14.0) if not config.scatter else (4.0, 18.0),
+        scatter=config.scatter,
+        rim_share=config.rim_share,
+    )
+    return scene.image, [d.box for d in scene.dice]
+
+
+def render_pool(
+    rng: np.random.Generator, config: LocatorConfig
+) -> list[tuple[npt.NDArray[np.uint8], list[FloatBox]]]:
+    """Render ``config.synthetic_scenes`` scenes once (rendering each batch anew is slow)."""
+    side = config.crop + config.crop // 3
+    return [
+        _render(rng, config, side)
+        for _ in tqdm(range(config.synthetic_scenes), desc="scenes", leave=False)
+    ]
+
+
+def _cut_scene(
+    scene: tuple[npt.NDArray[np.uint8], list[FloatBox]], rng: np.random.Generator, size: int
+) -> tuple[npt.NDArray[np.uint8], list[FloatBox]]:
+    """A random ``size`` window of a pre-rendered scene, turned by a multiple of 90 degrees."""
+    image, boxes = scene
+    height, width = image.shape[:2]
+    x0 = int(rng.integers(0, width - size + 1))
+    y0 = int(rng.integers(0, height - size + 1))
+    window = image[y0 : y0 + size, x0 : x0 + size]
+    moved = [(b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0) for b in boxes]
+    for _ in range(int(rng.integers(4))):
+        # A quarter turn clockwise: (x, y) goes to (size - y, x).
+        window = np.rot90(window, -1)
+        moved = [(size - b[3], b[0], size - b[1], b[2]) for b in moved]
+    return np.ascontiguousarray(window), moved
 
 
 def _sample(
-    photos: list[Photo], rng: np.random.Generator, config: LocatorConfig
+    photos: list[Photo],
+    rng: np.random.Generator,
+    config: LocatorConfig,
+    pool: list[tuple[npt.NDArray[np.uint8], list[FloatBox]]] | None = None,
 ) -> tuple[npt.NDArray[np.uint8], list[FloatBox]]:
     """One training crop: a real photo or a synthetic scene, scaled, cropped, flipped."""
     size = config.crop
     if rng.random() < config.synthetic_share:
-        scene = render_scene(
-            rng,
-            size=(size, size),
-            dice=int(rng.integers(0, 9)),
-            half_range=(6.0, 14.0),
-        )
-        return scene.image, [d.box for d in scene.dice]
+        if pool:
+            return _cut_scene(pool[int(rng.integers(len(pool)))], rng, size)
+        return _render(rng, config, size)
     photo = photos[int(rng.integers(len(photos)))]
-    scale = float(np.exp(rng.uniform(np.log(0.7), np.log(1.4))))
+    low, high = config.scale_range
+    # Photos are stored at their own scale; the range is in multiples of the locator's scale.
+    native = LOCATOR_SIDE / max(photo.source_shape)
+    stored = photo.image.shape[1] / photo.source_shape[1]
+    scale = float(np.exp(rng.uniform(np.log(low), np.log(high)))) * native / stored
     image = cv2.resize(
         photo.image,
         (max(round(photo.image.shape[1] * scale), 1), max(round(photo.image.shape[0] * scale), 1)),
@@ -178,13 +246,44 @@ def _sample(
     return np.ascontiguousarray(image), moved
 
 
+def _photometric(
+    image: npt.NDArray[np.uint8], boxes: list[FloatBox], rng: np.random.Generator
+) -> tuple[npt.NDArray[np.uint8], list[FloatBox]]:
+    """Other cameras, trays and dice: quarter turns, any channel order, grey, blur and noise."""
+    size = image.shape[0]
+    if image.shape[0] == image.shape[1] and rng.random() < 0.5:
+        image = np.rot90(image, -1)
+        boxes = [(size - b[3], b[0], size - b[1], b[2]) for b in boxes]
+    if rng.random() < 0.5:
+        # Dice come in every colour: the locator must not learn which ones are common.
+        image = image[:, :, rng.permutation(3)]
+    if rng.random() < 0.1:
+        grey = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_BGR2GRAY)
+        image = np.repeat(grey[:, :, None], 3, axis=2)
+    work = np.ascontiguousarray(image).astype(np.float32)
+    if rng.random() < 0.2:
+        work = np.asarray(cv2.GaussianBlur(work, (0, 0), float(rng.uniform(0.5, 1.5))), np.float32)
+    if rng.random() < 0.3:
+        work = work + rng.normal(0, rng.uniform(2, 10), work.shape).astype(np.float32)
+    if rng.random() < 0.3:
+        # Contrast about the mean: flat lighting, or a harsh lamp.
+        mean = work.mean()
+        work = (work - mean) * float(rng.uniform(0.6, 1.4)) + mean
+    return np.clip(work, 0, 255).astype(np.uint8), boxes
+
+
 def _batch(
-    photos: list[Photo], rng: np.random.Generator, config: LocatorConfig
+    photos: list[Photo],
+    rng: np.random.Generator,
+    config: LocatorConfig,
+    pool: list[tuple[npt.NDArray[np.uint8], list[FloatBox]]] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """A batch of inputs (RGB / 255, NCHW) and their heatmap, box and mask targets."""
     images, heats, regs, masks = [], [], [], []
     for _ in range(config.batch_size):
-        image, boxes = _sample(photos, rng, config)
+        image, boxes = _sample(photos, rng, config, pool)
+        if config.photometric:
+            image, boxes = _photometric(image, boxes, rng)
         # Colour jitter: channel gains and brightness, as lighting and white balance vary.
         jitter = image.astype(np.float32) * rng.uniform(0.8, 1.2, 3) * rng.uniform(0.7, 1.3)
         rgb = np.clip(jitter, 0, 255)[:, :, ::-1] / 255.0
@@ -228,11 +327,12 @@ def train_locator(photos: list[Photo], config: LocatorConfig) -> LocNet:
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=config.learning_rate, total_steps=config.steps, pct_start=0.1
     )
+    pool = render_pool(rng, config) if config.synthetic_scenes else None
     model.train()
     bar = tqdm(range(config.steps), desc="locator", unit="batch")
     running = 0.0
     for step in bar:
-        images, heat, reg, mask = _batch(photos, rng, config)
+        images, heat, reg, mask = _batch(photos, rng, config, pool)
         heat_logits, box = model(images)
         loss = _loss(heat_logits, box, heat, reg, mask)
         optimiser.zero_grad(set_to_none=True)
@@ -368,6 +468,20 @@ def record_locator_outputs(onnx_path: Path, folder: Path, *, threshold: float = 
 def _card_section(report: dict[str, Any]) -> str:
     """The locator's section of MODEL_CARD.md."""
     config = report["config"]
+    low, high = config.get("scale_range", (0.7, 1.4))
+    extra = (
+        ", quarter turns, channel shuffles, grey, blur, noise, contrast"
+        if config.get("photometric")
+        else ""
+    )
+    scenes = ""
+    if config.get("scatter"):
+        scenes += " anywhere in the picture"
+    if config.get("rim_share"):
+        scenes += f", {int(100 * config['rim_share'])} % with a tray's rim"
+    if config.get("synthetic_scenes"):
+        scenes += f", {config['synthetic_scenes']} scenes rendered once and cut at random"
+    left_out = f"; left out: {', '.join(config['exclude'])}" if config.get("exclude") else ""
     lines = [
         CARD_MARKER,
         "",
@@ -390,13 +504,15 @@ def _card_section(report: dict[str, Any]) -> str:
         f"  neighbour up steps with skips to stride 4, {config['widths'][4]} channels there),"
         " 1x1 heads; CenterNet focal loss + L1 box.",
         f"- training: {config['steps']} batches of {config['batch_size']} random"
-        f" {config['crop']} px"
-        f" crops (scale 0.7-1.4, flips, colour gains), {int(100 * config['synthetic_share'])} %"
-        " synthetic table scenes with 0-8 dice (vision/train/synth.py), the rest the real",
-        f"  training photos of the sources above (same splits); seed {config['seed']},"
+        f" {config['crop']} px crops (photos at {low:g}-{high:g} times the locator's scale,"
+        f" flips, colour gains{extra}), {int(100 * config['synthetic_share'])} %"
+        f" synthetic table scenes with 0-{config.get('max_dice', 8)} dice{scenes}"
+        " (vision/train/synth.py), the rest the real",
+        f"  training photos of the sources above (same splits{left_out}); seed {config['seed']},"
         f" {report['train_seconds']} s on {config['threads']} thread(s).",
         "",
-        "Held-out photos (boxes matched by IoU >= 0.2 or centre inside, as `pipcam eval` does):",
+        "Held-out photos (boxes matched by IoU >= 0.2 or centre inside, as `pipcam eval` does;"
+        " a source left out of training is measured on all its photos):",
         "",
         "| source | photos | dice | found | recall | precision | median ms (full frame) |",
         "|---|---|---|---|---|---|---|",
@@ -455,6 +571,19 @@ def _widths(text: str) -> tuple[int, int, int, int, int]:
     return a, b, c, d, e
 
 
+def _scale_range(text: str) -> tuple[float, float]:
+    """Parse ``--scale-range``: two positive numbers LOW-HIGH with LOW <= HIGH."""
+    try:
+        low, high = (float(p) for p in text.split("-"))
+    except ValueError:
+        low = high = -1.0
+    if not 0 < low <= high:
+        raise argparse.ArgumentTypeError(
+            f"--scale-range {text!r}: give LOW-HIGH, two positive numbers, e.g. 0.5-2.5"
+        )
+    return low, high
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train, measure, export and describe the locator; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.locator", description=__doc__)
@@ -475,15 +604,75 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help=f"also write the new locator's boxes on DIR's photos to DIR/{RECORDED_NAME}",
     )
+    parser.add_argument(
+        "--scale-range",
+        type=_scale_range,
+        default=LocatorConfig.scale_range,
+        help="photos are seen at LOW-HIGH times the locator's own scale, e.g. 0.5-2.5",
+    )
+    parser.add_argument("--photo-side", type=int, default=LocatorConfig.photo_side)
+    parser.add_argument("--synthetic-share", type=float, default=LocatorConfig.synthetic_share)
+    parser.add_argument(
+        "--synthetic-scenes",
+        type=int,
+        default=LocatorConfig.synthetic_scenes,
+        help="render this many scenes once and cut them at random (0: render every sample)",
+    )
+    parser.add_argument("--max-dice", type=int, default=LocatorConfig.max_dice)
+    parser.add_argument(
+        "--scatter",
+        action=argparse.BooleanOptionalAction,
+        default=LocatorConfig.scatter,
+        help="synthetic dice anywhere in the scene (--no-scatter: around the first)",
+    )
+    parser.add_argument("--rim-share", type=float, default=LocatorConfig.rim_share)
+    parser.add_argument(
+        "--photometric",
+        action=argparse.BooleanOptionalAction,
+        default=LocatorConfig.photometric,
+        help="quarter turns, channel shuffles, grey, blur, noise and contrast",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="SOURCE",
+        help="leave a source out of training and measure it on all its photos (unseen scenes)",
+    )
     args = parser.parse_args(argv)
     config = LocatorConfig(
-        steps=args.steps, seed=args.seed, threads=args.threads, widths=args.widths
+        steps=args.steps,
+        seed=args.seed,
+        threads=args.threads,
+        widths=args.widths,
+        scale_range=args.scale_range,
+        photo_side=args.photo_side,
+        synthetic_share=args.synthetic_share,
+        synthetic_scenes=args.synthetic_scenes,
+        max_dice=args.max_dice,
+        scatter=args.scatter,
+        rim_share=args.rim_share,
+        photometric=args.photometric,
+        exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)
     records = load_sources(args.data)
-    train_records = [r for r in iter_records(records, split="train") if not r.is_crop and r.dice]
-    val_records = [r for r in iter_records(records, split="val") if not r.is_crop]
-    photos = [_load_photo(r) for r in tqdm(train_records, desc="photos", leave=False)]
+    unknown = sorted(set(config.exclude) - {r.source for r in records})
+    if unknown:
+        parser.error(f"--exclude {', '.join(unknown)}: no such source in {args.data}")
+    train_records = [
+        r
+        for r in iter_records(records, split="train")
+        if not r.is_crop and r.dice and r.source not in config.exclude
+    ]
+    val_records = [
+        r
+        for r in records
+        if not r.is_crop and not r.known_issue and (r.split == "val" or r.source in config.exclude)
+    ]
+    photos = [
+        _load_photo(r, config.photo_side) for r in tqdm(train_records, desc="photos", leave=False)
+    ]
     started = time.perf_counter()
     model = train_locator(photos, config)
     seconds = time.perf_counter() - started

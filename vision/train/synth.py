@@ -298,6 +298,24 @@ def _background(size: tuple[int, int], rng: np.random.Generator) -> Array:
     return img
 
 
+def _tray_rim(canvas: Array, rng: np.random.Generator) -> None:
+    """Draw a tray's wall along part of the picture: a band of another colour, a dark seam."""
+    height, width = canvas.shape[:2]
+    colour = np.array(_random_colour(rng)) * rng.uniform(0.3, 1.0)
+    inset = (rng.uniform(-0.2, 0.35, 4) * np.array([width, height, width, height])).astype(int)
+    inner = (inset[0], inset[1], width - 1 - inset[2], height - 1 - inset[3])
+    thickness = int(rng.uniform(0.04, 0.15) * max(height, width)) + 1
+    outer = np.ones((height, width), np.float32)
+    cv2.rectangle(outer, inner[:2], inner[2:], 0.0, -1)
+    wall = cv2.dilate(1 - outer, np.ones((3, 3), np.uint8), iterations=thickness // 2) - (1 - outer)
+    # The tray's floor is what lies inside; outside the wall is the table, in a darker tone.
+    outside = outer * (1 - wall)
+    canvas *= (1 - outside * rng.uniform(0.2, 0.7))[..., None]
+    canvas[:] = canvas * (1 - wall[..., None]) + colour * wall[..., None]
+    seam = cv2.GaussianBlur(wall, (0, 0), max(thickness / 6, 1.0)) * (1 - wall)
+    canvas *= (1 - rng.uniform(0.2, 0.6) * seam)[..., None]
+
+
 def _project(points: Array, focal: float, distance: float) -> Array:
     """Perspective projection of camera-frame points (z towards the camera) to the image plane."""
     depth = distance - points[:, 2]
@@ -372,14 +390,21 @@ def render_scene(
     dice: int = 1,
     half_range: tuple[float, float] = (16.0, 26.0),
     cocked_share: float = 0.15,
+    scatter: bool = False,
+    rim_share: float = 0.0,
 ) -> Scene:
     """Render a table with ``dice`` dice; the first sits near the centre.
 
     A share of dice lean on an edge or corner (cocked); the others rest flat, seen by a camera
-    tilted up to about 30 degrees from straight down.
+    tilted up to about 30 degrees from straight down. With ``scatter`` the dice lie anywhere in
+    the picture (a whole tray, as the locator sees it) instead of around the first; a
+    ``rim_share`` of scenes show a tray's rim: a wall of another colour with its shadow.
     """
     height, width = size
     canvas = _background(size, rng)
+    # Asked only when wanted, so renders made without rims stay as they were for a seed.
+    if rim_share > 0 and rng.random() < rim_share:
+        _tray_rim(canvas, rng)
     light = np.array([rng.uniform(-0.6, 0.6), rng.uniform(-0.6, 0.6), 1.0])
     light /= np.linalg.norm(light)
     camera_tilt = _rotation(
@@ -391,7 +416,10 @@ def render_scene(
     footprints = np.zeros((height, width), np.float32)
     spots: list[tuple[float, float]] = []
     for index in range(dice):
-        if index == 0:
+        if scatter:
+            margin = -0.5 * half
+            centre = (rng.uniform(margin, width - margin), rng.uniform(margin, height - margin))
+        elif index == 0:
             centre = (
                 width / 2 + rng.uniform(-0.1, 0.1) * width,
                 height / 2 + rng.uniform(-0.1, 0.1) * height,
