@@ -20,7 +20,18 @@ from vision.train.data import (
     load_folder,
     split_of,
 )
-from vision.train.synth import COCKED_DEG, READABLE_DEG, pip_positions, render_crops, render_scene
+from vision.train.synth import (
+    COCKED_DEG,
+    HELD_OUT_LOGOS,
+    LOGO_FAMILIES,
+    READABLE_DEG,
+    face_texture,
+    pip_positions,
+    random_style,
+    render_crops,
+    render_logo_sixes,
+    render_scene,
+)
 
 
 @pytest.mark.parametrize(
@@ -220,6 +231,55 @@ def test_render_crops_is_reproducible_from_the_seed() -> None:
     assert set(first.labels.tolist()) <= set(range(7))
     other = render_crops(np.random.default_rng(8), 24)
     assert not np.array_equal(first.images, other.images)
+
+
+def test_training_never_draws_a_held_out_logo() -> None:
+    rng = np.random.default_rng(3)
+    families = {random_style(rng).logo for _ in range(400)}
+    assert families == set(LOGO_FAMILIES)
+    assert not families & set(HELD_OUT_LOGOS)
+
+
+@pytest.mark.parametrize("family", LOGO_FAMILIES + HELD_OUT_LOGOS)
+def test_every_logo_family_marks_the_six_face(family: str) -> None:
+    # A logo must leave a mark a model can see, in the middle of the face, never a bare face.
+    from dataclasses import replace
+
+    rng = np.random.default_rng(11)
+    style = replace(random_style(rng), logo_six=True, logo=family, marble=None)
+    plain = replace(style, logo_six=False)
+    with_logo = face_texture(6, style, np.random.default_rng(1)).astype(np.int32)
+    bare = face_texture(1, replace(plain, pip_radius=0.0), np.random.default_rng(1)).astype(
+        np.int32
+    )
+    middle = slice(20, 76)
+    changed = np.abs(with_logo - bare)[middle, middle].sum(axis=2) > 30
+    assert changed.mean() > 0.03
+
+
+def test_logo_sixes_are_sixes_of_the_families_asked_for() -> None:
+    crops = render_logo_sixes(np.random.default_rng(4), 12)
+    assert crops.images.shape == (12, MODEL_SIZE, MODEL_SIZE, 3)
+    assert crops.labels.tolist() == [6] * 12
+    with pytest.raises(ValueError, match="unknown logo families \\['moon'\\]"):
+        render_logo_sixes(np.random.default_rng(4), 2, ["ring", "moon"])
+
+
+def test_scattered_scenes_fill_the_picture_and_rims_change_it() -> None:
+    rng = np.random.default_rng(9)
+    centres = []
+    for _ in range(20):
+        scene = render_scene(rng, size=(256, 256), dice=10, half_range=(5.0, 9.0), scatter=True)
+        centres += [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in scene.dice]
+    xy = np.array(centres)
+    # Dice lie all over the picture, not in a cluster around the middle.
+    assert len(xy) > 100
+    for axis in (0, 1):
+        assert xy[:, axis].min() < 40
+        assert xy[:, axis].max() > 216
+    plain = render_scene(np.random.default_rng(2), size=(128, 128), dice=0, rim_share=0.0)
+    rimmed = render_scene(np.random.default_rng(2), size=(128, 128), dice=0, rim_share=1.0)
+    assert not np.array_equal(plain.image, rimmed.image)
 
 
 def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vision.train.synth import HELD_OUT_LOGOS, LOGO_FAMILIES, LOGO_SHARE
+
 __all__ = ["LOCATOR_MARKER", "write_composed_card", "write_model_card"]
 
 LOCATOR_MARKER = "<!-- locator section: written by python -m vision.train.locator -->"
@@ -244,7 +246,8 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         *_mining(config),
         f"- synthetic: {counts.get('synthetic', {}).get('train_crops', 0)} crops of 3D-rendered"
         " dice (random body and pip colours down to dark bodies with red pips, marbled bodies on",
-        "  25 %, pip size and spacing, rounded corners, a logo instead of the six on 15 %, Lambert",
+        "  25 %, pip size and spacing, rounded corners, a logo instead of the six on"
+        f" {int(100 * LOGO_SHARE)} % of sets (families: {', '.join(LOGO_FAMILIES)}), Lambert",
         "  shading, cast shadows, glare, wood/felt/cloth/noise tables",
         "  with clutter, camera tilt up to 30 degrees, perspective, scale jitter, rotation, blur,",
         "  motion blur, noise, JPEG quality 30-95). A render is labelled by geometry: the face",
@@ -289,7 +292,9 @@ _LIMITS = [
     "- The line between readable (< 28 degrees) and cocked (> 40 degrees) is our choice,",
     "  made on renders; real cocked dice were not labelled in any source.",
     "- Dice with symbols other than pips (and logos on faces other than the six) are not",
-    "  modelled; a logo six is learned from renders and the few nell-byler examples.",
+    "  modelled; a logo six is learned from renders and the few nell-byler examples. The row",
+    f"  'unseen logos' is sixes whose logos are of families training never draws"
+    f" ({', '.join(HELD_OUT_LOGOS)}): how the model meets a logo it does not know.",
     "- The crop must follow the whole-die box convention; boxes around the top face only make",
     "  the die look bigger than in training.",
     "",

@@ -10,7 +10,8 @@ as ambiguous.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -26,7 +27,11 @@ __all__ = [
     "RenderedDie",
     "Scene",
     "pip_positions",
+    "HELD_OUT_LOGOS",
+    "LOGO_FAMILIES",
+    "LOGO_SHARE",
     "render_crops",
+    "render_logo_sixes",
     "render_scene",
 ]
 
@@ -34,6 +39,8 @@ __all__ = [
 Array = npt.NDArray[Any]
 
 READABLE_DEG = 28.0
+LOGO_SHARE = 0.3
+"""Share of rendered dice sets whose six is a logo (real sets often have one there)."""
 COCKED_DEG = 40.0
 TEXTURE = 96
 
@@ -81,6 +88,8 @@ class DieStyle:
     one_pip_scale: float
     marble: tuple[float, float, float] | None = None
     """A second body colour swirled through the first (marbled dice), or None."""
+    logo: str = ""
+    """The family of the six's logo (one of ``LOGO_FAMILIES`` or ``HELD_OUT_LOGOS``), if any."""
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -136,9 +145,10 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         pip_radius=float(rng.uniform(0.12, 0.19)),
         spread=float(rng.uniform(0.45, 0.56)),
         rounding=float(rng.uniform(0.05, 0.3)),
-        logo_six=bool(rng.random() < 0.15),
+        logo_six=bool(rng.random() < LOGO_SHARE),
         one_pip_scale=float(rng.choice([1.0, 1.0, 1.0, 1.6, 2.0])),
         marble=marble,
+        logo=LOGO_FAMILIES[int(rng.integers(len(LOGO_FAMILIES)))],
     )
 
 
@@ -174,7 +184,7 @@ def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8
         _marble(tex, body, np.array(style.marble), rng)
     half = size / 2
     if value == 6 and style.logo_six:
-        _draw_logo(tex, style, rng)
+        _draw_logo(tex, style, rng, style.logo or None)
     else:
         pip_r = style.pip_radius * half * (style.one_pip_scale if value == 1 else 1.0)
         for px, py in pip_positions(value, style.spread):
@@ -200,28 +210,245 @@ def _marble(tex: Array, body: Array, other: Array, rng: np.random.Generator) -> 
     tex[:] = np.where(is_body, body * (1 - weight) + other * weight, tex)
 
 
-def _draw_logo(tex: Array, style: DieStyle, rng: np.random.Generator) -> None:
-    """Draw a random logo (ring, star, letters) where the six's pips would be."""
+LOGO_FAMILIES = (
+    "ring",
+    "star",
+    "letters",
+    "blob",
+    "polygon",
+    "emblem",
+    "shield",
+    "rings",
+    "badge",
+)
+"""The logos drawn on a six in training: each is a family of random shapes."""
+
+HELD_OUT_LOGOS = ("skull", "framed_letter", "crossed", "crescent")
+"""Logo families never drawn in training: reading them measures logos the model has not seen."""
+
+_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+)
+
+
+def _draw_logo(
+    tex: Array, style: DieStyle, rng: np.random.Generator, family: str | None = None
+) -> None:
+    """Draw a random logo where the six's pips would be: a shape of one of ``LOGO_FAMILIES``.
+
+    Real sets put anything there (a brand, a skull, a crest), so the families are broad and
+    randomised; ``family`` picks one, including the ``HELD_OUT_LOGOS`` kept out of training.
+    """
     size = tex.shape[0]
     centre = (size // 2, size // 2)
-    kind = int(rng.integers(3))
+    if family is None:
+        family = LOGO_FAMILIES[int(rng.integers(len(LOGO_FAMILIES)))]
     colour = style.pip
-    if kind == 0:
-        cv2.circle(tex, centre, int(size * 0.3), colour, int(size * 0.06) + 1, cv2.LINE_AA)
-        cv2.circle(tex, centre, int(size * 0.12), colour, -1, cv2.LINE_AA)
-    elif kind == 1:
-        points = []
-        for k in range(10):
-            r = size * (0.34 if k % 2 == 0 else 0.14)
-            a = np.pi * k / 5 + rng.uniform(0, 0.2)
-            points.append((int(centre[0] + r * np.cos(a)), int(centre[1] + r * np.sin(a))))
-        cv2.fillPoly(tex, [np.array(points, np.int32)], colour, cv2.LINE_AA)
+    if rng.random() < 0.25:
+        # Some sets print the logo in another colour than the pips (gold, silver, red).
+        colour = _random_colour(rng) if abs(_luma(style.body) - 128) < 60 else colour
+        if abs(_luma(colour) - _luma(style.body)) < 40:
+            colour = style.pip
+    body = (float(style.body[0]), float(style.body[1]), float(style.body[2]))
+    _LOGOS[family](_Pen(tex, centre, size, colour, body, rng))
+
+
+@dataclass(frozen=True)
+class _Pen:
+    """What a logo is drawn with: the face texture, its centre and size, colours, randomness."""
+
+    tex: Array
+    c: tuple[int, int]
+    size: int
+    colour: tuple[float, float, float]
+    body: tuple[float, float, float]
+    rng: np.random.Generator
+
+
+def _text(
+    tex: Array,
+    centre: tuple[int, int],
+    letters: str,
+    height: float,
+    colour: tuple[float, float, float],
+    rng: np.random.Generator,
+) -> None:
+    """Letters in a random Hershey font, about ``height`` pixels tall, centred."""
+    font = _FONTS[int(rng.integers(len(_FONTS)))]
+    thickness = int(rng.integers(1, 4))
+    (w, h), _ = cv2.getTextSize(letters, font, 1.0, thickness)
+    scale = min(height / max(h, 1), tex.shape[0] * 0.8 / max(w, 1))
+    (w, h), _ = cv2.getTextSize(letters, font, scale, thickness)
+    origin = (centre[0] - w // 2, centre[1] + h // 2)
+    cv2.putText(tex, letters, origin, font, scale, colour, thickness, cv2.LINE_AA)
+
+
+def _random_letters(rng: np.random.Generator) -> str:
+    return "".join(chr(int(rng.integers(65, 91))) for _ in range(int(rng.integers(1, 4))))
+
+
+def _logo_ring(pen: _Pen) -> None:
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    cv2.circle(tex, c, int(size * rng.uniform(0.22, 0.34)), colour, int(size * 0.06) + 1, 16)
+    cv2.circle(tex, c, int(size * rng.uniform(0.06, 0.14)), colour, -1, cv2.LINE_AA)
+
+
+def _logo_star(pen: _Pen) -> None:
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    spikes = int(rng.integers(4, 9))
+    outer, inner = size * rng.uniform(0.26, 0.38), size * rng.uniform(0.08, 0.18)
+    turn = rng.uniform(0, np.pi)
+    points = [
+        (
+            int(c[0] + (outer if k % 2 == 0 else inner) * np.cos(turn + np.pi * k / spikes)),
+            int(c[1] + (outer if k % 2 == 0 else inner) * np.sin(turn + np.pi * k / spikes)),
+        )
+        for k in range(2 * spikes)
+    ]
+    cv2.fillPoly(tex, [np.array(points, np.int32)], colour, cv2.LINE_AA)
+
+
+def _logo_letters(pen: _Pen) -> None:
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    _text(tex, c, _random_letters(rng), size * rng.uniform(0.2, 0.45), colour, rng)
+
+
+def _logo_blob(pen: _Pen) -> None:
+    """Any shape at all: a smooth random field cut at a level, inside a disc."""
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    coarse = rng.normal(0, 1, (int(rng.integers(3, 7)),) * 2)
+    field_ = cv2.resize(coarse, (size, size), interpolation=cv2.INTER_CUBIC)
+    yy, xx = np.mgrid[0:size, 0:size]
+    reach = size * rng.uniform(0.25, 0.4)
+    disc = np.hypot(xx - c[0], yy - c[1]) < reach
+    shape = (field_ > rng.uniform(-0.5, 0.5)) & disc
+    tex[shape] = colour
+
+
+def _logo_polygon(pen: _Pen) -> None:
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    count = int(rng.integers(3, 9))
+    angles = np.sort(rng.uniform(0, 2 * np.pi, count))
+    radii = size * rng.uniform(0.15, 0.38, count)
+    points = np.stack([c[0] + radii * np.cos(angles), c[1] + radii * np.sin(angles)], 1)
+    if rng.random() < 0.5:
+        cv2.fillPoly(tex, [points.astype(np.int32)], colour, cv2.LINE_AA)
     else:
-        letters = "".join(chr(int(rng.integers(65, 91))) for _ in range(int(rng.integers(1, 4))))
-        scale = size / 90 * (1.6 if len(letters) == 1 else 0.9)
-        (w, h), _ = cv2.getTextSize(letters, cv2.FONT_HERSHEY_SIMPLEX, scale, 3)
-        origin = (centre[0] - w // 2, centre[1] + h // 2)
-        cv2.putText(tex, letters, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 3, cv2.LINE_AA)
+        closed = True  # a keyword, as OpenCV's stubs name it
+        cv2.polylines(tex, [points.astype(np.int32)], closed, colour, int(size * 0.05) + 1, 16)
+
+
+def _logo_emblem(pen: _Pen) -> None:
+    """Two to five of the other shapes, smaller, around the middle."""
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    for _ in range(int(rng.integers(2, 6))):
+        sub = (
+            int(c[0] + rng.uniform(-0.18, 0.18) * size),
+            int(c[1] + rng.uniform(-0.18, 0.18) * size),
+        )
+        kind = int(rng.integers(4))
+        if kind == 0:
+            cv2.circle(tex, sub, int(size * rng.uniform(0.04, 0.15)), colour, -1, cv2.LINE_AA)
+        elif kind == 1:
+            half = int(size * rng.uniform(0.04, 0.14))
+            cv2.rectangle(tex, (sub[0] - half, sub[1] - half), (sub[0] + half, sub[1] + half),
+                          colour, -1)  # fmt: skip
+        elif kind == 2:
+            end = (int(sub[0] + rng.uniform(-0.3, 0.3) * size),
+                   int(sub[1] + rng.uniform(-0.3, 0.3) * size))  # fmt: skip
+            cv2.line(tex, sub, end, colour, int(size * rng.uniform(0.02, 0.07)) + 1, 16)
+        else:
+            _text(tex, sub, _random_letters(rng)[:1], size * 0.2, colour, rng)
+
+
+def _logo_shield(pen: _Pen) -> None:
+    tex, c, size, colour, body, rng = pen.tex, pen.c, pen.size, pen.colour, pen.body, pen.rng
+    w, h = size * rng.uniform(0.22, 0.32), size * rng.uniform(0.28, 0.38)
+    points = np.array(
+        [
+            (c[0] - w, c[1] - h),
+            (c[0] + w, c[1] - h),
+            (c[0] + w, c[1] + 0.2 * h),
+            (c[0], c[1] + h),
+            (c[0] - w, c[1] + 0.2 * h),
+        ],
+        np.int32,
+    )
+    cv2.fillPoly(tex, [points], colour, cv2.LINE_AA)
+    if rng.random() < 0.6:
+        _text(tex, c, _random_letters(rng)[:1], size * 0.22, body, rng)
+
+
+def _logo_rings(pen: _Pen) -> None:
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    rings = int(rng.integers(2, 4))
+    for k in range(rings):
+        radius = int(size * (0.36 - 0.1 * k) * rng.uniform(0.85, 1.05))
+        cv2.circle(tex, c, max(radius, 2), colour, int(size * 0.035) + 1, cv2.LINE_AA)
+
+
+def _logo_badge(pen: _Pen) -> None:
+    """A filled disc or square with letters cut out of it in the body's colour."""
+    tex, c, size, colour, body, rng = pen.tex, pen.c, pen.size, pen.colour, pen.body, pen.rng
+    reach = int(size * rng.uniform(0.26, 0.36))
+    if rng.random() < 0.5:
+        cv2.circle(tex, c, reach, colour, -1, cv2.LINE_AA)
+    else:
+        cv2.rectangle(tex, (c[0] - reach, c[1] - reach), (c[0] + reach, c[1] + reach), colour, -1)
+    _text(tex, c, _random_letters(rng), reach * 0.9, body, rng)
+
+
+def _logo_skull(pen: _Pen) -> None:
+    tex, c, size, colour, body = pen.tex, pen.c, pen.size, pen.colour, pen.body
+    cv2.circle(tex, c, int(size * 0.28), colour, -1, cv2.LINE_AA)
+    for dx in (-1, 1):
+        eye = (c[0] + dx * int(size * 0.1), c[1] - int(size * 0.03))
+        cv2.circle(tex, eye, int(size * 0.07), body, -1, cv2.LINE_AA)
+    jaw = (c[0] - int(size * 0.12), c[1] + int(size * 0.2))
+    cv2.rectangle(tex, jaw, (c[0] + int(size * 0.12), c[1] + int(size * 0.34)), colour, -1)
+
+
+def _logo_framed_letter(pen: _Pen) -> None:
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    half = int(size * 0.3)
+    cv2.rectangle(tex, (c[0] - half, c[1] - half), (c[0] + half, c[1] + half), colour,
+                  int(size * 0.05) + 1, cv2.LINE_AA)  # fmt: skip
+    _text(tex, c, _random_letters(rng)[:1], size * 0.3, colour, rng)
+
+
+def _logo_crossed(pen: _Pen) -> None:
+    tex, c, size, colour = pen.tex, pen.c, pen.size, pen.colour
+    reach, thick = int(size * 0.3), int(size * 0.07) + 1
+    cv2.line(tex, (c[0] - reach, c[1] - reach), (c[0] + reach, c[1] + reach), colour, thick, 16)
+    cv2.line(tex, (c[0] - reach, c[1] + reach), (c[0] + reach, c[1] - reach), colour, thick, 16)
+
+
+def _logo_crescent(pen: _Pen) -> None:
+    tex, c, size, colour, body = pen.tex, pen.c, pen.size, pen.colour, pen.body
+    cv2.circle(tex, c, int(size * 0.3), colour, -1, cv2.LINE_AA)
+    bite = (c[0] + int(size * 0.12), c[1] - int(size * 0.05))
+    cv2.circle(tex, bite, int(size * 0.25), body, -1, cv2.LINE_AA)
+
+
+_LOGOS = {
+    "ring": _logo_ring,
+    "star": _logo_star,
+    "letters": _logo_letters,
+    "blob": _logo_blob,
+    "polygon": _logo_polygon,
+    "emblem": _logo_emblem,
+    "shield": _logo_shield,
+    "rings": _logo_rings,
+    "badge": _logo_badge,
+    "skull": _logo_skull,
+    "framed_letter": _logo_framed_letter,
+    "crossed": _logo_crossed,
+    "crescent": _logo_crescent,
+}
 
 
 def _rotation(axis: Array, angle: float) -> Array:
@@ -392,6 +619,8 @@ def render_scene(
     cocked_share: float = 0.15,
     scatter: bool = False,
     rim_share: float = 0.0,
+    styles: Callable[[np.random.Generator], DieStyle] | None = None,
+    top: int | None = None,
 ) -> Scene:
     """Render a table with ``dice`` dice; the first sits near the centre.
 
@@ -399,6 +628,8 @@ def render_scene(
     tilted up to about 30 degrees from straight down. With ``scatter`` the dice lie anywhere in
     the picture (a whole tray, as the locator sees it) instead of around the first; a
     ``rim_share`` of scenes show a tray's rim: a wall of another colour with its shadow.
+    ``styles`` draws each die's look (default :func:`random_style`); ``top`` fixes the value
+    turned up (default: any).
     """
     height, width = size
     canvas = _background(size, rng)
@@ -431,14 +662,14 @@ def render_scene(
         if any(np.hypot(centre[0] - sx, centre[1] - sy) < 2.7 * half for sx, sy in spots):
             continue
         spots.append(centre)
-        style = random_style(rng)
-        top = int(rng.integers(1, 7))
+        style = (styles or random_style)(rng)
+        value = int(rng.integers(1, 7)) if top is None else top
         rotation = _rotation(np.array([0, 0, 1.0]), rng.uniform(0, 2 * np.pi))
         if rng.random() < cocked_share:
             axis = np.array([np.cos(rng.uniform(0, 6.3)), np.sin(rng.uniform(0, 6.3)), 0.0])
             rotation = _rotation(axis, np.radians(rng.uniform(35, 55))) @ rotation
         rotation = camera_tilt @ rotation
-        values = _face_values(top, rng)
+        values = _face_values(value, rng)
         die_half = half * float(rng.uniform(0.92, 1.08))
         shadow = np.zeros((height, width), np.float32)
         box = _draw_die(
@@ -535,6 +766,34 @@ def render_crops(rng: np.random.Generator, count: int) -> CropSet:
     return CropSet(
         np.stack(crops[:count]), np.asarray(labels[:count], np.int64), ["synthetic"] * count
     )
+
+
+def render_logo_sixes(
+    rng: np.random.Generator, count: int, families: Sequence[str] = HELD_OUT_LOGOS
+) -> CropSet:
+    """Render ``count`` crops of single dice lying flat with a logo of ``families`` on the six.
+
+    With the default, the logos are of families training never draws: how the model reads
+    logos it has not seen.
+    """
+    unknown = sorted(set(families) - set(_LOGOS))
+    if unknown:
+        raise ValueError(f"unknown logo families {unknown}; known: {sorted(_LOGOS)}")
+
+    def logo_style(generator: np.random.Generator) -> DieStyle:
+        family = families[int(generator.integers(len(families)))]
+        return replace(random_style(generator), logo_six=True, logo=family)
+
+    crops: list[UInt8Image] = []
+    while len(crops) < count:
+        scene = render_scene(
+            rng, half_range=(14.0, 28.0), cocked_share=0.0, styles=logo_style, top=6
+        )
+        die = scene.dice[0]
+        if die.label != 6:
+            continue
+        crops.append(to_uint8(_crop(scene.image, jitter_box(die.box, rng, shift=0.05, scale=0.1))))
+    return CropSet(np.stack(crops), np.full(count, 6, np.int64), ["logo sixes"] * count)
 
 
 def _negative(scene: Scene, boxes: list[FloatBox], rng: np.random.Generator) -> UInt8Image | None:

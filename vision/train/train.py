@@ -29,7 +29,7 @@ from vision.train.data import (
     iter_records,
     load_sources,
 )
-from vision.train.synth import render_crops
+from vision.train.synth import render_crops, render_logo_sixes
 
 __all__ = [
     "CLASS_NAMES",
@@ -37,6 +37,7 @@ __all__ = [
     "FaceNet",
     "TrainConfig",
     "TrainResult",
+    "UNSEEN_LOGOS",
     "build_datasets",
     "build_model",
     "evaluate_crops",
@@ -44,6 +45,8 @@ __all__ = [
     "train",
 ]
 
+UNSEEN_LOGOS = "unseen logos"
+"""The validation set of logo sixes of families training never draws."""
 CLASS_NAMES = ("not a readable die face", "1", "2", "3", "4", "5", "6")
 
 # How many jittered, rotated copies of each real die the training set gets. Epanemu's train split
@@ -193,6 +196,8 @@ def build_datasets(data: Path, config: TrainConfig) -> Datasets:
         val[source] = _cut_many(chosen, rng, split="val", description=f"val {source[:12]}")
     synthetic = _render_many(rng, config.synthetic_train, description="synthetic train")
     val["synthetic"] = _render_many(rng, config.synthetic_val, description="synthetic val")
+    # Sixes with logos of families training never draws: a logo nobody showed the model.
+    val[UNSEEN_LOGOS] = render_logo_sixes(rng, config.synthetic_val // 5)
     train_set = CropSet.concat([real_train, synthetic])
     counts: dict[str, dict[str, Any]] = {}
     skipped = Counter(r.source for r in records if r.known_issue)
