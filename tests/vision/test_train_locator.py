@@ -167,3 +167,32 @@ def test_recorded_outputs_name_the_model_and_every_photo(tmp_path: Path) -> None
     for entry in document["photos"]:
         assert (folder / entry["image"]).is_file()
         assert len(entry["boxes"]) == len(entry["scores"])
+
+
+@pytest.mark.parametrize("text", ["2.5-0.5", "0-1", "a-b", "1", "1-2-3"])
+def test_scale_range_refuses_what_is_not_low_dash_high(text: str) -> None:
+    from vision.train.locator import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--scale-range", text])
+    assert exit_info.value.code == 2
+
+
+def test_scale_range_parses_low_and_high() -> None:
+    from vision.train.locator import _scale_range
+
+    assert _scale_range("0.5-2.5") == (0.5, 2.5)
+
+
+def test_excluding_an_unknown_source_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.train.locator import main
+
+    folder = tmp_path / "real_source"
+    folder.mkdir()
+    (folder / "labels.jsonl").write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--data", str(tmp_path), "--exclude", "no_such_source"])
+    assert exit_info.value.code == 2
+    assert "--exclude no_such_source: no such source" in capsys.readouterr().err
