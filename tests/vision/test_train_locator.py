@@ -45,6 +45,7 @@ def test_export_has_dynamic_frame_size(tmp_path: Path) -> None:
 
 def test_card_section_is_replaced_not_repeated(tmp_path: Path) -> None:
     card = tmp_path / "MODEL_CARD.md"
+    reading = "<!-- reading section: by hand -->\n\n# Reading whole photos\n\nfigures\n"
     card.write_text("# face model\n\ntext\n")
     report = {
         "config": {"threshold": 0.4, "steps": 5, "batch_size": 2, "crop": 64,
@@ -56,10 +57,13 @@ def test_card_section_is_replaced_not_repeated(tmp_path: Path) -> None:
         "bench_ms": 2.0,
     }  # fmt: skip
     write_card_section(report, card)
+    card.write_text(card.read_text() + "\n" + reading)
+    write_card_section(report, card)
     write_card_section(report, card)
     text = card.read_text()
     assert text.startswith("# face model\n\ntext\n")
     assert text.count("# dice_locator.onnx") == 1
+    assert text.endswith(reading)
     assert "| src | 1 | 2 | 2 | 100.0 % | 50.0 % | 1.0 |" in text
     assert "24-32-64-96 channels" in text
     assert "on 2 thread(s)" in text

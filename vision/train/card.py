@@ -7,9 +7,11 @@ from typing import Any
 
 from vision.train.synth import HELD_OUT_LOGOS, LOGO_FAMILIES, LOGO_SHARE
 
-__all__ = ["LOCATOR_MARKER", "write_composed_card", "write_model_card"]
+__all__ = ["LOCATOR_MARKER", "READING_MARKER", "write_composed_card", "write_model_card"]
 
 LOCATOR_MARKER = "<!-- locator section: written by python -m vision.train.locator -->"
+READING_MARKER = "<!-- reading section:"
+"""The start of the card's last section, written by hand: figures of whole photos read."""
 """Everything from this line on belongs to the locator; rewriting the face card keeps it."""
 
 SOURCES = (

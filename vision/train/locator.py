@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from vision.evaluate import match_dice
 from vision.preprocess import crops_for_model
-from vision.train.card import LOCATOR_MARKER
+from vision.train.card import LOCATOR_MARKER, READING_MARKER
 from vision.train.data import (
     DEFAULT_DATA,
     FloatBox,
@@ -390,10 +390,13 @@ def _card_section(report: dict[str, Any]) -> str:
 
 
 def write_card_section(report: dict[str, Any], card: Path) -> None:
-    """Replace (or add) the locator section at the end of the model card."""
+    """Replace (or add) the locator section of the model card, keeping the reading section."""
     text = card.read_text(encoding="utf-8") if card.exists() else ""
     head = text.split(CARD_MARKER)[0].rstrip("\n")
-    card.write_text(head + "\n\n" + _card_section(report), encoding="utf-8")
+    tail = ""
+    if READING_MARKER in text:
+        tail = "\n" + READING_MARKER + text.split(READING_MARKER, 1)[1]
+    card.write_text(head + "\n\n" + _card_section(report) + tail, encoding="utf-8")
 
 
 def _widths(text: str) -> tuple[int, int, int, int, int]:
