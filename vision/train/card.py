@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,24 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
     _write(lines, path)
 
 
+def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
+    """The command that trained each member (folders A, B, ...), from its recorded config."""
+    lines = []
+    for index, report in enumerate(reports):
+        config = report["config"]
+        name = chr(ord("A") + index)
+        arch = config.get("arch", "plain")
+        options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
+        if config.get("learning_rate") != 3e-3:
+            options.append(f"--lr {config['learning_rate']:g}")
+        options.append(f"--threads {config['threads']}")
+        lines += [
+            f"    python -m vision.train {' '.join(options)} \\",
+            f"        --out {name} --report {name}/report.json",
+        ]
+    return lines
+
+
 def write_composed_card(
     reports: list[dict[str, Any]],
     path: Path,
@@ -141,6 +160,7 @@ def write_composed_card(
             "each crop read four times, turned by 0, 90, 180 and 270 degrees, and the"
             " log-softmax averaged (a die's value cannot depend on how it lies)"
         )
+    names = [chr(ord("A") + k) for k in range(len(reports))]
     lines = [
         "# dice_faces.onnx: the face classifier",
         "",
@@ -148,12 +168,12 @@ def write_composed_card(
         + "; and ".join(how)
         + ". Trained here on CPU and composed (the members' own sections follow):",
         "",
-        "    python -m vision.train --epochs 16 --threads 2 --out A --report A/report.json",
-        "    python -m vision.train --arch effnet --epochs 4 --lr 0.002 --threads 2 \\",
-        "        --out B --report B/report.json",
-        "    python -m vision.train.ensemble models/dice_faces.onnx A/dice_faces.onnx \\",
-        "        B/dice_faces.onnx --reports A/report.json B/report.json \\",
-        "        --card models/MODEL_CARD.md --record tests/data/dice",
+        *_member_commands(reports),
+        "    python -m vision.train.ensemble models/dice_faces.onnx \\",
+        "        " + " ".join(f"{n}/dice_faces.onnx" for n in names) + " \\",
+        "        --reports " + " ".join(f"{n}/report.json" for n in names) + " \\",
+        "        --card models/MODEL_CARD.md --record tests/data/dice"
+        + (" --rotations" if rotations else ""),
         "",
         f"- sha256: `{sha256}`",
         f"- size: {size_bytes} bytes,"
