@@ -131,10 +131,14 @@ def cut_scene(scene: Scene, rng: np.random.Generator, size: int) -> Scene:
     window = image[y0 : y0 + size, x0 : x0 + size]
     moved = [(b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0) for b in boxes]
     for _ in range(int(rng.integers(4))):
-        # A quarter turn clockwise: (x, y) goes to (size - y, x).
-        window = np.rot90(window, -1)
-        moved = [(size - b[3], b[0], size - b[1], b[2]) for b in moved]
+        window, moved = _quarter_turn(window, moved)
     return np.ascontiguousarray(window), moved
+
+
+def _quarter_turn(image: npt.NDArray[np.uint8], boxes: list[FloatBox]) -> Scene:
+    """A square picture turned a quarter clockwise: (x, y) goes to (side - y, x)."""
+    side = image.shape[0]
+    return np.rot90(image, -1), [(side - b[3], b[0], side - b[1], b[2]) for b in boxes]
 
 
 def sample(
@@ -193,10 +197,8 @@ def photometric(
     image: npt.NDArray[np.uint8], boxes: list[FloatBox], rng: np.random.Generator
 ) -> Scene:
     """Other cameras, trays and dice: quarter turns, any channel order, grey, blur and noise."""
-    size = image.shape[0]
     if image.shape[0] == image.shape[1] and rng.random() < 0.5:
-        image = np.rot90(image, -1)
-        boxes = [(size - b[3], b[0], size - b[1], b[2]) for b in boxes]
+        image, boxes = _quarter_turn(image, boxes)
     if rng.random() < 0.5:
         # Dice come in every colour: the locator must not learn which ones are common.
         image = image[:, :, rng.permutation(3)]
