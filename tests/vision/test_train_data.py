@@ -19,6 +19,7 @@ from vision.train.data import (
     iter_records,
     load_folder,
     split_of,
+    train_and_val,
 )
 from vision.train.synth import (
     COCKED_DEG,
@@ -304,3 +305,48 @@ def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> No
     assert f"sha256: `{'ab' * 32}`" in text
     assert "| src | 2 | 50.0 % | 1 | 0 | 4 | 100.0 % |" in text
     assert text.endswith(f"{LOCATOR_MARKER}\n\n# locator text\n")
+
+
+def test_a_source_left_out_is_validated_on_all_its_photos() -> None:
+    def record(source: str, split: str, issue: str | None = None) -> Record:
+        return Record(source, Path(f"{source}-{split}-{issue}.jpg"), split, (), known_issue=issue)  # type: ignore[arg-type]
+
+    records = [
+        record("a", "train"), record("a", "val"), record("a", "train", "unlabelled"),
+        record("b", "train"), record("b", "val"), record("b", "val", "stock photo"),
+    ]  # fmt: skip
+    train, val = train_and_val(records)
+    assert [(r.source, r.split) for r in train] == [("a", "train"), ("b", "train")]
+    assert [(r.source, r.split) for r in val] == [("a", "val"), ("b", "val")]
+    train, val = train_and_val(records, exclude=["b"])
+    assert [(r.source, r.split) for r in train] == [("a", "train")]
+    # Every photo of b (its training ones too) is held out; known problems stay out everywhere.
+    assert [(r.source, r.split) for r in val] == [("a", "val"), ("b", "train"), ("b", "val")]
+    with pytest.raises(
+        ValueError, match="cannot leave out c: no such source; the sources are a, b"
+    ):
+        train_and_val(records, exclude=["c"])
+
+
+def test_the_card_names_a_source_left_out_and_the_command_that_leaves_it_out(
+    tmp_path: Path,
+) -> None:
+    from vision.train.card import write_composed_card
+
+    metrics = {
+        "dice": 2, "dice_accuracy": 0.5, "dice_as_zero": 1, "dice_wrong_value": 0,
+        "negatives": 4, "negative_accuracy": 1.0,
+    }  # fmt: skip
+    report = {
+        "config": {"widths": (8, 8, 16, 16), "epochs": 1, "batch_size": 2, "learning_rate": 0.1,
+                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3, "threads": 2,
+                   "exclude": ["nell-byler_dice_detection"]},
+        "counts": {"synthetic": {"train_crops": 5}}, "metrics": {"src": metrics},
+        "sha256": "ab" * 32, "size_bytes": 1, "parameters": 2, "onnx_max_abs_difference": 0.0,
+        "torch": "x", "machine": "y", "data_seconds": 1, "train_seconds": 2, "total_seconds": 3,
+    }  # fmt: skip
+    card = tmp_path / "MODEL_CARD.md"
+    write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
+    text = card.read_text()
+    assert "--epochs 1 --lr 0.1 --threads 2 --exclude nell-byler_dice_detection" in text
+    assert "Left out of training: nell-byler_dice_detection. Validated on all its photos" in text

@@ -199,4 +199,4 @@ def test_excluding_an_unknown_source_names_it(
     with pytest.raises(SystemExit) as exit_info:
         main(["--data", str(tmp_path), "--exclude", "no_such_source"])
     assert exit_info.value.code == 2
-    assert "--exclude no_such_source: no such source" in capsys.readouterr().err
+    assert "--exclude: cannot leave out no_such_source: no such source" in capsys.readouterr().err

@@ -39,6 +39,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="test folder (shared data format) whose dice get recorded logits for tests",
     )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="SOURCE",
+        help="leave a source out of training and measure it on all its photos (unseen dice)",
+    )
     args = parser.parse_args(argv)
     config = TrainConfig(
         seed=args.seed,
@@ -47,10 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         threads=args.threads,
         arch=args.arch,
         learning_rate=args.lr,
+        exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)
     started = time.perf_counter()
-    datasets = build_datasets(args.data, config)
+    try:
+        datasets = build_datasets(args.data, config)
+    except ValueError as err:
+        parser.error(f"--exclude: {err} (in {args.data})")
     data_seconds = time.perf_counter() - started
     result = train(datasets, config)
     onnx_path = args.out / MODEL_NAME

@@ -135,6 +135,7 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
         options.append(f"--threads {config['threads']}")
+        options += [f"--exclude {source}" for source in config.get("exclude", ())]
         lines += [
             f"    python -m vision.train {' '.join(options)} \\",
             f"        --out {name} --report {name}/report.json",
@@ -208,6 +209,16 @@ def _write(lines: list[str], path: Path) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _left_out(config: dict[str, Any]) -> list[str]:
+    """Say which sources training never saw, and that they are validated on every photo."""
+    if not config.get("exclude"):
+        return []
+    return [
+        f"Left out of training: {', '.join(config['exclude'])}. Validated on all its photos"
+        " (dice and tables the model never saw)."
+    ]
+
+
 def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
     """Data, training and validation of one trained model, headed at ``level``."""
     config = report["config"]
@@ -229,6 +240,7 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "face or pip cluster: the whole die is found around each box by its colour against the",
         "local background (with a per-photo typical size as fallback), so every source follows the",
         "whole-die box convention the reader uses. " + _pretrained(config),
+        *_left_out(config),
         "",
         "| source | train photos | train dice | val photos | val dice | skipped (known_issue) |",
         "|---|---|---|---|---|---|",

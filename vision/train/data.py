@@ -36,6 +36,7 @@ __all__ = [
     "load_sources",
     "read_image",
     "split_of",
+    "train_and_val",
 ]
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
@@ -383,6 +384,26 @@ def iter_records(
     for record in records:
         if record.split == split and not (skip_issues and record.known_issue):
             yield record
+
+
+def train_and_val(
+    records: Sequence[Record], *, exclude: Sequence[str] = ()
+) -> tuple[list[Record], list[Record]]:
+    """Return the training and validation records, leaving the ``exclude`` sources out of training.
+
+    Photos with a known labelling problem are in neither. A source left out is validated on
+    every photo it has, since training saw none of them: that measures dice and tables never seen.
+    """
+    sources = {r.source for r in records}
+    unknown = sorted(set(exclude) - sources)
+    if unknown:
+        known = ", ".join(sorted(sources)) or "none (no photos were found)"
+        raise ValueError(
+            f"cannot leave out {', '.join(unknown)}: no such source; the sources are {known}"
+        )
+    train = [r for r in iter_records(records, split="train") if r.source not in exclude]
+    val = [r for r in records if not r.known_issue and (r.split == "val" or r.source in exclude)]
+    return train, val
 
 
 def cut_crops(

@@ -32,10 +32,10 @@ from vision.train.data import (
     FloatBox,
     Record,
     die_boxes,
-    iter_records,
     load_folder,
     load_sources,
     read_image,
+    train_and_val,
 )
 from vision.train.export import sha256_of
 from vision.train.heatmap import LOCATOR_SIDE, STRIDE, decode, encode, locator_input
@@ -502,19 +502,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     torch.set_num_threads(config.threads)
     records = load_sources(args.data)
-    unknown = sorted(set(config.exclude) - {r.source for r in records})
-    if unknown:
-        parser.error(f"--exclude {', '.join(unknown)}: no such source in {args.data}")
-    train_records = [
-        r
-        for r in iter_records(records, split="train")
-        if not r.is_crop and r.dice and r.source not in config.exclude
-    ]
-    val_records = [
-        r
-        for r in records
-        if not r.is_crop and not r.known_issue and (r.split == "val" or r.source in config.exclude)
-    ]
+    try:
+        train_all, val_all = train_and_val(records, exclude=config.exclude)
+    except ValueError as err:
+        parser.error(f"--exclude: {err} (in {args.data})")
+    # The locator learns and is measured on whole photos only, never on the crops folder.
+    train_records = [r for r in train_all if not r.is_crop and r.dice]
+    val_records = [r for r in val_all if not r.is_crop]
     photos = [
         load_photo(r, config.photo_side) for r in tqdm(train_records, desc="photos", leave=False)
     ]

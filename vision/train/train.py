@@ -26,8 +26,8 @@ from vision.train.data import (
     Split,
     UInt8Image,
     cut_crops,
-    iter_records,
     load_sources,
+    train_and_val,
 )
 from vision.train.synth import render_crops, render_logo_sixes
 
@@ -78,6 +78,8 @@ class TrainConfig:
     """"plain" = ``FaceNet`` from nothing; "effnet" = ``EffFaceNet`` from ImageNet features."""
     mine: bool = True
     """Also cut the shipped locator's boxes from training photos (dice and phantoms)."""
+    exclude: tuple[str, ...] = ()
+    """Sources left out of training and validated on all their photos (unseen dice and tables)."""
 
 
 def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
@@ -184,8 +186,7 @@ def build_datasets(data: Path, config: TrainConfig) -> Datasets:
     """Cut real crops per split and render synthetic ones, all from ``config.seed``."""
     rng = np.random.default_rng(config.seed)
     records = load_sources(data)
-    train_records = list(iter_records(records, split="train"))
-    val_records = list(iter_records(records, split="val"))
+    train_records, val_records = train_and_val(records, exclude=config.exclude)
     proposer = locator_proposer() if config.mine else None
     real_train = _cut_many(
         train_records, rng, split="train", description="train crops", proposer=proposer
