@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from vision.preprocess import MODEL_SIZE
@@ -23,11 +24,13 @@ from vision.train.data import (
 )
 from vision.train.synth import (
     COCKED_DEG,
+    GLOSS_SHARE,
     HELD_OUT_LOGOS,
     LOGO_FAMILIES,
     READABLE_DEG,
     face_texture,
     pip_positions,
+    pips_stand_out,
     random_style,
     render_crops,
     render_logo_sixes,
@@ -350,3 +353,67 @@ def test_the_card_names_a_source_left_out_and_the_command_that_leaves_it_out(
     text = card.read_text()
     assert "--epochs 1 --lr 0.1 --threads 2 --exclude nell-byler_dice_detection" in text
     assert "Left out of training: nell-byler_dice_detection. Validated on all its photos" in text
+
+
+@pytest.mark.parametrize(
+    ("pip", "body", "stands_out"),
+    [
+        ((20, 20, 20), (240, 240, 240), True),  # black on white
+        ((30, 30, 200), (55, 55, 60), True),  # red on dark grey: little luma, plain colour
+        ((60, 60, 60), (50, 50, 50), False),  # grey on grey
+        ((245, 245, 245), (200, 235, 245), False),  # white on ivory
+        ((200, 80, 30), (190, 90, 40), False),  # blue on blue
+    ],
+)
+def test_pips_must_stand_out_by_brightness_or_by_colour(
+    pip: tuple[int, int, int], body: tuple[int, int, int], stands_out: bool
+) -> None:
+    assert pips_stand_out(pip, body) is stands_out
+
+
+def test_random_styles_have_readable_pips_glossy_dice_and_veins_unlike_the_pips() -> None:
+    rng = np.random.default_rng(8)
+    styles = [random_style(rng) for _ in range(1000)]
+    assert all(pips_stand_out(s.pip, s.body) for s in styles)
+    glossy = sum(s.gloss > 0 for s in styles) / len(styles)
+    assert abs(glossy - GLOSS_SHARE) < 0.05
+    marbled = [s for s in styles if s.marble is not None]
+    assert marbled
+    assert all(np.linalg.norm(np.subtract(s.marble, s.pip)) > 80 for s in marbled)  # type: ignore[arg-type]
+    # Light veins through a dark body with coloured pips, as on real marbled sets, do occur.
+    assert any(
+        np.mean(s.marble) > 1.5 * np.mean(s.body) + 30 and s.pip not in {(20.0,) * 3, (245.0,) * 3}  # type: ignore[arg-type]
+        for s in marbled
+    )
+
+
+def test_a_glossy_die_shines_on_its_upturned_face_only() -> None:
+    from dataclasses import replace
+
+    from vision.train.synth import _draw_die
+
+    style = replace(random_style(np.random.default_rng(5)), gloss=0.0, logo_six=False)
+
+    def draw(gloss: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float32]]:
+        canvas = np.full((96, 96, 3), 100.0)
+        footprint = np.zeros((96, 96), np.float32)
+        _draw_die(
+            canvas,
+            footprint,
+            centre=(48.0, 48.0),
+            half=20.0,
+            rotation=np.eye(3),
+            values=[1, 6, 2, 5, 3, 4],
+            style=replace(style, gloss=gloss),
+            light=np.array([0.0, 0.0, 1.0]),
+            rng=np.random.default_rng(2),
+        )
+        return canvas, footprint
+
+    matte, footprint = draw(0.0)
+    glossy, _ = draw(150.0)
+    brighter = (glossy - matte).max(axis=2)
+    assert brighter.max() > 60
+    assert np.all(brighter >= -1e-6)
+    # Nothing shines off the die.
+    assert brighter[footprint == 0].max() < 1.0

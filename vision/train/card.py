@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vision.train.synth import HELD_OUT_LOGOS, LOGO_FAMILIES, LOGO_SHARE
+from vision.train.synth import GLOSS_SHARE, HELD_OUT_LOGOS, LOGO_FAMILIES, LOGO_SHARE
 
 __all__ = ["LOCATOR_MARKER", "READING_MARKER", "write_composed_card", "write_model_card"]
 
@@ -279,10 +279,12 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "  side out of the crop, boxes around two neighbouring dice, dice blurred (sigma 7-12 px).",
         *_mining(config),
         f"- synthetic: {counts.get('synthetic', {}).get('train_crops', 0)} crops of 3D-rendered"
-        " dice (random body and pip colours down to dark bodies with red pips, marbled bodies on",
-        "  25 %, pip size and spacing, rounded corners, a logo instead of the six on"
+        " dice (random body and pip colours, pips set apart by brightness or by colour alone such"
+        " as red on dark grey, marbled bodies on 25 % with veins of any colour but the pips',",
+        "  pip size and spacing, rounded corners, a logo instead of the six on"
         f" {int(100 * LOGO_SHARE)} % of sets (families: {', '.join(LOGO_FAMILIES)}), Lambert",
-        "  shading, cast shadows, glare, wood/felt/cloth/noise tables",
+        f"  shading, a glossy highlight on the upturned face of {int(100 * GLOSS_SHARE)} % of dice,"
+        " cast shadows, glare, wood/felt/cloth/noise tables",
         "  with clutter, camera tilt up to 30 degrees, perspective, scale jitter, rotation, blur,",
         "  motion blur, noise, JPEG quality 30-95). A render is labelled by geometry: the face",
         "  turned most to the camera if within 28 degrees of the view axis, class 0 (cocked) if no",

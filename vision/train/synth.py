@@ -23,10 +23,12 @@ from vision.train.data import CropSet, FloatBox, UInt8Image, jitter_box, to_uint
 
 __all__ = [
     "COCKED_DEG",
+    "GLOSS_SHARE",
     "READABLE_DEG",
     "RenderedDie",
     "Scene",
     "pip_positions",
+    "pips_stand_out",
     "HELD_OUT_LOGOS",
     "LOGO_FAMILIES",
     "LOGO_SHARE",
@@ -41,6 +43,12 @@ Array = npt.NDArray[Any]
 READABLE_DEG = 28.0
 LOGO_SHARE = 0.3
 """Share of rendered dice sets whose six is a logo (real sets often have one there)."""
+MARBLE_SHARE = 0.25
+"""Share of rendered dice with a second colour swirled through the body."""
+DARK_SHARE = 0.1
+"""Share of rendered dice bodies that are near black (among white, ivory and coloured ones)."""
+GLOSS_SHARE = 0.35
+"""Share of rendered dice that are glossy: a highlight shines on the upturned face."""
 COCKED_DEG = 40.0
 TEXTURE = 96
 
@@ -90,6 +98,8 @@ class DieStyle:
     """A second body colour swirled through the first (marbled dice), or None."""
     logo: str = ""
     """The family of the six's logo (one of ``LOGO_FAMILIES`` or ``HELD_OUT_LOGOS``), if any."""
+    gloss: float = 0.0
+    """Brightness of a specular highlight on the upturned face (0: a matte die)."""
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -98,9 +108,10 @@ def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
     if kind < 0.25:
         tone = rng.uniform(200, 255)
         return (tone * rng.uniform(0.8, 0.95), tone * rng.uniform(0.9, 1.0), tone)
-    if kind < 0.35:
+    if kind < 0.25 + DARK_SHARE:
+        # Black, smoke and dark brown bodies: real sets pair them with red, white or gold pips.
         tone = rng.uniform(10, 70)
-        return (tone, tone, tone)
+        return (tone * rng.uniform(0.8, 1.0), tone * rng.uniform(0.85, 1.0), tone)
     hsv = np.array(
         [[[rng.uniform(0, 180), rng.uniform(120, 255), rng.uniform(90, 245)]]], dtype=np.uint8
     )
@@ -108,9 +119,27 @@ def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
     return (float(b), float(g), float(r))
 
 
-def _luma(colour: tuple[float, float, float]) -> float:
+def _luma(colour: Sequence[float]) -> float:
     """Approximate brightness of a BGR colour."""
     return 0.114 * colour[0] + 0.587 * colour[1] + 0.299 * colour[2]
+
+
+def _distance(a: Sequence[float], b: Sequence[float]) -> float:
+    """Euclidean distance of two BGR colours."""
+    return float(np.linalg.norm(np.subtract(a, b)))
+
+
+def pips_stand_out(pip: Sequence[float], body: Sequence[float]) -> bool:
+    """True when pips of this colour can be told from this body, as on real dice.
+
+    Brightness alone is not enough: red pips on a dark grey body (real sets have them) differ by
+    less than 25 in luma but plainly in colour.
+
+    >>> pips_stand_out((30, 30, 200), (50, 50, 50)), pips_stand_out((60, 60, 60), (50, 50, 50))
+    (True, False)
+    """
+    luma = abs(_luma(pip) - _luma(body))
+    return luma > 40 or (luma > 10 and _distance(pip, body) > 120)
 
 
 def random_style(rng: np.random.Generator) -> DieStyle:
@@ -123,22 +152,26 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         (40.0, 200.0, 230.0),
         (200.0, 80.0, 30.0),
         (40.0, 150.0, 40.0),
+        (60.0, 170.0, 210.0),  # gold
+        (190.0, 190.0, 190.0),  # silver
+        (170.0, 50.0, 120.0),  # purple
     ]
-    # Real sets go down to dark marbled bodies with red pips (a luma difference near 40): the
-    # model must read those too, not only black on white.
     for _ in range(10):
         pip = choices[int(rng.integers(len(choices)))]
-        if abs(_luma(pip) - _luma(body)) > 40:
+        if pips_stand_out(pip, body):
             break
     else:
         pip = (20.0, 20.0, 20.0) if _luma(body) > 128 else (245.0, 245.0, 245.0)
     marble = None
-    if rng.random() < 0.25:
-        # A swirl of a nearby or of a contrasting tone, kept away from the pips' brightness.
+    if rng.random() < MARBLE_SHARE:
+        # A swirl of a nearby or of a contrasting tone (light veins through a dark body, as on
+        # real marbled sets), but never of the pips' own colour, which would draw false pips.
         other = np.array(_random_colour(rng)) * rng.uniform(0.3, 1.0)
-        mixed = 0.5 * np.array(body) + 0.5 * other
-        if abs(_luma(tuple(mixed.tolist())) - _luma(pip)) > 40:
+        if _distance(other.tolist(), pip) > 80:
             marble = (float(other[0]), float(other[1]), float(other[2]))
+    # Many real dice are glossy: a lamp's reflection on the top face is a bright soft spot
+    # that a reader must not count as a pip.
+    gloss = float(rng.uniform(60, 200)) if rng.random() < GLOSS_SHARE else 0.0
     return DieStyle(
         body=body,
         pip=pip,
@@ -149,6 +182,7 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         one_pip_scale=float(rng.choice([1.0, 1.0, 1.0, 1.6, 2.0])),
         marble=marble,
         logo=LOGO_FAMILIES[int(rng.integers(len(LOGO_FAMILIES)))],
+        gloss=gloss,
     )
 
 
@@ -595,8 +629,31 @@ def _draw_die(
         )
         canvas *= 1 - mask[..., None]
         canvas += warped
+        if style.gloss > 0 and index == order[-1]:
+            # Faces are drawn back to front: the last one is turned most to the camera.
+            _highlight(canvas, mask, quad, half, style.gloss, rng)
     x, y, w, h = cv2.boundingRect(np.round(hull).astype(np.int32))
     return (float(x), float(y), float(x + w), float(y + h))
+
+
+def _highlight(
+    canvas: Array, mask: Array, quad: Array, half: float, strength: float, rng: np.random.Generator
+) -> None:
+    """Add a soft, possibly stretched, whitish reflection inside one drawn face."""
+    u, v = rng.uniform(0.1, 0.9, 2)
+    top = quad[0] + u * (quad[1] - quad[0])
+    bottom = quad[3] + u * (quad[2] - quad[3])
+    cx, cy = top + v * (bottom - top)
+    major = half * rng.uniform(0.08, 0.35)
+    minor = major * rng.uniform(0.25, 1.0)
+    angle = rng.uniform(0, np.pi)
+    height, width = canvas.shape[:2]
+    yy, xx = np.mgrid[0:height, 0:width]
+    along = (xx - cx) * np.cos(angle) + (yy - cy) * np.sin(angle)
+    across = -(xx - cx) * np.sin(angle) + (yy - cy) * np.cos(angle)
+    spot = np.exp(-0.5 * ((along / major) ** 2 + (across / minor) ** 2)) * mask
+    tint = rng.uniform(0.85, 1.0, 3)
+    canvas += strength * spot[..., None] * tint
 
 
 def _face_quad(normal: Array) -> Array:
