@@ -343,7 +343,7 @@ def test_the_card_names_a_source_left_out_and_the_command_that_leaves_it_out(
     report = {
         "config": {"widths": (8, 8, 16, 16), "epochs": 1, "batch_size": 2, "learning_rate": 0.1,
                    "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3, "threads": 2,
-                   "exclude": ["nell-byler_dice_detection"]},
+                   "invert": 0.2, "exclude": ["nell-byler_dice_detection"]},
         "counts": {"synthetic": {"train_crops": 5}}, "metrics": {"src": metrics},
         "sha256": "ab" * 32, "size_bytes": 1, "parameters": 2, "onnx_max_abs_difference": 0.0,
         "torch": "x", "machine": "y", "data_seconds": 1, "train_seconds": 2, "total_seconds": 3,
@@ -351,8 +351,10 @@ def test_the_card_names_a_source_left_out_and_the_command_that_leaves_it_out(
     card = tmp_path / "MODEL_CARD.md"
     write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
-    assert "--epochs 1 --lr 0.1 --threads 2 --exclude nell-byler_dice_detection" in text
+    command = "--epochs 1 --lr 0.1 --invert 0.2 --threads 2 --exclude nell-byler_dice_detection"
+    assert command in text
     assert "Left out of training: nell-byler_dice_detection. Validated on all its photos" in text
+    assert "20 % of crops as their negative" in text
 
 
 @pytest.mark.parametrize(

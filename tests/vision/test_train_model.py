@@ -51,6 +51,20 @@ def test_augment_keeps_shape_and_range_and_follows_the_generator() -> None:
     assert not torch.equal(first, batch)
 
 
+def test_augment_shuffles_each_crops_colours_and_inverts_the_share_asked_for() -> None:
+    # Pure red crops: the channel that stays brightest tells each crop's shuffle.
+    batch = torch.zeros(64, 3, 8, 8)
+    batch[:, 0] = 0.9
+    shuffled = _augment(batch.clone(), torch.Generator().manual_seed(1))
+    brightest = shuffled.mean(dim=(2, 3)).argmax(dim=1)
+    assert len(set(brightest.tolist())) == 3
+    kept = _augment(batch.clone(), torch.Generator().manual_seed(1), invert=0.0)
+    negative = _augment(batch.clone(), torch.Generator().manual_seed(1), invert=1.0)
+    # A negative turns the one bright channel dark and the two dark ones bright.
+    assert bool((kept.mean(dim=(1, 2, 3)) < 0.5).all())
+    assert bool((negative.mean(dim=(1, 2, 3)) > 0.5).all())
+
+
 def test_training_is_reproducible_and_learns() -> None:
     config = TrainConfig(
         seed=11, epochs=4, batch_size=32, learning_rate=1e-2, widths=(8, 8, 16, 16)

@@ -40,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
         help="test folder (shared data format) whose dice get recorded logits for tests",
     )
     parser.add_argument(
+        "--invert",
+        type=float,
+        default=TrainConfig.invert,
+        help="share of training crops seen as their negative (dark dice from light ones)",
+    )
+    parser.add_argument(
         "--exclude",
         action="append",
         default=[],
@@ -54,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         threads=args.threads,
         arch=args.arch,
         learning_rate=args.lr,
+        invert=args.invert,
         exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)

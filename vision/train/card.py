@@ -134,6 +134,8 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
+        if config.get("invert"):
+            options.append(f"--invert {config['invert']:g}")
         options.append(f"--threads {config['threads']}")
         options += [f"--exclude {source}" for source in config.get("exclude", ())]
         lines += [
@@ -291,8 +293,14 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "  face is within 40 degrees; in between is dropped. Synthetic class 0 also has half-out",
         "  dice, heavy blur, bare table, skin-coloured finger shapes and round things (coins,",
         "  knobs, counters) where no die is.",
-        "- on the fly: rot90 and mirror, channel shuffles (dice come in every colour), gain,",
-        "  contrast, brightness, 10 % greyscale, Gaussian noise.",
+        "- on the fly: rot90 and mirror, channel shuffles per crop (dice come in every colour),"
+        + (
+            f" {int(round(100 * config['invert']))} % of crops as their negative (dark dice"
+            " from light ones),"
+            if config.get("invert")
+            else ""
+        ),
+        "  gain, contrast, brightness, 10 % greyscale, Gaussian noise.",
         "",
         f"{level} Validation (never seen in training)",
         "",

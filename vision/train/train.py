@@ -78,6 +78,8 @@ class TrainConfig:
     """"plain" = ``FaceNet`` from nothing; "effnet" = ``EffFaceNet`` from ImageNet features."""
     mine: bool = True
     """Also cut the shipped locator's boxes from training photos (dice and phantoms)."""
+    invert: float = 0.0
+    """Share of training crops seen as their negative (dark dice from light ones and back)."""
     exclude: tuple[str, ...] = ()
     """Sources left out of training and validated on all their photos (unseen dice and tables)."""
 
@@ -225,19 +227,26 @@ def _to_tensor(images: npt.NDArray[np.uint8]) -> torch.Tensor:
     return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
 
 
-def _augment(batch: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Cheap per-batch augmentation: dihedral turns, colour shuffles, contrast, noise.
+def _augment(
+    batch: torch.Tensor, generator: torch.Generator, *, invert: float = 0.0
+) -> torch.Tensor:
+    """Cheap augmentation: dihedral turns, colour shuffles, inversions, contrast, noise.
 
-    Pip patterns read the same turned or mirrored, and dice come in every colour, so the channels
-    are shuffled too.
+    Pip patterns read the same turned or mirrored, and dice come in every colour, so each crop's
+    channels are shuffled on its own, and an ``invert`` share of crops is turned into its
+    negative: a white die with black pips becomes a black die with white pips, so the pips of
+    every real die teach every body colour.
     """
     size = batch.shape[0]
     turns = int(torch.randint(0, 4, (1,), generator=generator))
     batch = torch.rot90(batch, turns, dims=(2, 3))
     if bool(torch.rand(1, generator=generator) < 0.5):
         batch = batch.flip(3)
-    order = torch.randperm(3, generator=generator)
-    batch = batch[:, order]
+    order = torch.rand(size, 3, generator=generator).argsort(dim=1)
+    batch = torch.gather(batch, 1, order[:, :, None, None].expand_as(batch))
+    if invert > 0:
+        negative = torch.rand(size, 1, 1, 1, generator=generator) < invert
+        batch = torch.where(negative, 1.0 - batch, batch)
     gain = 1 + 0.25 * (torch.rand(size, 3, 1, 1, generator=generator) - 0.5)
     contrast = 0.6 + 0.8 * torch.rand(size, 1, 1, 1, generator=generator)
     mean = batch.mean(dim=(1, 2, 3), keepdim=True)
@@ -331,7 +340,7 @@ def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
         bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch")
         for step in bar:
             index = order[step * config.batch_size : (step + 1) * config.batch_size]
-            batch = _augment(_to_tensor(images[index.numpy()]), generator)
+            batch = _augment(_to_tensor(images[index.numpy()]), generator, invert=config.invert)
             loss = loss_fn(model(batch), labels[index])
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
