@@ -32,6 +32,7 @@ __all__ = [
     "HELD_OUT_LOGOS",
     "LOGO_FAMILIES",
     "LOGO_SHARE",
+    "ONE_MARK_SHARE",
     "render_crops",
     "render_logo_sixes",
     "render_scene",
@@ -43,10 +44,12 @@ Array = npt.NDArray[Any]
 READABLE_DEG = 28.0
 LOGO_SHARE = 0.3
 """Share of rendered dice sets whose six is a logo (real sets often have one there)."""
-MARBLE_SHARE = 0.25
+MARBLE_SHARE = 0.45
 """Share of rendered dice with a second colour swirled through the body."""
-DARK_SHARE = 0.1
+DARK_SHARE = 0.2
 """Share of rendered dice bodies that are near black (among white, ivory and coloured ones)."""
+ONE_MARK_SHARE = 0.2
+"""Share of rendered dice sets whose one has a ring or swirl round its pip."""
 GLOSS_SHARE = 0.35
 """Share of rendered dice that are glossy: a highlight shines on the upturned face."""
 COCKED_DEG = 40.0
@@ -100,6 +103,8 @@ class DieStyle:
     """The family of the six's logo (one of ``LOGO_FAMILIES`` or ``HELD_OUT_LOGOS``), if any."""
     gloss: float = 0.0
     """Brightness of a specular highlight on the upturned face (0: a matte die)."""
+    one_mark: tuple[float, float, float] | None = None
+    """Colour of a ring or swirl drawn around the one's pip (real sets decorate it), or None."""
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -172,6 +177,11 @@ def random_style(rng: np.random.Generator) -> DieStyle:
     # Many real dice are glossy: a lamp's reflection on the top face is a bright soft spot
     # that a reader must not count as a pip.
     gloss = float(rng.uniform(60, 200)) if rng.random() < GLOSS_SHARE else 0.0
+    one_mark = None
+    if rng.random() < ONE_MARK_SHARE:
+        # Printed in the pips' colour or in a light metallic one (silver swirls on dark sets).
+        silver = (230.0, 230.0, 225.0)
+        one_mark = silver if rng.random() < 0.5 and pips_stand_out(silver, body) else pip
     return DieStyle(
         body=body,
         pip=pip,
@@ -183,6 +193,7 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         marble=marble,
         logo=LOGO_FAMILIES[int(rng.integers(len(LOGO_FAMILIES)))],
         gloss=gloss,
+        one_mark=one_mark,
     )
 
 
@@ -226,7 +237,28 @@ def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8
             cv2.circle(tex, centre, int(round(pip_r)), style.pip, -1, cv2.LINE_AA)
             # A darker rim reads as the pip's drilled hole.
             cv2.circle(tex, centre, int(round(pip_r)), tuple(float(c) * 0.6 for c in style.pip), 1)
+        if value == 1 and style.one_mark is not None:
+            _one_mark(tex, pip_r, style.one_mark, rng)
     return np.clip(tex, 0, 255).astype(np.uint8)
+
+
+def _one_mark(
+    tex: Array, pip_r: float, colour: tuple[float, float, float], rng: np.random.Generator
+) -> None:
+    """A ring, or one or two swirling arcs, around the one's pip: still a one, not a logo."""
+    size = tex.shape[0]
+    centre = (size // 2, size // 2)
+    thickness = int(rng.integers(1, 4))
+    radius = max(pip_r * rng.uniform(1.5, 2.6), pip_r + thickness + 2)
+    axes = (int(round(radius)), int(round(radius * rng.uniform(0.85, 1.0))))
+    if rng.random() < 0.35:
+        cv2.circle(tex, centre, axes[0], colour, thickness, cv2.LINE_AA)
+        return
+    start = rng.uniform(0, 360)
+    for arc in range(int(rng.integers(1, 3))):
+        span = rng.uniform(90, 250)
+        begin = start + arc * 180
+        cv2.ellipse(tex, centre, axes, 0, begin, begin + span, colour, thickness, cv2.LINE_AA)
 
 
 def _marble(tex: Array, body: Array, other: Array, rng: np.random.Generator) -> None:
@@ -326,9 +358,12 @@ def _random_letters(rng: np.random.Generator) -> str:
 
 
 def _logo_ring(pen: _Pen) -> None:
+    """A bold ring, empty or round a letter; never round a lone dot, which is a decorated one."""
     tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
-    cv2.circle(tex, c, int(size * rng.uniform(0.22, 0.34)), colour, int(size * 0.06) + 1, 16)
-    cv2.circle(tex, c, int(size * rng.uniform(0.06, 0.14)), colour, -1, cv2.LINE_AA)
+    reach = int(size * rng.uniform(0.22, 0.34))
+    cv2.circle(tex, c, reach, colour, int(size * 0.06) + 1, cv2.LINE_AA)
+    if rng.random() < 0.6:
+        _text(tex, c, _random_letters(rng)[:1], reach * 0.9, colour, rng)
 
 
 def _logo_star(pen: _Pen) -> None:

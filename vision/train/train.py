@@ -78,7 +78,7 @@ class TrainConfig:
     """"plain" = ``FaceNet`` from nothing; "effnet" = ``EffFaceNet`` from ImageNet features."""
     mine: bool = True
     """Also cut the shipped locator's boxes from training photos (dice and phantoms)."""
-    invert: float = 0.0
+    invert: float = 0.2
     """Share of training crops seen as their negative (dark dice from light ones and back)."""
     exclude: tuple[str, ...] = ()
     """Sources left out of training and validated on all their photos (unseen dice and tables)."""
