@@ -419,3 +419,40 @@ def test_a_glossy_die_shines_on_its_upturned_face_only() -> None:
     assert np.all(brighter >= -1e-6)
     # Nothing shines off the die.
     assert brighter[footprint == 0].max() < 1.0
+
+
+def test_a_ringed_one_keeps_its_single_pip_and_adds_a_mark_around_it() -> None:
+    from dataclasses import replace
+
+    style = replace(random_style(np.random.default_rng(6)), marble=None, one_pip_scale=1.0)
+    plain = face_texture(1, replace(style, one_mark=None), np.random.default_rng(1))
+    ringed = face_texture(1, replace(style, one_mark=style.pip), np.random.default_rng(1))
+    changed = np.abs(ringed.astype(np.int32) - plain.astype(np.int32)).sum(axis=2) > 30
+    assert changed.sum() > 20
+    # The mark lies around the pip, never on it: the pip's own pixels are untouched.
+    size = plain.shape[0]
+    yy, xx = np.mgrid[0:size, 0:size]
+    pip_r = style.pip_radius * size / 2
+    on_pip = np.hypot(xx - size // 2, yy - size // 2) < pip_r - 1
+    assert not changed[on_pip].any()
+    assert changed[~on_pip].any()
+
+
+def test_the_ring_logo_never_rings_a_lone_dot() -> None:
+    # A ring round a dot is how real sets decorate the one: a six drawn so would teach 1 -> 6.
+    from dataclasses import replace
+
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        style = replace(random_style(rng), logo_six=True, logo="ring", marble=None)
+        tex = face_texture(6, style, rng).astype(np.int32)
+        size = tex.shape[0]
+        yy, xx = np.mgrid[0:size, 0:size]
+        inside = np.hypot(xx - size // 2, yy - size // 2) < 0.14 * size
+        ink = (np.abs(tex - np.array(style.body)).sum(axis=2) > 60) & inside
+        if ink.sum() < 5:
+            continue  # an empty ring
+        points = np.argwhere(ink).astype(np.float32)
+        _, radius = cv2.minEnclosingCircle(points)
+        # A letter fills little of the circle round it; a dot would fill nearly all of it.
+        assert ink.sum() / (np.pi * radius**2) < 0.8, seed

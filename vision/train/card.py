@@ -6,7 +6,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vision.train.synth import GLOSS_SHARE, HELD_OUT_LOGOS, LOGO_FAMILIES, LOGO_SHARE
+from vision.train.synth import (
+    DARK_SHARE,
+    GLOSS_SHARE,
+    HELD_OUT_LOGOS,
+    LOGO_FAMILIES,
+    LOGO_SHARE,
+    MARBLE_SHARE,
+    ONE_MARK_SHARE,
+)
 
 __all__ = ["LOCATOR_MARKER", "READING_MARKER", "write_composed_card", "write_model_card"]
 
@@ -282,8 +290,10 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         *_mining(config),
         f"- synthetic: {counts.get('synthetic', {}).get('train_crops', 0)} crops of 3D-rendered"
         " dice (random body and pip colours, pips set apart by brightness or by colour alone such"
-        " as red on dark grey, marbled bodies on 25 % with veins of any colour but the pips',",
-        "  pip size and spacing, rounded corners, a logo instead of the six on"
+        f" as red on dark grey, {int(100 * DARK_SHARE)} % near-black bodies, marbled bodies on"
+        f" {int(100 * MARBLE_SHARE)} % with veins of any colour but the pips',",
+        "  pip size and spacing, rounded corners, a ring or swirl round the one's pip on"
+        f" {int(100 * ONE_MARK_SHARE)} % of sets, a logo instead of the six on"
         f" {int(100 * LOGO_SHARE)} % of sets (families: {', '.join(LOGO_FAMILIES)}), Lambert",
         f"  shading, a glossy highlight on the upturned face of {int(100 * GLOSS_SHARE)} % of dice,"
         " cast shadows, glare, wood/felt/cloth/noise tables",

@@ -23,6 +23,7 @@ from vision.train.data import CropSet, FloatBox, UInt8Image, jitter_box, to_uint
 
 __all__ = [
     "COCKED_DEG",
+    "DARK_SHARE",
     "GLOSS_SHARE",
     "READABLE_DEG",
     "RenderedDie",
@@ -32,6 +33,7 @@ __all__ = [
     "HELD_OUT_LOGOS",
     "LOGO_FAMILIES",
     "LOGO_SHARE",
+    "MARBLE_SHARE",
     "ONE_MARK_SHARE",
     "render_crops",
     "render_logo_sixes",
