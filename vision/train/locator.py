@@ -361,8 +361,9 @@ def _card_section(report: dict[str, Any]) -> str:
     if any("value_recall" in m for m in report["metrics"].values()):
         lines += [
             "",
-            "The same photos read end to end: the locator's boxes, then `dice_faces.onnx` on each",
-            "(class 0 dropped), counted as `pipcam eval` does (values by multiset per photo):",
+            "The same photos read end to end, counted as `pipcam eval` does (values by multiset",
+            "per photo): the locator's boxes, then the `dice_faces.onnx` of the locator's training",
+            "day on each, class 0 dropped (the reading section below has today's face model):",
             "",
             "| source | per-die recall | per-die precision | photos read exactly |",
             "|---|---|---|---|",
