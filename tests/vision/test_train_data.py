@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -286,20 +287,25 @@ def test_scattered_scenes_fill_the_picture_and_rims_change_it() -> None:
     assert not np.array_equal(plain.image, rimmed.image)
 
 
-def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> None:
-    from vision.train.card import LOCATOR_MARKER, write_model_card
-
+def _face_report(**config: Any) -> dict[str, Any]:
+    """A face training report as `python -m vision.train` writes it, with tiny figures."""
     metrics = {
         "dice": 2, "dice_accuracy": 0.5, "dice_as_zero": 1, "dice_wrong_value": 0,
         "negatives": 4, "negative_accuracy": 1.0,
     }  # fmt: skip
-    report = {
+    return {
         "config": {"widths": (8, 8, 16, 16), "epochs": 1, "batch_size": 2, "learning_rate": 0.1,
-                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3},
+                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3, **config},
         "counts": {"synthetic": {"train_crops": 5}}, "metrics": {"src": metrics},
         "sha256": "ab" * 32, "size_bytes": 1, "parameters": 2, "onnx_max_abs_difference": 0.0,
         "torch": "x", "machine": "y", "data_seconds": 1, "train_seconds": 2, "total_seconds": 3,
     }  # fmt: skip
+
+
+def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> None:
+    from vision.train.card import LOCATOR_MARKER, write_model_card
+
+    report = _face_report()
     card = tmp_path / "MODEL_CARD.md"
     card.write_text(f"old face text\n\n{LOCATOR_MARKER}\n\n# locator text\n")
     write_model_card(report, card)
@@ -336,18 +342,7 @@ def test_the_card_names_a_source_left_out_and_the_command_that_leaves_it_out(
 ) -> None:
     from vision.train.card import write_composed_card
 
-    metrics = {
-        "dice": 2, "dice_accuracy": 0.5, "dice_as_zero": 1, "dice_wrong_value": 0,
-        "negatives": 4, "negative_accuracy": 1.0,
-    }  # fmt: skip
-    report = {
-        "config": {"widths": (8, 8, 16, 16), "epochs": 1, "batch_size": 2, "learning_rate": 0.1,
-                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3, "threads": 2,
-                   "invert": 0.2, "exclude": ["nell-byler_dice_detection"]},
-        "counts": {"synthetic": {"train_crops": 5}}, "metrics": {"src": metrics},
-        "sha256": "ab" * 32, "size_bytes": 1, "parameters": 2, "onnx_max_abs_difference": 0.0,
-        "torch": "x", "machine": "y", "data_seconds": 1, "train_seconds": 2, "total_seconds": 3,
-    }  # fmt: skip
+    report = _face_report(threads=2, invert=0.2, exclude=["nell-byler_dice_detection"])
     card = tmp_path / "MODEL_CARD.md"
     write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
