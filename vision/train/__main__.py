@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from vision.train.card import write_model_card
-from vision.train.data import DEFAULT_DATA
+from vision.train.data import DEFAULT_DATA, add_exclude_option
 from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
 from vision.train.train import TrainConfig, build_datasets, train
 
@@ -45,13 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         default=TrainConfig.invert,
         help="share of training crops seen as their negative (dark dice from light ones)",
     )
-    parser.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="SOURCE",
-        help="leave a source out of training and measure it on all its photos (unseen dice)",
-    )
+    add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
     config = TrainConfig(
         seed=args.seed,

@@ -8,6 +8,7 @@ can be tested without torch.
 
 from __future__ import annotations
 
+import argparse
 import json
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +37,7 @@ __all__ = [
     "load_sources",
     "read_image",
     "split_of",
+    "add_exclude_option",
     "train_and_val",
 ]
 
@@ -384,6 +386,17 @@ def iter_records(
     for record in records:
         if record.split == split and not (skip_issues and record.known_issue):
             yield record
+
+
+def add_exclude_option(parser: argparse.ArgumentParser, *, unseen: str) -> None:
+    """Add ``--exclude SOURCE`` (repeatable), the sources :func:`train_and_val` leaves out."""
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="SOURCE",
+        help=f"leave a source out of training and measure it on all its photos (unseen {unseen})",
+    )
 
 
 def train_and_val(

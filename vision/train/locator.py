@@ -31,6 +31,7 @@ from vision.train.data import (
     DEFAULT_DATA,
     FloatBox,
     Record,
+    add_exclude_option,
     die_boxes,
     load_folder,
     load_sources,
@@ -478,13 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         default=LocatorConfig.photometric,
         help="quarter turns, channel shuffles, grey, blur, noise and contrast",
     )
-    parser.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="SOURCE",
-        help="leave a source out of training and measure it on all its photos (unseen scenes)",
-    )
+    add_exclude_option(parser, unseen="scenes")
     args = parser.parse_args(argv)
     config = LocatorConfig(
         steps=args.steps,
