@@ -16,6 +16,7 @@ from vision.train.data import (
     LabelledDie,
     Proposal,
     Record,
+    UnknownSourceError,
     cut_crops,
     die_boxes,
     iter_records,
@@ -332,7 +333,7 @@ def test_a_source_left_out_is_validated_on_all_its_photos() -> None:
     # Every photo of b (its training ones too) is held out; known problems stay out everywhere.
     assert [(r.source, r.split) for r in val] == [("a", "val"), ("b", "train"), ("b", "val")]
     with pytest.raises(
-        ValueError, match="cannot leave out c: no such source; the sources are a, b"
+        UnknownSourceError, match="cannot leave out c: no such source; the sources are a, b"
     ):
         train_and_val(records, exclude=["c"])
 
@@ -384,7 +385,18 @@ def test_random_styles_have_readable_pips_glossy_dice_and_veins_unlike_the_pips(
     )
 
 
-def test_a_glossy_die_shines_on_its_upturned_face_only() -> None:
+@pytest.mark.parametrize(
+    ("centre", "shine"),
+    [
+        pytest.param((48.0, 48.0), (60.0, 255.0), id="in-the-picture"),
+        pytest.param((2.0, 48.0), (0.0, 255.0), id="half-out"),  # the spot may fall outside
+        pytest.param((-40.0, 48.0), (0.0, 0.0), id="wholly-out"),
+        pytest.param((48.0, 140.0), (0.0, 0.0), id="wholly-out-below"),
+    ],
+)
+def test_a_glossy_die_shines_on_its_upturned_face_only(
+    centre: tuple[float, float], shine: tuple[float, float]
+) -> None:
     from dataclasses import replace
 
     from vision.train.synth import _draw_die
@@ -397,7 +409,7 @@ def test_a_glossy_die_shines_on_its_upturned_face_only() -> None:
         _draw_die(
             canvas,
             footprint,
-            centre=(48.0, 48.0),
+            centre=centre,
             half=20.0,
             rotation=np.eye(3),
             values=[1, 6, 2, 5, 3, 4],
@@ -410,7 +422,7 @@ def test_a_glossy_die_shines_on_its_upturned_face_only() -> None:
     matte, footprint = draw(0.0)
     glossy, _ = draw(150.0)
     brighter = (glossy - matte).max(axis=2)
-    assert brighter.max() > 60
+    assert shine[0] <= brighter.max() <= shine[1]
     assert np.all(brighter >= -1e-6)
     # Nothing shines off the die.
     assert brighter[footprint == 0].max() < 1.0

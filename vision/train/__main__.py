@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from vision.train.card import write_model_card
-from vision.train.data import DEFAULT_DATA, add_exclude_option
+from vision.train.data import DEFAULT_DATA, UnknownSourceError, add_exclude_option
 from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
 from vision.train.train import TrainConfig, build_datasets, train
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         datasets = build_datasets(args.data, config)
-    except ValueError as err:
+    except UnknownSourceError as err:
         parser.error(f"--exclude: {err} (in {args.data})")
     data_seconds = time.perf_counter() - started
     result = train(datasets, config)

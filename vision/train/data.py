@@ -388,6 +388,10 @@ def iter_records(
             yield record
 
 
+class UnknownSourceError(ValueError):
+    """``--exclude`` named a source the data folder does not have."""
+
+
 def add_exclude_option(parser: argparse.ArgumentParser, *, unseen: str) -> None:
     """Add ``--exclude SOURCE`` (repeatable), the sources :func:`train_and_val` leaves out."""
     parser.add_argument(
@@ -411,7 +415,7 @@ def train_and_val(
     unknown = sorted(set(exclude) - sources)
     if unknown:
         known = ", ".join(sorted(sources)) or "none (no photos were found)"
-        raise ValueError(
+        raise UnknownSourceError(
             f"cannot leave out {', '.join(unknown)}: no such source; the sources are {known}"
         )
     train = [r for r in iter_records(records, split="train") if r.source not in exclude]

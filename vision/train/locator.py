@@ -31,6 +31,7 @@ from vision.train.data import (
     DEFAULT_DATA,
     FloatBox,
     Record,
+    UnknownSourceError,
     add_exclude_option,
     die_boxes,
     load_folder,
@@ -500,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     records = load_sources(args.data)
     try:
         train_all, val_all = train_and_val(records, exclude=config.exclude)
-    except ValueError as err:
+    except UnknownSourceError as err:
         parser.error(f"--exclude: {err} (in {args.data})")
     # The locator learns and is measured on whole photos only, never on the crops folder.
     train_records = [r for r in train_all if not r.is_crop and r.dice]

@@ -684,16 +684,18 @@ def _highlight(
     major = half * rng.uniform(0.08, 0.35)
     minor = major * rng.uniform(0.25, 1.0)
     angle = rng.uniform(0, np.pi)
+    tint = rng.uniform(0.85, 1.0, 3)
     # Only the face's own rectangle (and a pixel of antialiased edge) can shine.
     height, width = canvas.shape[:2]
     x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
     x1 = min(int(np.ceil(quad[:, 0].max())) + 3, width)
     y1 = min(int(np.ceil(quad[:, 1].max())) + 3, height)
+    if x1 <= x0 or y1 <= y0:
+        return  # the face lies wholly off the canvas (a die half out of the picture)
     yy, xx = np.mgrid[y0:y1, x0:x1]
     along = (xx - cx) * np.cos(angle) + (yy - cy) * np.sin(angle)
     across = -(xx - cx) * np.sin(angle) + (yy - cy) * np.cos(angle)
     spot = np.exp(-0.5 * ((along / major) ** 2 + (across / minor) ** 2)) * mask[y0:y1, x0:x1]
-    tint = rng.uniform(0.85, 1.0, 3)
     canvas[y0:y1, x0:x1] += strength * spot[..., None] * tint
 
 
