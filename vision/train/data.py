@@ -31,13 +31,14 @@ __all__ = [
     "Proposer",
     "Record",
     "Split",
+    "UnknownSourceError",
+    "add_exclude_option",
     "cut_crops",
     "die_boxes",
     "load_folder",
     "load_sources",
     "read_image",
     "split_of",
-    "add_exclude_option",
     "train_and_val",
 ]
 
