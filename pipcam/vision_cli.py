@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.calibrate import Calibration, calibrate_frame, load_calibration, save_calibration
+from vision.camera_effects import EFFECTS, with_effect
 from vision.classify import (
     DEFAULT_LOCATOR_MODEL,
     DEFAULT_MODEL,
@@ -108,6 +109,14 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         choices=SPLITS,
         default="all",
         help="only the photos the training code puts in this split (val: never trained on)",
+    )
+    evaluate.add_argument(
+        "--effect",
+        action="append",
+        choices=list(EFFECTS),
+        metavar="NAME",
+        help="read the photos as another camera would see them (repeat to compare): "
+        + ", ".join(f"{e.name} ({e.description})" for e in EFFECTS.values()),
     )
     _add_locator_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
@@ -379,21 +388,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _error("eval", str(err))
         return 1
     status = 0
-    read = _box_reader(reader)
+    plain = _box_reader(reader)
+    effects = [EFFECTS[name] for name in (args.effect or ["none"])]
     for folder in args.dirs:
-        try:
-            with _only_split(Path(folder), args.split) as view:
-                report = evaluate_folder(view, read)
-        except (OSError, ValueError, KeyError) as err:
-            _error("eval", f"{folder}: {err}")
-            status = 1
-            continue
-        # The report names the folder asked for, not the temporary view of one split.
-        report.folder = Path(folder)
-        _write(sys.stdout, format_report(report))
-        suffix = "" if args.split == "all" else f"-{args.split}"
-        png = args.png_dir / f"{Path(folder).resolve().name}{suffix}-confusion.png"
-        png.parent.mkdir(parents=True, exist_ok=True)
-        write_confusion_png(report, png)
-        _write(sys.stdout, f"confusion matrix written to {png}")
+        for effect in effects:
+            read = plain if effect.name == "none" else with_effect(plain, effect)
+            try:
+                with _only_split(Path(folder), args.split) as view:
+                    report = evaluate_folder(view, read)
+            except (OSError, ValueError, KeyError) as err:
+                _error("eval", f"{folder}: {err}")
+                status = 1
+                break
+            # The report names the folder asked for, not the temporary view of one split.
+            report.folder = Path(folder)
+            if effect.name != "none":
+                _write(sys.stdout, f"effect {effect.name}: {effect.description}")
+            _write(sys.stdout, format_report(report))
+            suffix = "" if args.split == "all" else f"-{args.split}"
+            suffix += "" if effect.name == "none" else f"-{effect.name}"
+            png = args.png_dir / f"{Path(folder).resolve().name}{suffix}-confusion.png"
+            png.parent.mkdir(parents=True, exist_ok=True)
+            write_confusion_png(report, png)
+            _write(sys.stdout, f"confusion matrix written to {png}")
     return status

@@ -289,3 +289,36 @@ def test_eval_counts_an_uncertain_die_as_found_but_not_read(
     out = capsys.readouterr().out
     assert "per-die recall      0.00 %  (0/6)" in out
     assert "(0/0; 6 unread)" in out
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_eval_effect_reads_each_folder_as_another_camera_would(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "rolls"
+    _labelled_folder(folder, 2)
+    png_dir = tmp_path / "png"
+    argv = ["eval", str(folder), "--png-dir", str(png_dir)]
+    assert _run([*argv, "--effect", "none", "--effect", "double", "--effect", "warm"]) == 0
+    out = capsys.readouterr().out
+    reports = out.split(f"{folder}: 2 photos")
+    # One report per effect, in order, each effect named on the line just before its report; a
+    # changed size still matches the labels' boxes.
+    assert len(reports) == 4
+    assert "effect double: twice the resolution" in reports[1]
+    assert "effect warm: a warm lamp" in reports[2]
+    assert all("per-die recall    100.00 %  (12/12)" in r for r in reports[1:])
+    for suffix in ("", "-double", "-warm"):
+        assert (png_dir / f"rolls{suffix}-confusion.png").is_file()
+
+
+def test_eval_refuses_an_unknown_effect_and_names_the_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        _run(["eval", str(tmp_path), "--effect", "fisheye"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --effect: invalid choice: 'fisheye'" in err
+    assert "'half'" in err
+    assert "'jpeg40'" in err

@@ -1,0 +1,84 @@
+"""Camera effects for ``pipcam eval --effect``: each does what its name says, repeatably."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from vision.camera_effects import EFFECTS, Effect, with_effect
+from vision.evaluate import IntBox
+from vision.synthetic import make_frame, six_dice
+
+Frame = np.ndarray
+
+
+@pytest.fixture(scope="module")
+def frame() -> Frame:
+    return make_frame(320, 240, six_dice(320, 240, seed=3), tray="green", seed=3)
+
+
+@pytest.mark.parametrize("name", list(EFFECTS))
+def test_each_effect_keeps_a_colour_frame_of_its_scaled_size_and_repeats(
+    name: str, frame: Frame
+) -> None:
+    effect = EFFECTS[name]
+    out = effect.apply(frame)
+    assert out.dtype == np.uint8
+    assert out.shape == (round(240 * effect.scale), round(320 * effect.scale), 3)
+    assert np.array_equal(effect.apply(frame), out)
+    assert name == effect.name
+
+
+def _means(frame: Frame) -> np.ndarray:
+    return frame.reshape(-1, 3).astype(np.float64).mean(axis=0)  # B, G, R
+
+
+@pytest.mark.parametrize(
+    ("name", "check"),
+    [
+        ("none", lambda before, after: np.allclose(before, after)),
+        ("warm", lambda before, after: after[2] / after[0] > 1.5 * before[2] / before[0]),
+        ("cool", lambda before, after: after[0] / after[2] > 1.4 * before[0] / before[2]),
+        ("green", lambda before, after: after[1] / after[2] > 1.1 * before[1] / before[2]),
+        ("dim", lambda before, after: after.mean() < 0.5 * before.mean()),
+        ("dim-noisy", lambda before, after: after.mean() < 0.6 * before.mean()),
+        ("flat", lambda before, after: np.ptp(after) < 0.7 * np.ptp(before)),
+    ],
+)
+def test_colour_effects_move_the_colours_the_way_their_names_say(
+    name: str, check: object, frame: Frame
+) -> None:
+    assert callable(check)
+    assert check(_means(frame), _means(EFFECTS[name].apply(frame)))
+
+
+@pytest.mark.parametrize("name", ["noisy", "dim-noisy", "jpeg40", "defocus"])
+def test_degrading_effects_change_the_pixels_but_not_the_scene(name: str, frame: Frame) -> None:
+    out = EFFECTS[name].apply(frame).astype(np.int16)
+    scale = 0.5 if name == "dim-noisy" else 1.0
+    difference = np.abs(out - frame.astype(np.int16) * scale)
+    assert difference.mean() > 0.5
+    assert difference.mean() < 25
+
+
+def test_with_effect_reads_the_changed_frame_and_maps_boxes_back(frame: Frame) -> None:
+    seen: list[tuple[int, ...]] = []
+
+    def read(image: Frame) -> Sequence[tuple[int | None, IntBox]]:
+        seen.append(image.shape)
+        # A box in the effected frame's own pixels, as the reader would give.
+        return [(4, (10, 20, 50, 60)), (None, (100, 100, 140, 130))]
+
+    half = with_effect(read, EFFECTS["half"])
+    assert list(half(frame)) == [(4, (20, 40, 100, 120)), (None, (200, 200, 280, 260))]
+    assert seen == [(120, 160, 3)]
+    double = with_effect(read, EFFECTS["double"])
+    assert list(double(frame)) == [(4, (5, 10, 25, 30)), (None, (50, 50, 70, 65))]
+
+
+def test_an_effect_that_keeps_the_size_keeps_the_boxes(frame: Frame) -> None:
+    darker = Effect("test", "darker", lambda image: image // 2)
+    boxes: list[tuple[int | None, IntBox]] = [(2, (1, 2, 3, 4))]
+    assert list(with_effect(lambda _image: boxes, darker)(frame)) == boxes
