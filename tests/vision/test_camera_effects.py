@@ -32,7 +32,8 @@ def test_each_effect_keeps_a_colour_frame_of_its_scaled_size_and_repeats(
 
 
 def _means(frame: Frame) -> np.ndarray:
-    return frame.reshape(-1, 3).astype(np.float64).mean(axis=0)  # B, G, R
+    """The frame's mean blue, green and red."""
+    return np.asarray(frame.reshape(-1, 3).mean(axis=0), np.float64)
 
 
 @pytest.mark.parametrize(
