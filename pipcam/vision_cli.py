@@ -402,7 +402,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 break
             # The report names the folder asked for, not the temporary view of one split.
             report.folder = Path(folder)
-            if effect.name != "none":
+            if args.effect:
                 _write(sys.stdout, f"effect {effect.name}: {effect.description}")
             _write(sys.stdout, format_report(report))
             suffix = "" if args.split == "all" else f"-{args.split}"

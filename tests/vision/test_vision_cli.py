@@ -301,12 +301,13 @@ def test_eval_effect_reads_each_folder_as_another_camera_would(
     argv = ["eval", str(folder), "--png-dir", str(png_dir)]
     assert _run([*argv, "--effect", "none", "--effect", "double", "--effect", "warm"]) == 0
     out = capsys.readouterr().out
-    reports = out.split(f"{folder}: 2 photos")
-    # One report per effect, in order, each effect named on the line just before its report; a
-    # changed size still matches the labels' boxes.
+    reports = out.split("effect ")
+    # One report per effect, in order, each under its effect's name; a changed size still
+    # matches the labels' boxes.
     assert len(reports) == 4
-    assert "effect double: twice the resolution" in reports[1]
-    assert "effect warm: a warm lamp" in reports[2]
+    assert reports[1].startswith(f"none: the photos as they are\n{folder}: 2 photos")
+    assert reports[2].startswith("double: twice the resolution")
+    assert reports[3].startswith("warm: a warm lamp")
     assert all("per-die recall    100.00 %  (12/12)" in r for r in reports[1:])
     for suffix in ("", "-double", "-warm"):
         assert (png_dir / f"rolls{suffix}-confusion.png").is_file()
