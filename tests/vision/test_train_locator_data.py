@@ -15,7 +15,6 @@ from vision.train.locator_data import (
     LocatorConfig,
     Photo,
     cut_scene,
-    lighting,
     load_photo,
     photometric,
     sample,
@@ -105,31 +104,3 @@ def test_photos_are_kept_large_but_never_blown_up(tmp_path: Path) -> None:
     assert small.image.shape[:2] == (240, 320)
     assert small.boxes[0] == pytest.approx((80.0, 80.0, 112.0, 112.0))
     assert small.source_shape == (300, 400)
-
-
-@pytest.mark.parametrize(
-    ("wide", "low", "high"),
-    [
-        # Narrow: channel gains 0.8-1.2 times brightness 0.7-1.3.
-        (0.0, 0.8 * 0.7, 1.2 * 1.3),
-        # Always wide: channel gains 0.7-1.35 times brightness 0.35-1.5.
-        (1.0, 0.7 * 0.35, 1.35 * 1.5),
-    ],
-)
-def test_lighting_gains_stay_in_their_range_and_wide_reaches_dim_and_warm(
-    wide: float, low: float, high: float
-) -> None:
-    grey = np.full((4, 4, 3), 100, np.uint8)
-    rng = np.random.default_rng(0)
-    gains = np.array([lighting(grey, rng, wide)[0, 0] / 100.0 for _ in range(400)])
-    assert gains.min() >= low - 1e-6
-    assert gains.max() <= high + 1e-6
-    darkest = gains.mean(axis=1).min()
-    warmest = (gains[:, 2] / gains[:, 0]).max()
-    if wide:
-        # As dark as the "dim" camera effect, as warm as the "warm" one.
-        assert darkest < 0.45
-        assert warmest > 1.25 / 0.75 * 0.9
-    else:
-        assert darkest > 0.55
-        assert warmest < 1.2 / 0.8 + 1e-6

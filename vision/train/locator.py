@@ -45,7 +45,6 @@ from vision.train.locator_data import (
     LocatorConfig,
     Photo,
     Scene,
-    lighting,
     load_photo,
     photometric,
     render_pool,
@@ -119,7 +118,9 @@ def _batch(
         image, boxes = sample(photos, rng, config, pool)
         if config.photometric:
             image, boxes = photometric(image, boxes, rng)
-        rgb = lighting(image, rng, config.wide_lighting)[:, :, ::-1] / 255.0
+        # Colour jitter: channel gains and brightness, as lighting and white balance vary.
+        jitter = image.astype(np.float32) * rng.uniform(0.8, 1.2, 3) * rng.uniform(0.7, 1.3)
+        rgb = np.clip(jitter, 0, 255)[:, :, ::-1] / 255.0
         images.append(rgb.transpose(2, 0, 1))
         heat, reg, mask = encode(boxes, config.crop, config.crop)
         heats.append(heat)
@@ -318,12 +319,6 @@ def _card_section(report: dict[str, Any]) -> str:
         scenes += f", {int(100 * config['rim_share'])} % with a tray's rim"
     if config.get("synthetic_scenes"):
         scenes += f", {config['synthetic_scenes']} scenes rendered once and cut at random"
-    wide = (
-        f" (on {int(100 * config['wide_lighting'])} % as an unlocked camera in a dim or warm"
-        " room: brightness x0.35-1.5, channels x0.7-1.35)"
-        if config.get("wide_lighting")
-        else ""
-    )
     left_out = f"; left out: {', '.join(config['exclude'])}" if config.get("exclude") else ""
     lines = [
         CARD_MARKER,
@@ -348,7 +343,7 @@ def _card_section(report: dict[str, Any]) -> str:
         " 1x1 heads; CenterNet focal loss + L1 box.",
         f"- training: {config['steps']} batches of {config['batch_size']} random"
         f" {config['crop']} px crops (photos at {low:g}-{high:g} times the locator's scale,"
-        f" flips, colour gains{wide}{extra}), {int(100 * config['synthetic_share'])} %"
+        f" flips, colour gains{extra}), {int(100 * config['synthetic_share'])} %"
         f" synthetic table scenes with 0-{config.get('max_dice', 8)} dice{scenes}"
         " (vision/train/synth.py), the rest the real",
         f"  training photos of the sources above (same splits{left_out}); seed {config['seed']},"
@@ -485,13 +480,6 @@ def main(argv: list[str] | None = None) -> int:
         default=LocatorConfig.photometric,
         help="quarter turns, channel shuffles, grey, blur, noise and contrast",
     )
-    parser.add_argument(
-        "--wide-lighting",
-        type=float,
-        default=LocatorConfig.wide_lighting,
-        metavar="SHARE",
-        help="share of samples lit as an unlocked camera in a dim or warm room (0: none)",
-    )
     add_exclude_option(parser, unseen="scenes")
     args = parser.parse_args(argv)
     config = LocatorConfig(
@@ -507,7 +495,6 @@ def main(argv: list[str] | None = None) -> int:
         scatter=args.scatter,
         rim_share=args.rim_share,
         photometric=args.photometric,
-        wide_lighting=args.wide_lighting,
         exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)

@@ -24,7 +24,6 @@ __all__ = [
     "Photo",
     "Scene",
     "cut_scene",
-    "lighting",
     "load_photo",
     "photometric",
     "render_pool",
@@ -63,8 +62,6 @@ class LocatorConfig:
     """Share of synthetic scenes with a tray's rim."""
     photometric: bool = True
     """Also turn by 90 degrees, shuffle colour channels, grey, blur, noise (beyond gains)."""
-    wide_lighting: float = 0.0
-    """Share of samples lit as an unlocked camera in a dim or warm room (see :func:`lighting`)."""
     exclude: tuple[str, ...] = ()
     """Sources left out of training whole (measured on all their photos): unseen scenes."""
 
@@ -194,23 +191,6 @@ def sample(
         image = image[::-1]
         moved = [(b[0], size - b[3], b[2], size - b[1]) for b in moved]
     return np.ascontiguousarray(image), moved
-
-
-def lighting(
-    image: npt.NDArray[np.uint8], rng: np.random.Generator, wide: float = 0.0
-) -> npt.NDArray[np.float32]:
-    """Lighting and white balance vary: channel gains x0.8-1.2 and brightness x0.7-1.3.
-
-    On a share ``wide`` of the samples the range is an unlocked camera's in a dim or warm room
-    (channel gains x0.7-1.35, brightness x0.35-1.5): measured with ``pipcam eval --effect``,
-    the narrow range alone lost small dice in photos a camera took darker or warmer.
-    """
-    if wide > 0 and rng.random() < wide:
-        gains = rng.uniform(0.7, 1.35, 3) * np.exp(rng.uniform(np.log(0.35), np.log(1.5)))
-    else:
-        gains = rng.uniform(0.8, 1.2, 3) * rng.uniform(0.7, 1.3)
-    lit: npt.NDArray[np.float32] = image.astype(np.float32) * gains.astype(np.float32)
-    return np.clip(lit, 0, 255)
 
 
 def photometric(
