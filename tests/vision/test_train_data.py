@@ -343,11 +343,16 @@ def test_the_card_names_a_source_left_out_and_the_command_that_leaves_it_out(
 ) -> None:
     from vision.train.card import write_composed_card
 
-    report = _face_report(threads=2, invert=0.2, exclude=["nell-byler_dice_detection"])
+    report = _face_report(
+        threads=2, invert=0.2, synthetic_train=500, exclude=["nell-byler_dice_detection"]
+    )
     card = tmp_path / "MODEL_CARD.md"
     write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
-    command = "--epochs 1 --lr 0.1 --invert 0.2 --threads 2 --exclude nell-byler_dice_detection"
+    command = (
+        "--epochs 1 --lr 0.1 --invert 0.2 --synthetic 500 --threads 2"
+        " --exclude nell-byler_dice_detection"
+    )
     assert command in text
     assert "Left out of training: nell-byler_dice_detection. Validated on all its photos" in text
     assert "20 % of crops as their negative" in text

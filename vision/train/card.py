@@ -144,6 +144,9 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
             options.append(f"--lr {config['learning_rate']:g}")
         if config.get("invert"):
             options.append(f"--invert {config['invert']:g}")
+        if "synthetic_train" in config:
+            # Always written: the default has changed before, and the count matters.
+            options.append(f"--synthetic {config['synthetic_train']}")
         options.append(f"--threads {config['threads']}")
         options += [f"--exclude {source}" for source in config.get("exclude", ())]
         lines += [
