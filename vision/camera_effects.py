@@ -9,7 +9,7 @@ the reader's boxes back to the photo's own pixels, so they still match the label
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -87,7 +87,7 @@ def _flat(contrast: float, lift: float) -> Callable[[Frame], Frame]:
     return apply
 
 
-EFFECTS: dict[str, Effect] = {
+EFFECTS: Mapping[str, Effect] = {
     effect.name: effect
     for effect in (
         Effect("none", "the photos as they are", lambda frame: frame),
