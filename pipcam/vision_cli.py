@@ -391,24 +391,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     plain = _box_reader(reader)
     effects = [EFFECTS[name] for name in (args.effect or ["none"])]
     for folder in args.dirs:
-        for effect in effects:
-            read = plain if effect.name == "none" else with_effect(plain, effect)
-            try:
-                with _only_split(Path(folder), args.split) as view:
-                    report = evaluate_folder(view, read)
-            except (OSError, ValueError, KeyError) as err:
-                _error("eval", f"{folder}: {err}")
-                status = 1
-                break
-            # The report names the folder asked for, not the temporary view of one split.
-            report.folder = Path(folder)
-            if args.effect:
-                _write(sys.stdout, f"effect {effect.name}: {effect.description}")
-            _write(sys.stdout, format_report(report))
-            suffix = "" if args.split == "all" else f"-{args.split}"
-            suffix += "" if effect.name == "none" else f"-{effect.name}"
-            png = args.png_dir / f"{Path(folder).resolve().name}{suffix}-confusion.png"
-            png.parent.mkdir(parents=True, exist_ok=True)
-            write_confusion_png(report, png)
-            _write(sys.stdout, f"confusion matrix written to {png}")
+        try:
+            with _only_split(Path(folder), args.split) as view:
+                for effect in effects:
+                    report = evaluate_folder(view, with_effect(plain, effect))
+                    # The report names the folder asked for, not the temporary view of a split.
+                    report.folder = Path(folder)
+                    if args.effect:
+                        _write(sys.stdout, f"effect {effect.name}: {effect.description}")
+                    _write(sys.stdout, format_report(report))
+                    suffix = "" if args.split == "all" else f"-{args.split}"
+                    suffix += "" if effect.name == "none" else f"-{effect.name}"
+                    png = args.png_dir / f"{Path(folder).resolve().name}{suffix}-confusion.png"
+                    png.parent.mkdir(parents=True, exist_ok=True)
+                    write_confusion_png(report, png)
+                    _write(sys.stdout, f"confusion matrix written to {png}")
+        except (OSError, ValueError, KeyError) as err:
+            _error("eval", f"{folder}: {err}")
+            status = 1
     return status

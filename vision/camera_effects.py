@@ -17,10 +17,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.evaluate import IntBox, ReadFn
+from vision.source import Frame
 
 __all__ = ["EFFECTS", "Effect", "with_effect"]
-
-Frame = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
@@ -44,9 +43,12 @@ def _resize(factor: float) -> Callable[[Frame], Frame]:
     return apply
 
 
-def _gains(blue: float, green: float, red: float) -> Callable[[Frame], Frame]:
+def _levels(blue: float, green: float, red: float, lift: float = 0.0) -> Callable[[Frame], Frame]:
+    """Per-channel gains (white balance, exposure, contrast), then a lift (haze)."""
+
     def apply(frame: Frame) -> Frame:
-        work = frame.astype(np.float32) * np.array([blue, green, red], np.float32)
+        gains = np.array([blue, green, red], np.float32)
+        work: npt.NDArray[np.float32] = frame.astype(np.float32) * gains + np.float32(lift)
         return np.clip(work, 0, 255).astype(np.uint8)
 
     return apply
@@ -79,14 +81,6 @@ def _defocus(sigma: float) -> Callable[[Frame], Frame]:
     return apply
 
 
-def _flat(contrast: float, lift: float) -> Callable[[Frame], Frame]:
-    def apply(frame: Frame) -> Frame:
-        work: npt.NDArray[np.float32] = frame.astype(np.float32) * contrast + lift
-        return np.clip(work, 0, 255).astype(np.uint8)
-
-    return apply
-
-
 EFFECTS: Mapping[str, Effect] = {
     effect.name: effect
     for effect in (
@@ -106,16 +100,18 @@ EFFECTS: Mapping[str, Effect] = {
         Effect(
             "warm",
             "a warm lamp, white balance not locked (red x1.25, blue x0.75)",
-            _gains(0.75, 1.0, 1.25),
+            _levels(0.75, 1.0, 1.25),
         ),
-        Effect("cool", "daylight through a window (red x0.8, blue x1.2)", _gains(1.2, 1.0, 0.8)),
-        Effect("green", "a green cast (red and blue x0.85)", _gains(0.85, 1.0, 0.85)),
-        Effect("dim", "a dim room, exposure x0.45", _gains(0.45, 0.45, 0.45)),
+        Effect("cool", "daylight through a window (red x0.8, blue x1.2)", _levels(1.2, 1.0, 0.8)),
+        Effect("green", "a green cast (red and blue x0.85)", _levels(0.85, 1.0, 0.85)),
+        Effect("dim", "a dim room, exposure x0.45", _levels(0.45, 0.45, 0.45)),
         Effect(
             "dim-noisy", "a dim room at high gain: exposure x0.5, noise sigma 6", _noise(6.0, 0.5)
         ),
         Effect("noisy", "sensor noise, sigma 10", _noise(10.0)),
-        Effect("flat", "flat, hazy light: contrast x0.6, lifted by 70", _flat(0.6, 70.0)),
+        Effect(
+            "flat", "flat, hazy light: contrast x0.6, lifted by 70", _levels(0.6, 0.6, 0.6, 70.0)
+        ),
         Effect("jpeg40", "hard JPEG compression, quality 40", _jpeg(40)),
         Effect("defocus", "the lens slightly out of focus (Gaussian, sigma 1.5 px)", _defocus(1.5)),
     )
