@@ -391,6 +391,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     plain = _box_reader(reader)
     effects = [EFFECTS[name] for name in (args.effect or ["none"])]
     for folder in args.dirs:
+        stem = Path(folder).resolve().name + ("" if args.split == "all" else f"-{args.split}")
         try:
             with _only_split(Path(folder), args.split) as view:
                 for effect in effects:
@@ -400,9 +401,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     if args.effect:
                         _write(sys.stdout, f"effect {effect.name}: {effect.description}")
                     _write(sys.stdout, format_report(report))
-                    suffix = "" if args.split == "all" else f"-{args.split}"
-                    suffix += "" if effect.name == "none" else f"-{effect.name}"
-                    png = args.png_dir / f"{Path(folder).resolve().name}{suffix}-confusion.png"
+                    suffix = "" if effect.name == "none" else f"-{effect.name}"
+                    png = args.png_dir / f"{stem}{suffix}-confusion.png"
                     png.parent.mkdir(parents=True, exist_ok=True)
                     write_confusion_png(report, png)
                     _write(sys.stdout, f"confusion matrix written to {png}")
