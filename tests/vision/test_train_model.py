@@ -15,8 +15,10 @@ from vision.train.export import check_onnx, export_onnx, sha256_of  # noqa: E402
 from vision.train.train import (  # noqa: E402
     Datasets,
     FaceNet,
+    MixStyle,
     TrainConfig,
     _augment,
+    add_streaks,
     evaluate_crops,
     train,
 )
@@ -98,3 +100,57 @@ def test_export_gives_image_and_logits_with_a_dynamic_batch(tmp_path: Path) -> N
     assert check_onnx(model, path, images) <= 1e-4
     assert session.run(None, {"image": images[:1]})[0].shape == (1, 7)
     assert len(sha256_of(path)) == 64
+
+
+def test_streaks_draw_a_thin_bright_curve_on_the_die_and_leave_the_rest() -> None:
+    dark = torch.full((16, 3, 64, 64), 0.1)
+    kept = add_streaks(dark.clone(), 0.0, torch.Generator().manual_seed(2))
+    assert torch.equal(kept, dark)
+    drawn = add_streaks(dark.clone(), 1.0, torch.Generator().manual_seed(2))
+    again = add_streaks(dark.clone(), 1.0, torch.Generator().manual_seed(2))
+    assert torch.equal(drawn, again)
+    changed = (drawn - dark).abs().amax(dim=1) > 0.05  # (16, 64, 64)
+    for mask in changed:
+        ys, xs = torch.nonzero(mask, as_tuple=True)
+        # Long against a pip (a pip is ~8 px across at 64 px), never round like one...
+        assert max(int(xs.max() - xs.min()), int(ys.max() - ys.min())) >= 20
+        # ...thin (a small share of the crop), and on the die, not at the crop's border.
+        assert float(mask.float().mean()) < 0.15
+        border = mask.clone()
+        border[4:-4, 4:-4] = False
+        assert not bool(border.any())
+    # A lamp's reflection is bright.
+    assert bool((drawn >= dark - 1e-6).all())
+    assert float(drawn.amax()) > 0.8
+
+
+def test_mixstyle_mixes_while_training_and_is_the_identity_when_evaluating() -> None:
+    torch.manual_seed(0)
+    features = torch.rand(8, 4, 16, 16) * torch.arange(1, 9).float()[:, None, None, None]
+    mixing = MixStyle(1.0)
+    assert torch.equal(mixing.eval()(features), features)
+    mixed = mixing.train()(features)
+    assert mixed.shape == features.shape
+    # Each crop keeps its own pattern (correlation) but takes on other crops' statistics.
+    assert not torch.allclose(mixed.mean(dim=(2, 3)), features.mean(dim=(2, 3)), atol=1e-3)
+    for a, b in zip(mixed, features, strict=True):
+        assert float(torch.corrcoef(torch.stack([a.flatten(), b.flatten()]))[0, 1]) > 0.5
+    assert torch.equal(MixStyle(0.0).train()(features), features)
+
+
+def test_a_mixstyle_cnn_exports_the_same_network_as_a_plain_one(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    plain = FaceNet((8, 8, 16, 16)).eval()
+    torch.manual_seed(0)
+    mixing = FaceNet((8, 8, 16, 16), mixstyle=0.5).eval()
+    images = torch.rand(3, 3, 64, 64)
+    assert torch.equal(plain(images), mixing(images))
+    export_onnx(mixing, tmp_path / "faces.onnx")
+    assert check_onnx(mixing, tmp_path / "faces.onnx", images.numpy()) <= 1e-4
+
+
+def test_mixstyle_is_refused_for_the_efficientnet() -> None:
+    from vision.train.train import build_model
+
+    with pytest.raises(ValueError, match="plain CNN only: use --arch plain"):
+        build_model(TrainConfig(arch="effnet", mixstyle=0.5))

@@ -45,6 +45,18 @@ def main(argv: list[str] | None = None) -> int:
         default=TrainConfig.invert,
         help="share of training crops seen as their negative (dark dice from light ones)",
     )
+    parser.add_argument(
+        "--streaks",
+        type=float,
+        default=TrainConfig.streaks,
+        help="share of training crops given a lamp's glossy streak across the face",
+    )
+    parser.add_argument(
+        "--mixstyle",
+        type=float,
+        default=TrainConfig.mixstyle,
+        help="chance per batch of mixing feature statistics between crops (plain CNN only)",
+    )
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
     config = TrainConfig(
@@ -55,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         arch=args.arch,
         learning_rate=args.lr,
         invert=args.invert,
+        streaks=args.streaks,
+        mixstyle=args.mixstyle,
         exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)

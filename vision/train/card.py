@@ -72,9 +72,18 @@ def _architecture(config: dict[str, Any]) -> str:
             " network (the ImageNet scaling), then global average pooling, dropout 0.1, linear to"
             " 7 classes."
         )
+    mixstyle = config.get("mixstyle", 0.0)
     return (
         f"- architecture: plain CNN, 7 conv3x3 + BN + ReLU layers (widths {config['widths']},"
         " strides 2, 2, 1, 2, 1, 2, 1), global average pooling, dropout 0.1, linear to 7 classes."
+        + (
+            f" While training, on {int(round(100 * mixstyle))} % of batches each of the first three"
+            " layers' feature means and spreads are mixed between crops (MixStyle, Zhou et al."
+            " 2021): crops meet body colours, lighting and textures no photo showed them in; the"
+            " exported network does not contain it."
+            if mixstyle
+            else ""
+        )
     )
 
 
@@ -142,8 +151,9 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
-        if config.get("invert"):
-            options.append(f"--invert {config['invert']:g}")
+        for option in ("invert", "streaks", "mixstyle"):
+            if config.get(option):
+                options.append(f"--{option} {config[option]:g}")
         if "synthetic_train" in config:
             # Always written: the default has changed before, and the count matters.
             options.append(f"--synthetic {config['synthetic_train']}")
@@ -311,6 +321,12 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
             f" {int(round(100 * config['invert']))} % of crops as their negative (dark dice"
             " from light ones),"
             if config.get("invert")
+            else ""
+        )
+        + (
+            f" {int(round(100 * config['streaks']))} % of crops with a thin bright curve drawn"
+            " across the die (a lamp reflected in a glossy die, not a pip),"
+            if config.get("streaks")
             else ""
         ),
         "  gain, contrast, brightness, 10 % greyscale, Gaussian noise.",

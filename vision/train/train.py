@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import torch
@@ -83,6 +84,10 @@ class TrainConfig:
     """Share of training crops seen as their negative (dark dice from light ones and back)."""
     exclude: tuple[str, ...] = ()
     """Sources left out of training and validated on all their photos (unseen dice and tables)."""
+    streaks: float = 0.0
+    """Share of training crops given a lamp's glossy streak (a thin bright curve) on the face."""
+    mixstyle: float = 0.0
+    """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
 
 
 def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
@@ -94,17 +99,55 @@ def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
     ]
 
 
+class MixStyle(nn.Module):
+    """Mix the per-channel feature mean and spread of each crop with another crop's (training only).
+
+    Early feature statistics carry a crop's style (body colour, lighting, texture), its pattern
+    the pips. Mixing them between crops of different dice sets and sources makes the classifier
+    meet styles no photo showed (Zhou et al., "Domain Generalization with MixStyle", ICLR 2021).
+    It is the identity when the model is evaluated, so the exported network does not contain it.
+    """
+
+    def __init__(self, chance: float, alpha: float = 0.1, eps: float = 1e-6) -> None:
+        """``chance`` per batch of mixing; the mixing weights follow Beta(alpha, alpha)."""
+        super().__init__()
+        self.chance = chance
+        self.alpha = alpha
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Features with their statistics mixed (training) or unchanged (evaluation)."""
+        if not self.training or self.chance <= 0 or float(torch.rand(1)) >= self.chance:
+            return x
+        size = x.shape[0]
+        mean = x.mean(dim=(2, 3), keepdim=True).detach()
+        spread = (x.var(dim=(2, 3), keepdim=True) + self.eps).sqrt().detach()
+        normed = (x - mean) / spread
+        weight = torch.distributions.Beta(self.alpha, self.alpha).sample((size, 1, 1, 1))
+        other = torch.randperm(size)
+        mixed_mean = weight * mean + (1 - weight) * mean[other]
+        mixed_spread = weight * spread + (1 - weight) * spread[other]
+        return normed * mixed_spread + mixed_mean
+
+
 class FaceNet(nn.Module):
     """A small plain CNN: 64x64 RGB crop in, 7 logits out (class 0 = not a readable face)."""
 
-    def __init__(self, widths: Sequence[int] = (32, 48, 96, 160)) -> None:
-        """Build the layers; ``widths`` are the channels at strides 2, 4, 8 and 16."""
+    def __init__(self, widths: Sequence[int] = (32, 48, 96, 160), *, mixstyle: float = 0.0) -> None:
+        """Build the layers; ``widths`` are the channels at strides 2, 4, 8 and 16.
+
+        ``mixstyle`` > 0 mixes feature statistics between crops after each of the first three
+        blocks while training (:class:`MixStyle`).
+        """
         super().__init__()
         a, b, c, d = widths
         self.features = nn.Sequential(
             *_block(3, a, 2),
+            MixStyle(mixstyle),
             *_block(a, b, 2),
+            MixStyle(mixstyle),
             *_block(b, b, 1),
+            MixStyle(mixstyle),
             *_block(b, c, 2),
             *_block(c, c, 1),
             *_block(c, d, 2),
@@ -228,8 +271,64 @@ def _to_tensor(images: npt.NDArray[np.uint8]) -> torch.Tensor:
     return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
 
 
+def add_streaks(batch: torch.Tensor, share: float, generator: torch.Generator) -> torch.Tensor:
+    """Draw a thin bright curve, a lamp reflected in a glossy die, on a ``share`` of the crops.
+
+    Glossy and translucent dice under a lamp show white arcs along their rounded edges and across
+    the face; a reader must count pips, not reflections. Each curve is a quadratic Bezier through
+    the crop's middle (where the die is), 1-2.5 px wide at 64 px and long against a pip, so it is
+    never round like one; a value's pips stay where they are and the label does not change.
+    """
+    size, _, height, width = batch.shape
+    chosen = torch.nonzero(torch.rand(size, generator=generator) < share).flatten()
+    if chosen.numel() == 0:
+        return batch
+    count = chosen.numel()
+    side = float(min(height, width))
+    # A chord through the die's middle, 35-55 % of the side long, bent to either side.
+    centre = 0.38 + 0.24 * torch.rand(count, 1, 2, generator=generator)
+    angle = torch.rand(count, 1, generator=generator) * torch.pi
+    length = 0.35 + 0.2 * torch.rand(count, 1, generator=generator)
+    along = torch.stack([angle.cos(), angle.sin()], dim=-1) * length[..., None] / 2
+    across = torch.stack([-angle.sin(), angle.cos()], dim=-1) * length[..., None]
+    bend = 0.8 * torch.rand(count, 1, 1, generator=generator) - 0.4
+    ends = torch.cat([centre - along, centre + along], dim=1)  # (count, 2, 2)
+    middle = centre + bend * across
+    t = torch.linspace(0.0, 1.0, 25)[None, :, None]
+    curve = (
+        (1 - t) ** 2 * ends[:, :1] + 2 * (1 - t) * t * middle + t**2 * ends[:, 1:]
+    ) * side  # (count, 25, 2): x, y in pixels
+    thickness = torch.randint(1, 3, (count,), generator=generator)
+    sigma = 0.3 + 0.5 * torch.rand(count, generator=generator)
+    masks = np.zeros((count, height, width), np.float32)
+    fixed = (curve * 16).round().int().numpy()  # 4 fractional bits for cv2's shift
+    for index in range(count):
+        # A drawn line, not a row of points: points would be beads, which is what pips look like.
+        cv2.polylines(
+            masks[index],
+            [fixed[index]],
+            isClosed=False,
+            color=1.0,
+            thickness=int(thickness[index]),
+            lineType=cv2.LINE_AA,
+            shift=4,
+        )
+        cv2.GaussianBlur(masks[index], (0, 0), float(sigma[index]), dst=masks[index])
+    mask = torch.from_numpy(masks / masks.max(axis=(1, 2), keepdims=True).clip(1e-6))[:, None]
+    alpha = 0.5 + 0.5 * torch.rand(count, 1, 1, 1, generator=generator)
+    colour = 0.85 + 0.15 * torch.rand(count, 3, 1, 1, generator=generator)
+    weight = (alpha * mask).clamp_(0.0, 1.0)
+    out = batch.clone()
+    out[chosen] = batch[chosen] * (1 - weight) + colour * weight
+    return out
+
+
 def _augment(
-    batch: torch.Tensor, generator: torch.Generator, *, invert: float = 0.0
+    batch: torch.Tensor,
+    generator: torch.Generator,
+    *,
+    invert: float = 0.0,
+    streaks: float = 0.0,
 ) -> torch.Tensor:
     """Cheap augmentation: dihedral turns, colour shuffles, inversions, contrast, noise.
 
@@ -239,6 +338,8 @@ def _augment(
     every real die teach every body colour.
     """
     size = batch.shape[0]
+    if streaks > 0:
+        batch = add_streaks(batch, streaks, generator)
     turns = int(torch.randint(0, 4, (1,), generator=generator))
     batch = torch.rot90(batch, turns, dims=(2, 3))
     if bool(torch.rand(1, generator=generator) < 0.5):
@@ -295,12 +396,14 @@ def evaluate_crops(model: nn.Module, crops: CropSet) -> dict[str, float | int]:
 def build_model(config: TrainConfig) -> nn.Module:
     """The network ``config.arch`` names, freshly initialised (or from ImageNet for "effnet")."""
     if config.arch == "effnet":
+        if config.mixstyle:
+            raise ValueError("MixStyle is built into the plain CNN only: use --arch plain")
         from vision.train.backbone import EffFaceNet
 
         return EffFaceNet(classes=len(CLASS_NAMES))
     if config.arch != "plain":
         raise ValueError(f"unknown architecture {config.arch!r}: use 'plain' or 'effnet'")
-    return FaceNet(config.widths)
+    return FaceNet(config.widths, mixstyle=config.mixstyle)
 
 
 @dataclass
@@ -341,7 +444,12 @@ def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
         bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch")
         for step in bar:
             index = order[step * config.batch_size : (step + 1) * config.batch_size]
-            batch = _augment(_to_tensor(images[index.numpy()]), generator, invert=config.invert)
+            batch = _augment(
+                _to_tensor(images[index.numpy()]),
+                generator,
+                invert=config.invert,
+                streaks=config.streaks,
+            )
             loss = loss_fn(model(batch), labels[index])
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
