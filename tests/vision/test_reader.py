@@ -279,3 +279,34 @@ def test_an_unsure_leaning_die_is_cocked_even_if_it_may_be_no_face(locator: Loca
     reading = DiceReader(_Fixed([0.3, 0.0, 0.0, 0.4, 0.3, 0.0, 0.0]), locator=locator).read(frame)
     assert [d.status for d in reading.dice] == ["cocked"]
     assert reading.dice[0].box[0] > 900
+
+
+class _SureOnceTurned:
+    """Reads each crop as an unsure five as it lies (a glare spot as a fifth pip), a four turned."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def predict(self, crops: Crop) -> npt.NDArray[np.float32]:
+        first = not self.batches
+        self.batches.append(len(crops))
+        row = [0.05, 0, 0, 0, 0.47, 0.48, 0] if first else [0.02, 0, 0, 0, 0.9, 0.08, 0]
+        return np.tile(np.asarray(row, np.float32), (len(crops), 1))
+
+
+@pytest.mark.parametrize(
+    ("turn_below", "expected", "batches"),
+    [
+        pytest.param(0.9, [(4, "ok")], [1, 3], id="unsure-read-again-turned"),
+        pytest.param(0.0, [(5, "uncertain")], [1], id="turns-off"),
+        pytest.param(0.4, [(5, "uncertain")], [1], id="sure-enough-read-once"),
+    ],
+)
+def test_an_unsure_face_is_read_again_at_three_turns(
+    turn_below: float, expected: list[tuple[int, str]], batches: list[int], locator: Locator
+) -> None:
+    frame = make_frame(640, 480, [DieSpec(4, 320, 240, 60)], tray="grey")
+    classifier = _SureOnceTurned()
+    reading = DiceReader(classifier, locator=locator, turn_below=turn_below).read(frame)
+    assert [(d.value, d.status) for d in reading.dice] == expected
+    assert classifier.batches == batches
