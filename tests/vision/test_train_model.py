@@ -19,6 +19,7 @@ from vision.train.train import (  # noqa: E402
     TrainConfig,
     _augment,
     add_streaks,
+    duotone,
     evaluate_crops,
     train,
 )
@@ -154,3 +155,25 @@ def test_mixstyle_is_refused_for_the_efficientnet() -> None:
 
     with pytest.raises(ValueError, match="plain CNN only: use --arch plain"):
         build_model(TrainConfig(arch="effnet", mixstyle=0.5))
+
+
+def test_duotone_repaints_a_crop_in_two_colours_along_its_brightness() -> None:
+    rng = np.random.default_rng(0)
+    # A bright die with dark pips: two levels and a little noise.
+    batch = torch.full((6, 3, 32, 32), 0.85) + 0.02 * torch.from_numpy(
+        rng.standard_normal((6, 3, 32, 32)).astype(np.float32)
+    )
+    batch[:, :, 10:14, 10:14] = 0.1
+    assert torch.equal(duotone(batch, 0.0, torch.Generator().manual_seed(1)), batch)
+    painted = duotone(batch, 1.0, torch.Generator().manual_seed(1))
+    again = duotone(batch, 1.0, torch.Generator().manual_seed(1))
+    assert torch.equal(painted, again)
+    for crop in painted:
+        pip, body = crop[:, 11, 11], crop[:, 25, 25]
+        # The pips still stand apart from the body, now in colour...
+        assert float((pip - body).norm()) > 0.3
+        # ...and every pixel lies on the line between the two colours (one colour axis).
+        pixels = crop.flatten(1).T - crop.flatten(1).T.mean(dim=0)
+        singular = torch.linalg.svdvals(pixels)
+        assert float(singular[1]) < 1e-3 * float(singular[0])
+    assert float((painted - batch).abs().mean()) > 0.05

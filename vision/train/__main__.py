@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         help="share of training crops given a lamp's glossy streak across the face",
     )
     parser.add_argument(
+        "--duotone",
+        type=float,
+        default=TrainConfig.duotone,
+        help="share of training crops repainted in two random colours by their brightness",
+    )
+    parser.add_argument(
         "--mixstyle",
         type=float,
         default=TrainConfig.mixstyle,
@@ -68,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         learning_rate=args.lr,
         invert=args.invert,
         streaks=args.streaks,
+        duotone=args.duotone,
         mixstyle=args.mixstyle,
         exclude=tuple(args.exclude),
     )

@@ -151,7 +151,7 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
-        for option in ("invert", "streaks", "mixstyle"):
+        for option in ("invert", "streaks", "duotone", "mixstyle"):
             if config.get(option):
                 options.append(f"--{option} {config[option]:g}")
         if "synthetic_train" in config:
@@ -327,6 +327,12 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
             f" {int(round(100 * config['streaks']))} % of crops with a thin bright curve drawn"
             " across the die (a lamp reflected in a glossy die, not a pip),"
             if config.get("streaks")
+            else ""
+        )
+        + (
+            f" {int(round(100 * config['duotone']))} % of crops repainted in two random colours"
+            " by their brightness (any pips on any body),"
+            if config.get("duotone")
             else ""
         ),
         "  gain, contrast, brightness, 10 % greyscale, Gaussian noise.",

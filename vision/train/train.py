@@ -86,6 +86,9 @@ class TrainConfig:
     """Sources left out of training and validated on all their photos (unseen dice and tables)."""
     streaks: float = 0.0
     """Share of training crops given a lamp's glossy streak (a thin bright curve) on the face."""
+    duotone: float = 0.0
+    """Share of training crops repainted in two random colours by their brightness (any pips on
+    any body, red on smoky grey too: pips that stand out by colour more than by brightness)."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
 
@@ -323,12 +326,46 @@ def add_streaks(batch: torch.Tensor, share: float, generator: torch.Generator) -
     return out
 
 
+def duotone(batch: torch.Tensor, share: float, generator: torch.Generator) -> torch.Tensor:
+    """Repaint a ``share`` of the crops in two random colours by their brightness.
+
+    A white die with black pips becomes, say, a smoky grey die with red pips: every labelled
+    photo teaches every pair of body and pip colours, including pairs that differ in colour more
+    than in brightness, which are the dice a reader trained on bright-and-dark pips asks about.
+    The two colours are at least 0.35 apart (in 0..1 RGB), so the pips always remain visible.
+    """
+    size = batch.shape[0]
+    chosen = torch.nonzero(torch.rand(size, generator=generator) < share).flatten()
+    if chosen.numel() == 0:
+        return batch
+    count = chosen.numel()
+    weights = torch.tensor([0.299, 0.587, 0.114], dtype=batch.dtype)[None, :, None, None]
+    luma = (batch[chosen] * weights).sum(dim=1, keepdim=True)  # (count, 1, H, W)
+    flat = luma.flatten(1)
+    low = flat.quantile(0.005, dim=1)[:, None, None, None]
+    high = flat.quantile(0.995, dim=1)[:, None, None, None]
+    level = ((luma - low) / (high - low).clamp_min(0.05)).clamp(0.0, 1.0)
+    # Eight candidate pairs per crop; the first pair far enough apart is taken.
+    dark = torch.rand(count, 8, 3, generator=generator)
+    bright = torch.rand(count, 8, 3, generator=generator)
+    apart = (bright - dark).norm(dim=2) > 0.35
+    apart[:, -1] = True  # never left without a pair (a near pair still draws the die)
+    pick = apart.float().argmax(dim=1)
+    rows = torch.arange(count)
+    dark_colour = dark[rows, pick][:, :, None, None]
+    bright_colour = bright[rows, pick][:, :, None, None]
+    out = batch.clone()
+    out[chosen] = dark_colour + (bright_colour - dark_colour) * level
+    return out
+
+
 def _augment(
     batch: torch.Tensor,
     generator: torch.Generator,
     *,
     invert: float = 0.0,
     streaks: float = 0.0,
+    duotones: float = 0.0,
 ) -> torch.Tensor:
     """Cheap augmentation: dihedral turns, colour shuffles, inversions, contrast, noise.
 
@@ -340,6 +377,8 @@ def _augment(
     size = batch.shape[0]
     if streaks > 0:
         batch = add_streaks(batch, streaks, generator)
+    if duotones > 0:
+        batch = duotone(batch, duotones, generator)
     turns = int(torch.randint(0, 4, (1,), generator=generator))
     batch = torch.rot90(batch, turns, dims=(2, 3))
     if bool(torch.rand(1, generator=generator) < 0.5):
@@ -449,6 +488,7 @@ def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
                 generator,
                 invert=config.invert,
                 streaks=config.streaks,
+                duotones=config.duotone,
             )
             loss = loss_fn(model(batch), labels[index])
             optimiser.zero_grad(set_to_none=True)
