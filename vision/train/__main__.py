@@ -45,24 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         default=TrainConfig.invert,
         help="share of training crops seen as their negative (dark dice from light ones)",
     )
-    parser.add_argument(
-        "--streaks",
-        type=float,
-        default=TrainConfig.streaks,
-        help="share of training crops given a lamp's glossy streak across the face",
-    )
-    parser.add_argument(
-        "--duotone",
-        type=float,
-        default=TrainConfig.duotone,
-        help="share of training crops repainted in two random colours by their brightness",
-    )
-    parser.add_argument(
-        "--mixstyle",
-        type=float,
-        default=TrainConfig.mixstyle,
-        help="chance per batch of mixing feature statistics between crops (plain CNN only)",
-    )
+    for name, meaning in (
+        ("streaks", "share of training crops given a lamp's glossy streak across the face"),
+        ("duotone", "share of training crops repainted in two random colours by their brightness"),
+        ("mixstyle", "chance per batch of mixing feature statistics between crops (plain CNN)"),
+    ):
+        default = getattr(TrainConfig, name)
+        parser.add_argument(f"--{name}", type=float, default=default, help=meaning)
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
     config = TrainConfig(
