@@ -317,6 +317,20 @@ def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> No
     assert text.endswith(f"{LOCATOR_MARKER}\n\n# locator text\n")
 
 
+@pytest.mark.parametrize(("faint", "said"), [(0.0, False), (0.15, True)])
+def test_the_card_says_when_renders_had_faint_dice(
+    tmp_path: Path, faint: float, said: bool
+) -> None:
+    from vision.train.card import write_composed_card
+
+    card = tmp_path / "MODEL_CARD.md"
+    report = _face_report(faint=faint, threads=1, synthetic_train=5)
+    write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
+    text = card.read_text()
+    assert ("on 15 % of dice only faintly (pips dulled toward the body" in text) is said
+    assert ("--faint 0.15" in text) is said
+
+
 def test_a_source_left_out_is_validated_on_all_its_photos() -> None:
     def record(source: str, split: str, issue: str | None = None) -> Record:
         return Record(source, Path(f"{source}-{split}-{issue}.jpg"), split, (), known_issue=issue)  # type: ignore[arg-type]
@@ -359,25 +373,29 @@ def test_the_card_names_a_source_left_out_and_the_command_that_leaves_it_out(
 
 
 @pytest.mark.parametrize(
-    ("pip", "body", "stands_out"),
+    ("pip", "body", "faint", "stands_out"),
     [
-        ((20, 20, 20), (240, 240, 240), True),  # black on white
-        ((30, 30, 200), (55, 55, 60), True),  # red on dark grey: little luma, plain colour
-        ((60, 60, 60), (50, 50, 50), False),  # grey on grey
-        ((245, 245, 245), (200, 235, 245), False),  # white on ivory
-        ((200, 80, 30), (190, 90, 40), False),  # blue on blue
+        ((20, 20, 20), (240, 240, 240), False, True),  # black on white
+        ((30, 30, 200), (55, 55, 60), False, True),  # red on dark grey: little luma, plain colour
+        ((60, 60, 60), (50, 50, 50), False, False),  # grey on grey
+        ((245, 245, 245), (200, 235, 245), False, False),  # white on ivory
+        ((200, 80, 30), (190, 90, 40), False, False),  # blue on blue
+        ((30, 30, 200), (200, 80, 30), False, False),  # red on blue: same luma
+        ((30, 30, 200), (200, 80, 30), True, True),  # ... which a faint die may have
+        ((45, 45, 120), (55, 55, 65), True, True),  # dull red on smoke
+        ((60, 60, 60), (50, 50, 50), True, False),  # grey on grey, even on a faint die
     ],
 )
 def test_pips_must_stand_out_by_brightness_or_by_colour(
-    pip: tuple[int, int, int], body: tuple[int, int, int], stands_out: bool
+    pip: tuple[int, int, int], body: tuple[int, int, int], faint: bool, stands_out: bool
 ) -> None:
-    assert pips_stand_out(pip, body) is stands_out
+    assert pips_stand_out(pip, body, faint=faint) is stands_out
 
 
 def test_random_styles_have_readable_pips_glossy_dice_and_veins_unlike_the_pips() -> None:
     rng = np.random.default_rng(8)
     styles = [random_style(rng) for _ in range(1000)]
-    assert all(pips_stand_out(s.pip, s.body) for s in styles)
+    assert all(pips_stand_out(s.pip, s.body) and not s.faint for s in styles)
     glossy = sum(s.gloss > 0 for s in styles) / len(styles)
     assert abs(glossy - GLOSS_SHARE) < 0.05
     marbled = [s for s in styles if s.marble is not None]
@@ -388,6 +406,27 @@ def test_random_styles_have_readable_pips_glossy_dice_and_veins_unlike_the_pips(
         np.mean(s.marble) > 1.5 * np.mean(s.body) + 30 and s.pip not in {(20.0,) * 3, (245.0,) * 3}  # type: ignore[arg-type]
         for s in marbled
     )
+
+
+@pytest.mark.parametrize("share", [0.15, 0.5])
+def test_a_faint_share_of_styles_has_pips_dulled_toward_the_body(share: float) -> None:
+    rng = np.random.default_rng(9)
+    styles = [random_style(rng, faint=share) for _ in range(1000)]
+    faint = [s for s in styles if s.faint]
+    assert abs(len(faint) / len(styles) - share) < 0.05
+    assert all(pips_stand_out(s.pip, s.body, faint=s.faint) for s in styles)
+    # Many are dice the ordinary styles never draw; all keep a difference a person sees.
+    assert sum(not pips_stand_out(s.pip, s.body) for s in faint) > len(faint) / 4
+    assert min(np.linalg.norm(np.subtract(s.pip, s.body)) for s in faint) > 40
+
+
+def test_faint_dice_change_the_renders_only_when_asked_for() -> None:
+    # The default draws nothing extra from the generator: shipped recipes still reproduce.
+    plain = render_crops(np.random.default_rng(3), 40)
+    again = render_crops(np.random.default_rng(3), 40, faint=0.0)
+    faint = render_crops(np.random.default_rng(3), 40, faint=0.5)
+    assert np.array_equal(plain.images, again.images)
+    assert not np.array_equal(plain.images, faint.images)
 
 
 @pytest.mark.parametrize(

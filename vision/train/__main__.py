@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, meaning in (
         ("streaks", "share of training crops given a lamp's glossy streak across the face"),
         ("duotone", "share of training crops repainted in two random colours by their brightness"),
+        ("faint", "share of rendered dice whose pips are dulled toward the body (smoke dice)"),
         ("mixstyle", "chance per batch of mixing feature statistics between crops (plain CNN)"),
     ):
         default = getattr(TrainConfig, name)
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         invert=args.invert,
         streaks=args.streaks,
         duotone=args.duotone,
+        faint=args.faint,
         mixstyle=args.mixstyle,
         exclude=tuple(args.exclude),
     )

@@ -151,7 +151,7 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
-        for option in ("invert", "streaks", "duotone", "mixstyle"):
+        for option in ("invert", "streaks", "duotone", "faint", "mixstyle"):
             if config.get(option):
                 options.append(f"--{option} {config[option]:g}")
         if "synthetic_train" in config:
@@ -303,7 +303,14 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         *_mining(config),
         f"- synthetic: {counts.get('synthetic', {}).get('train_crops', 0)} crops of 3D-rendered"
         " dice (random body and pip colours, pips set apart by brightness or by colour alone such"
-        f" as red on dark grey, {int(100 * DARK_SHARE)} % near-black bodies, marbled bodies on"
+        " as red on dark grey"
+        + (
+            f", or on {int(round(100 * config['faint']))} % of dice only faintly (pips dulled"
+            " toward the body, as on smoke dice with dark red pips)"
+            if config.get("faint")
+            else ""
+        )
+        + f", {int(100 * DARK_SHARE)} % near-black bodies, marbled bodies on"
         f" {int(100 * MARBLE_SHARE)} % with veins of any colour but the pips',",
         "  pip size and spacing, rounded corners, a ring or swirl round the one's pip on"
         f" {int(100 * ONE_MARK_SHARE)} % of sets, a logo instead of the six on"

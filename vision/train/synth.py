@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import cv2
@@ -107,6 +108,8 @@ class DieStyle:
     """Brightness of a specular highlight on the upturned face (0: a matte die)."""
     one_mark: tuple[float, float, float] | None = None
     """Colour of a ring or swirl drawn around the one's pip (real sets decorate it), or None."""
+    faint: bool = False
+    """Pips dulled toward the body (see :func:`random_style`): they need only stand out faintly."""
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -136,21 +139,37 @@ def _distance(a: Sequence[float], b: Sequence[float]) -> float:
     return float(np.linalg.norm(np.subtract(a, b)))
 
 
-def pips_stand_out(pip: Sequence[float], body: Sequence[float]) -> bool:
+def pips_stand_out(pip: Sequence[float], body: Sequence[float], *, faint: bool = False) -> bool:
     """True when pips of this colour can be told from this body, as on real dice.
 
     Brightness alone is not enough: red pips on a dark grey body (real sets have them) differ by
-    less than 25 in luma but plainly in colour.
+    less than 25 in luma but plainly in colour. A ``faint`` die (see :func:`random_style`) needs
+    only a difference a person still sees, in colour or in brightness.
 
     >>> pips_stand_out((30, 30, 200), (50, 50, 50)), pips_stand_out((60, 60, 60), (50, 50, 50))
     (True, False)
+    >>> dull_red, smoke = (40, 40, 110), (50, 50, 60)
+    >>> pips_stand_out(dull_red, smoke), pips_stand_out(dull_red, smoke, faint=True)
+    (False, True)
     """
+    distance = _distance(pip, body)
+    if faint:
+        return distance > FAINT_LEAST
     luma = abs(_luma(pip) - _luma(body))
-    return luma > 40 or (luma > 10 and _distance(pip, body) > 120)
+    return luma > 40 or (luma > 10 and distance > 120)
 
 
-def random_style(rng: np.random.Generator) -> DieStyle:
-    """Draw a die style whose pips contrast with its body, as real dice do."""
+FAINT_LEAST = 40.0
+"""Least RGB distance of a faint die's pips from its body: below it a person squints too."""
+
+
+def random_style(rng: np.random.Generator, *, faint: float = 0.0) -> DieStyle:
+    """Draw a die style whose pips contrast with its body, as real dice do.
+
+    On a ``faint`` share of dice the pips are dulled toward the body, as on smoke dice with dark
+    red pips or blue-black swirls with red ones: 20-30 luma and 40-60 RGB units from the body,
+    which the ordinary pip colours never are.
+    """
     body = _random_colour(rng)
     choices: list[tuple[float, float, float]] = [
         (20.0, 20.0, 20.0),
@@ -163,9 +182,15 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         (190.0, 190.0, 190.0),  # silver
         (170.0, 50.0, 120.0),  # purple
     ]
+    # Drawn only when asked for, so renders without faint dice stay those of earlier recipes.
+    dull = faint > 0 and bool(rng.random() < faint)
     for _ in range(10):
         pip = choices[int(rng.integers(len(choices)))]
-        if pips_stand_out(pip, body):
+        if dull:
+            # Toward the body: worn paint, pips seen through smoky plastic.
+            mixed = np.add(body, rng.uniform(0.25, 0.7) * np.subtract(pip, body))
+            pip = (float(mixed[0]), float(mixed[1]), float(mixed[2]))
+        if pips_stand_out(pip, body, faint=dull):
             break
     else:
         pip = (20.0, 20.0, 20.0) if _luma(body) > 128 else (245.0, 245.0, 245.0)
@@ -196,6 +221,7 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         logo=LOGO_FAMILIES[int(rng.integers(len(LOGO_FAMILIES)))],
         gloss=gloss,
         one_mark=one_mark,
+        faint=dull,
     )
 
 
@@ -844,12 +870,18 @@ def _finish(
     return image
 
 
-def render_crops(rng: np.random.Generator, count: int) -> CropSet:
-    """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases."""
+def render_crops(rng: np.random.Generator, count: int, *, faint: float = 0.0) -> CropSet:
+    """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases.
+
+    ``faint`` is the share of dice whose pips barely stand out (see :func:`random_style`).
+    """
     crops: list[UInt8Image] = []
     labels: list[int] = []
+    styles = partial(random_style, faint=faint)
     while len(crops) < count:
-        scene = render_scene(rng, dice=int(rng.choice([1, 2, 3, 4])), half_range=(14.0, 28.0))
+        scene = render_scene(
+            rng, dice=int(rng.choice([1, 2, 3, 4])), half_range=(14.0, 28.0), styles=styles
+        )
         height, width = scene.image.shape[:2]
         boxes = [d.box for d in scene.dice]
         for die in scene.dice:

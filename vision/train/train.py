@@ -89,6 +89,8 @@ class TrainConfig:
     duotone: float = 0.0
     """Share of training crops repainted in two random colours by their brightness (any pips on
     any body, red on smoky grey too: pips that stand out by colour more than by brightness)."""
+    faint: float = 0.0
+    """Share of rendered dice whose pips are dulled toward the body (smoke dice, dark red pips)."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
 
@@ -219,14 +221,16 @@ def _cut_many(
     return CropSet.concat(parts)
 
 
-def _render_many(rng: np.random.Generator, count: int, *, description: str) -> CropSet:
+def _render_many(
+    rng: np.random.Generator, count: int, *, description: str, faint: float = 0.0
+) -> CropSet:
     """Render synthetic crops in chunks, with a progress bar."""
     chunk = 500
     parts = []
     with tqdm(total=count, desc=description, unit="crop", leave=False) as bar:
         for start in range(0, count, chunk):
             size = min(chunk, count - start)
-            parts.append(render_crops(rng, size))
+            parts.append(render_crops(rng, size, faint=faint))
             bar.update(size)
     return CropSet.concat(parts)
 
@@ -244,7 +248,10 @@ def build_datasets(data: Path, config: TrainConfig) -> Datasets:
     for source in sorted({r.source for r in val_records}):
         chosen = [r for r in val_records if r.source == source]
         val[source] = _cut_many(chosen, rng, split="val", description=f"val {source[:12]}")
-    synthetic = _render_many(rng, config.synthetic_train, description="synthetic train")
+    synthetic = _render_many(
+        rng, config.synthetic_train, description="synthetic train", faint=config.faint
+    )
+    # Validation renders stay the ordinary ones, so runs with and without faint dice compare.
     val["synthetic"] = _render_many(rng, config.synthetic_val, description="synthetic val")
     # Sixes with logos of families training never draws: a logo nobody showed the model.
     val[UNSEEN_LOGOS] = render_logo_sixes(rng, config.synthetic_val // 5)
