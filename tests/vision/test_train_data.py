@@ -30,6 +30,7 @@ from vision.train.synth import (
     HELD_OUT_LOGOS,
     LOGO_FAMILIES,
     READABLE_DEG,
+    TEXTURE,
     face_texture,
     pip_positions,
     pips_stand_out,
@@ -317,18 +318,19 @@ def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> No
     assert text.endswith(f"{LOCATOR_MARKER}\n\n# locator text\n")
 
 
-@pytest.mark.parametrize(("faint", "said"), [(0.0, False), (0.15, True)])
-def test_the_card_says_when_renders_had_faint_dice(
-    tmp_path: Path, faint: float, said: bool
+@pytest.mark.parametrize(("share", "said"), [(0.0, False), (0.15, True)])
+def test_the_card_says_when_renders_had_faint_or_swirled_dice(
+    tmp_path: Path, share: float, said: bool
 ) -> None:
     from vision.train.card import write_composed_card
 
     card = tmp_path / "MODEL_CARD.md"
-    report = _face_report(faint=faint, threads=1, synthetic_train=5)
+    report = _face_report(faint=share, arcs=share, threads=1, synthetic_train=5)
     write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
     assert ("on 15 % of dice only faintly (pips dulled toward the body" in text) is said
-    assert ("--faint 0.15" in text) is said
+    assert ("swirls across every face of 15 % of dice" in text) is said
+    assert ("--faint 0.15 --arcs 0.15" in text) is said
 
 
 def test_a_source_left_out_is_validated_on_all_its_photos() -> None:
@@ -420,13 +422,38 @@ def test_a_faint_share_of_styles_has_pips_dulled_toward_the_body(share: float) -
     assert min(np.linalg.norm(np.subtract(s.pip, s.body)) for s in faint) > 40
 
 
-def test_faint_dice_change_the_renders_only_when_asked_for() -> None:
+def test_swirled_dice_have_light_arcs_under_their_pips_and_unlike_them() -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(10)
+    styles = [random_style(rng, arcs=0.3) for _ in range(1000)]
+    swirled = [s for s in styles if s.arcs is not None]
+    # A few draws are refused for looking like the pips; the share is near what was asked.
+    assert 0.2 < len(swirled) / len(styles) < 0.35
+    assert all(np.linalg.norm(np.subtract(s.arcs, s.pip)) >= 80 for s in swirled)  # type: ignore[arg-type]
+    style = replace(swirled[0], logo_six=False, marble=None, one_pip_scale=1.0, one_mark=None)
+    plain = replace(style, arcs=None)
+    for value in range(1, 7):
+        swirls = face_texture(value, style, np.random.default_rng(value)).astype(float)
+        bare = face_texture(value, plain, np.random.default_rng(value)).astype(float)
+        # The arcs show: the face changes, and some of it is painted in the arcs' colour.
+        assert (np.abs(swirls - bare).max(axis=2) > 20).sum() > 50
+        assert np.all(np.abs(swirls - np.array(style.arcs)) <= 1, axis=2).any()
+        half = TEXTURE / 2
+        for px, py in pip_positions(value, style.spread):
+            x, y = int(round(half + px * half)), int(round(half + py * half))
+            # ... but every pip is drawn over them, its centre in the pips' colour.
+            assert np.abs(swirls[y, x] - np.array(style.pip)).max() <= 1
+
+
+def test_faint_and_swirled_dice_change_the_renders_only_when_asked_for() -> None:
     # The default draws nothing extra from the generator: shipped recipes still reproduce.
     plain = render_crops(np.random.default_rng(3), 40)
-    again = render_crops(np.random.default_rng(3), 40, faint=0.0)
-    faint = render_crops(np.random.default_rng(3), 40, faint=0.5)
+    again = render_crops(np.random.default_rng(3), 40, faint=0.0, arcs=0.0)
     assert np.array_equal(plain.images, again.images)
-    assert not np.array_equal(plain.images, faint.images)
+    for option in ({"faint": 0.5}, {"arcs": 0.5}):
+        changed = render_crops(np.random.default_rng(3), 40, **option)
+        assert not np.array_equal(plain.images, changed.images)
 
 
 @pytest.mark.parametrize(

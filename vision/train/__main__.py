@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         ("streaks", "share of training crops given a lamp's glossy streak across the face"),
         ("duotone", "share of training crops repainted in two random colours by their brightness"),
         ("faint", "share of rendered dice whose pips are dulled toward the body (smoke dice)"),
+        ("arcs", "share of rendered dice with bold light swirls across every face (decorated)"),
         ("mixstyle", "chance per batch of mixing feature statistics between crops (plain CNN)"),
     ):
         default = getattr(TrainConfig, name)
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         streaks=args.streaks,
         duotone=args.duotone,
         faint=args.faint,
+        arcs=args.arcs,
         mixstyle=args.mixstyle,
         exclude=tuple(args.exclude),
     )

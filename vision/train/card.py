@@ -151,7 +151,7 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
-        for option in ("invert", "streaks", "duotone", "faint", "mixstyle"):
+        for option in ("invert", "streaks", "duotone", "faint", "arcs", "mixstyle"):
             if config.get(option):
                 options.append(f"--{option} {config[option]:g}")
         if "synthetic_train" in config:
@@ -311,7 +311,13 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
             else ""
         )
         + f", {int(100 * DARK_SHARE)} % near-black bodies, marbled bodies on"
-        f" {int(100 * MARBLE_SHARE)} % with veins of any colour but the pips',",
+        f" {int(100 * MARBLE_SHARE)} % with veins of any colour but the pips',"
+        + (
+            f" bold light swirls across every face of {int(round(100 * config['arcs']))} % of"
+            " dice (decorated sets),"
+            if config.get("arcs")
+            else ""
+        ),
         "  pip size and spacing, rounded corners, a ring or swirl round the one's pip on"
         f" {int(100 * ONE_MARK_SHARE)} % of sets, a logo instead of the six on"
         f" {int(100 * LOGO_SHARE)} % of sets (families: {', '.join(LOGO_FAMILIES)}), Lambert",

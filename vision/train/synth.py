@@ -36,6 +36,7 @@ __all__ = [
     "LOGO_SHARE",
     "MARBLE_SHARE",
     "ONE_MARK_SHARE",
+    "TEXTURE",
     "render_crops",
     "render_logo_sixes",
     "render_scene",
@@ -110,6 +111,8 @@ class DieStyle:
     """Colour of a ring or swirl drawn around the one's pip (real sets decorate it), or None."""
     faint: bool = False
     """Pips dulled toward the body (see :func:`random_style`): they need only stand out faintly."""
+    arcs: tuple[float, float, float] | None = None
+    """Colour of bold arcs swirled across every face under the pips (decorated sets), or None."""
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -163,12 +166,13 @@ FAINT_LEAST = 40.0
 """Least RGB distance of a faint die's pips from its body: below it a person squints too."""
 
 
-def random_style(rng: np.random.Generator, *, faint: float = 0.0) -> DieStyle:
+def random_style(rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 0.0) -> DieStyle:
     """Draw a die style whose pips contrast with its body, as real dice do.
 
     On a ``faint`` share of dice the pips are dulled toward the body, as on smoke dice with dark
     red pips or blue-black swirls with red ones: 20-30 luma and 40-60 RGB units from the body,
-    which the ordinary pip colours never are.
+    which the ordinary pip colours never are. An ``arcs`` share of dice have bold light swirls
+    across every face (decorated sets): a decoration to count the pips around, not a logo.
     """
     body = _random_colour(rng)
     choices: list[tuple[float, float, float]] = [
@@ -209,6 +213,8 @@ def random_style(rng: np.random.Generator, *, faint: float = 0.0) -> DieStyle:
         # Printed in the pips' colour or in a light metallic one (silver swirls on dark sets).
         silver = (230.0, 230.0, 225.0)
         one_mark = silver if rng.random() < 0.5 and pips_stand_out(silver, body) else pip
+    # Drawn only when asked for, like ``dull``.
+    swirl = _arc_colour(body, pip, rng) if arcs > 0 and rng.random() < arcs else None
     return DieStyle(
         body=body,
         pip=pip,
@@ -222,7 +228,25 @@ def random_style(rng: np.random.Generator, *, faint: float = 0.0) -> DieStyle:
         gloss=gloss,
         one_mark=one_mark,
         faint=dull,
+        arcs=swirl,
     )
+
+
+def _arc_colour(
+    body: tuple[float, float, float], pip: tuple[float, float, float], rng: np.random.Generator
+) -> tuple[float, float, float] | None:
+    """A light colour for decorative swirls: white or silver, or the body's own tone lifted.
+
+    None when it would look like the pips (swirls of the pips' colour would draw false pips).
+    """
+    if rng.random() < 0.5:
+        tone = rng.uniform(200, 250)
+        colour = np.array([tone * rng.uniform(0.85, 1.0), tone * rng.uniform(0.9, 1.0), tone])
+    else:
+        colour = np.clip(np.array(body) * rng.uniform(1.8, 3.5) + rng.uniform(20, 80), 0, 255)
+    if _distance(colour.tolist(), pip) < 80:
+        return None
+    return (float(colour[0]), float(colour[1]), float(colour[2]))
 
 
 def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8Image:
@@ -255,6 +279,8 @@ def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8
             cv2.circle(tex, (cx, cy), radius, style.body, -1, cv2.LINE_AA)
     if style.marble is not None:
         _marble(tex, body, np.array(style.marble), rng)
+    if style.arcs is not None:
+        _arcs(tex, style.arcs, rng)
     half = size / 2
     if value == 6 and style.logo_six:
         _draw_logo(tex, style, rng, style.logo or None)
@@ -287,6 +313,20 @@ def _one_mark(
         span = rng.uniform(90, 250)
         begin = start + arc * 180
         cv2.ellipse(tex, centre, axes, 0, begin, begin + span, colour, thickness, cv2.LINE_AA)
+
+
+def _arcs(tex: Array, colour: tuple[float, float, float], rng: np.random.Generator) -> None:
+    """One to three bold arcs across the face, drawn before the pips so the pips stay on top."""
+    size = tex.shape[0]
+    for _ in range(int(rng.integers(1, 4))):
+        centre = (int(rng.uniform(0.1, 0.9) * size), int(rng.uniform(0.1, 0.9) * size))
+        axes = (int(rng.uniform(0.15, 0.6) * size), int(rng.uniform(0.1, 0.5) * size))
+        start = rng.uniform(0, 360)
+        end = start + rng.uniform(60, 220)
+        thickness = int(rng.integers(2, 6))
+        cv2.ellipse(
+            tex, centre, axes, rng.uniform(0, 180), start, end, colour, thickness, cv2.LINE_AA
+        )
 
 
 def _marble(tex: Array, body: Array, other: Array, rng: np.random.Generator) -> None:
@@ -870,14 +910,17 @@ def _finish(
     return image
 
 
-def render_crops(rng: np.random.Generator, count: int, *, faint: float = 0.0) -> CropSet:
+def render_crops(
+    rng: np.random.Generator, count: int, *, faint: float = 0.0, arcs: float = 0.0
+) -> CropSet:
     """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases.
 
-    ``faint`` is the share of dice whose pips barely stand out (see :func:`random_style`).
+    ``faint`` and ``arcs`` are the shares of dice whose pips barely stand out and of dice with
+    decorative swirls (see :func:`random_style`).
     """
     crops: list[UInt8Image] = []
     labels: list[int] = []
-    styles = partial(random_style, faint=faint)
+    styles = partial(random_style, faint=faint, arcs=arcs)
     while len(crops) < count:
         scene = render_scene(
             rng, dice=int(rng.choice([1, 2, 3, 4])), half_range=(14.0, 28.0), styles=styles

@@ -91,6 +91,8 @@ class TrainConfig:
     any body, red on smoky grey too: pips that stand out by colour more than by brightness)."""
     faint: float = 0.0
     """Share of rendered dice whose pips are dulled toward the body (smoke dice, dark red pips)."""
+    arcs: float = 0.0
+    """Share of rendered dice with bold light swirls across every face (decorated sets)."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
 
@@ -222,7 +224,12 @@ def _cut_many(
 
 
 def _render_many(
-    rng: np.random.Generator, count: int, *, description: str, faint: float = 0.0
+    rng: np.random.Generator,
+    count: int,
+    *,
+    description: str,
+    faint: float = 0.0,
+    arcs: float = 0.0,
 ) -> CropSet:
     """Render synthetic crops in chunks, with a progress bar."""
     chunk = 500
@@ -230,7 +237,7 @@ def _render_many(
     with tqdm(total=count, desc=description, unit="crop", leave=False) as bar:
         for start in range(0, count, chunk):
             size = min(chunk, count - start)
-            parts.append(render_crops(rng, size, faint=faint))
+            parts.append(render_crops(rng, size, faint=faint, arcs=arcs))
             bar.update(size)
     return CropSet.concat(parts)
 
@@ -249,9 +256,13 @@ def build_datasets(data: Path, config: TrainConfig) -> Datasets:
         chosen = [r for r in val_records if r.source == source]
         val[source] = _cut_many(chosen, rng, split="val", description=f"val {source[:12]}")
     synthetic = _render_many(
-        rng, config.synthetic_train, description="synthetic train", faint=config.faint
+        rng,
+        config.synthetic_train,
+        description="synthetic train",
+        faint=config.faint,
+        arcs=config.arcs,
     )
-    # Validation renders stay the ordinary ones, so runs with and without faint dice compare.
+    # Validation renders stay the ordinary ones, so runs with and without these options compare.
     val["synthetic"] = _render_many(rng, config.synthetic_val, description="synthetic val")
     # Sixes with logos of families training never draws: a logo nobody showed the model.
     val[UNSEEN_LOGOS] = render_logo_sixes(rng, config.synthetic_val // 5)
