@@ -132,6 +132,11 @@ def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
     return (float(b), float(g), float(r))
 
 
+def _bgr(colour: Sequence[float] | Array) -> tuple[float, float, float]:
+    """A colour as a plain BGR tuple of floats (what DieStyle and OpenCV's drawing take)."""
+    return (float(colour[0]), float(colour[1]), float(colour[2]))
+
+
 def _luma(colour: Sequence[float]) -> float:
     """Approximate brightness of a BGR colour."""
     return 0.114 * colour[0] + 0.587 * colour[1] + 0.299 * colour[2]
@@ -140,6 +145,10 @@ def _luma(colour: Sequence[float]) -> float:
 def _distance(a: Sequence[float], b: Sequence[float]) -> float:
     """Euclidean distance of two BGR colours."""
     return float(np.linalg.norm(np.subtract(a, b)))
+
+
+FAINT_LEAST = 40.0
+"""Least RGB distance of a faint die's pips from its body: below it a person squints too."""
 
 
 def pips_stand_out(pip: Sequence[float], body: Sequence[float], *, faint: bool = False) -> bool:
@@ -160,10 +169,6 @@ def pips_stand_out(pip: Sequence[float], body: Sequence[float], *, faint: bool =
         return distance > FAINT_LEAST
     luma = abs(_luma(pip) - _luma(body))
     return luma > 40 or (luma > 10 and distance > 120)
-
-
-FAINT_LEAST = 40.0
-"""Least RGB distance of a faint die's pips from its body: below it a person squints too."""
 
 
 def random_style(rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 0.0) -> DieStyle:
@@ -193,7 +198,7 @@ def random_style(rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 
         if dull:
             # Toward the body: worn paint, pips seen through smoky plastic.
             mixed = np.add(body, rng.uniform(0.25, 0.7) * np.subtract(pip, body))
-            pip = (float(mixed[0]), float(mixed[1]), float(mixed[2]))
+            pip = _bgr(mixed)
         if pips_stand_out(pip, body, faint=dull):
             break
     else:
@@ -204,7 +209,7 @@ def random_style(rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 
         # real marbled sets), but never of the pips' own colour, which would draw false pips.
         other = np.array(_random_colour(rng)) * rng.uniform(0.3, 1.0)
         if _distance(other.tolist(), pip) > 80:
-            marble = (float(other[0]), float(other[1]), float(other[2]))
+            marble = _bgr(other)
     # Many real dice are glossy: a lamp's reflection on the top face is a bright soft spot
     # that a reader must not count as a pip.
     gloss = float(rng.uniform(60, 200)) if rng.random() < GLOSS_SHARE else 0.0
@@ -246,7 +251,7 @@ def _arc_colour(
         colour = np.clip(np.array(body) * rng.uniform(1.8, 3.5) + rng.uniform(20, 80), 0, 255)
     if _distance(colour.tolist(), pip) < 80:
         return None
-    return (float(colour[0]), float(colour[1]), float(colour[2]))
+    return _bgr(colour)
 
 
 def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8Image:
@@ -387,7 +392,7 @@ def _draw_logo(
         colour = _random_colour(rng) if abs(_luma(style.body) - 128) < 60 else colour
         if abs(_luma(colour) - _luma(style.body)) < 40:
             colour = style.pip
-    body = (float(style.body[0]), float(style.body[1]), float(style.body[2]))
+    body = _bgr(style.body)
     _LOGOS[family](_Pen(tex, centre, size, colour, body, rng))
 
 
