@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -177,3 +178,104 @@ def test_duotone_repaints_a_crop_in_two_colours_along_its_brightness() -> None:
         singular = torch.linalg.svdvals(pixels)
         assert float(singular[1]) < 1e-3 * float(singular[0])
     assert float((painted - batch).abs().mean()) > 0.05
+
+
+def _tiny_run() -> tuple[Datasets, TrainConfig]:
+    config = TrainConfig(
+        seed=5, epochs=3, batch_size=32, learning_rate=1e-2, widths=(8, 8, 16, 16), mixstyle=0.5
+    )
+    return Datasets(train=_toy_crops(128, 0), val={"toy": _toy_crops(32, 1)}), config
+
+
+def _interrupt_in_epoch(epoch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make training stop like a pulled plug after ``epoch``'s steps, before its checkpoint."""
+    import vision.train.train as module
+
+    calls = {"n": 0}
+    measure = module.evaluate_crops
+
+    def evaluate(model: Any, crops: CropSet) -> dict[str, float | int]:
+        calls["n"] += 1
+        if calls["n"] == epoch:  # one validation set: one call per epoch
+            raise KeyboardInterrupt
+        return measure(model, crops)
+
+    monkeypatch.setattr(module, "evaluate_crops", evaluate)
+
+
+def test_an_interrupted_run_resumed_from_its_checkpoint_ends_as_one_never_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets, config = _tiny_run()
+    whole = train(datasets, config)
+    checkpoint = tmp_path / "run.pt"
+    with monkeypatch.context() as patch:
+        _interrupt_in_epoch(2, patch)
+        with pytest.raises(KeyboardInterrupt):
+            train(datasets, config, checkpoint=checkpoint)
+    assert torch.load(checkpoint, weights_only=False)["epochs_done"] == 1
+    assert not checkpoint.with_name("run.pt.partial").exists()
+    resumed = train(datasets, config, checkpoint=checkpoint)
+    for a, b in zip(
+        whole.model.state_dict().values(), resumed.model.state_dict().values(), strict=True
+    ):
+        assert torch.equal(a, b)
+    assert resumed.history == whole.history
+    assert resumed.metrics == whole.metrics
+    assert torch.load(checkpoint, weights_only=False)["epochs_done"] == 3
+    # A finished run's checkpoint gives the finished model without training again.
+    again = train(datasets, config, checkpoint=checkpoint)
+    assert again.history == whole.history
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"seed": 6}, "seed: 5 there, 6 now"),
+        ({"epochs": 4}, "epochs: 3 there, 4 now"),
+        ({"invert": 0.5}, "invert"),
+    ],
+)
+def test_a_checkpoint_of_another_run_is_refused_and_kept(
+    tmp_path: Path, change: dict[str, Any], named: str
+) -> None:
+    from dataclasses import replace
+
+    from vision.train.train import CheckpointError
+
+    datasets, config = _tiny_run()
+    checkpoint = tmp_path / "run.pt"
+    train(datasets, config, checkpoint)
+    before = checkpoint.read_bytes()
+    with pytest.raises(CheckpointError, match=named) as err:
+        train(datasets, replace(config, **change), checkpoint)
+    assert "delete it" in str(err.value)
+    assert checkpoint.read_bytes() == before
+
+
+def test_a_checkpoint_is_refused_for_other_training_crops_and_resumed_at_another_thread_count(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    from vision.train.train import CheckpointError
+
+    datasets, config = _tiny_run()
+    checkpoint = tmp_path / "run.pt"
+    train(datasets, replace(config, epochs=1), checkpoint)
+    other = Datasets(train=_toy_crops(128, 7), val=datasets.val)
+    with pytest.raises(CheckpointError, match="data"):
+        train(other, replace(config, epochs=1), checkpoint)
+    # The thread count decides speed, not what is learnt: changing it resumes.
+    result = train(datasets, replace(config, epochs=1, threads=2), checkpoint)
+    assert len(result.history) == 1
+
+
+def test_an_unreadable_checkpoint_says_so(tmp_path: Path) -> None:
+    from vision.train.train import CheckpointError
+
+    datasets, config = _tiny_run()
+    checkpoint = tmp_path / "run.pt"
+    checkpoint.write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="cannot be read.*delete it"):
+        train(datasets, config, checkpoint)

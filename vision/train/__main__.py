@@ -14,7 +14,7 @@ import torch
 from vision.train.card import write_model_card
 from vision.train.data import DEFAULT_DATA, UnknownSourceError, add_exclude_option
 from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
-from vision.train.train import TrainConfig, build_datasets, train
+from vision.train.train import CheckpointError, TrainConfig, build_datasets, train
 
 MODEL_NAME = "dice_faces.onnx"
 
@@ -54,6 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     ):
         default = getattr(TrainConfig, name)
         parser.add_argument(f"--{name}", type=float, default=default, help=meaning)
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        help="save the run here after every epoch; if the file holds an interrupted run with the"
+        " same options, carry on from it (run the same command again to resume)",
+    )
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
     config = TrainConfig(
@@ -78,7 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     except UnknownSourceError as err:
         parser.error(f"--exclude: {err} (in {args.data})")
     data_seconds = time.perf_counter() - started
-    result = train(datasets, config)
+    try:
+        result = train(datasets, config, checkpoint=args.checkpoint)
+    except CheckpointError as err:
+        parser.error(f"--checkpoint: {err}")
     onnx_path = args.out / MODEL_NAME
     export_onnx(result.model, onnx_path)
     sample = datasets.val["synthetic"].images[:64]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from vision.train.synth import render_crops, render_logo_sixes
 
 __all__ = [
     "CLASS_NAMES",
+    "CheckpointError",
     "Datasets",
     "FaceNet",
     "TrainConfig",
@@ -473,8 +476,63 @@ class TrainResult:
     history: list[float]
 
 
-def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
-    """Train ``FaceNet`` on the training crops; the seed fixes weights, order and augmentation."""
+class CheckpointError(ValueError):
+    """A checkpoint file cannot be resumed: unreadable, or written by another run."""
+
+
+# Fields that may change between an interrupted run and its resumption: they decide how fast
+# the run goes, not what it learns.
+_RESUMABLE_CHANGES = frozenset({"threads"})
+
+
+def _data_fingerprint(crops: CropSet) -> str:
+    """A short hash of the training crops: their labels and every 97th image (cheap on 1 GB)."""
+    digest = hashlib.sha256()
+    digest.update(repr(crops.images.shape).encode())
+    digest.update(np.ascontiguousarray(crops.labels).tobytes())
+    digest.update(np.ascontiguousarray(crops.images[::97]).tobytes())
+    return digest.hexdigest()[:16]
+
+
+def _run_identity(config: TrainConfig, fingerprint: str) -> dict[str, Any]:
+    identity = {k: v for k, v in asdict(config).items() if k not in _RESUMABLE_CHANGES}
+    identity["data"] = fingerprint
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in identity.items()}
+
+
+def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` next to ``path`` and rename it over: an interruption never leaves half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    torch.save(state, partial)
+    os.replace(partial, path)
+
+
+def _load_checkpoint(path: Path, identity: dict[str, Any]) -> dict[str, Any]:
+    try:
+        state: dict[str, Any] = torch.load(path, map_location="cpu", weights_only=False)
+        saved = state["identity"]
+    except Exception as err:
+        raise CheckpointError(
+            f"checkpoint {path} cannot be read ({err}); delete it to train from the start"
+        ) from err
+    differs = sorted(k for k in identity.keys() | saved.keys() if identity.get(k) != saved.get(k))
+    if differs:
+        shown = ", ".join(f"{k}: {saved.get(k)!r} there, {identity.get(k)!r} now" for k in differs)
+        raise CheckpointError(
+            f"checkpoint {path} was written by another run ({shown}); run with that run's options"
+            " to resume it, or delete it (or pass another path) to train from the start"
+        )
+    return state
+
+
+def train(datasets: Datasets, config: TrainConfig, checkpoint: Path | None = None) -> TrainResult:
+    """Train ``FaceNet`` on the training crops; the seed fixes weights, order and augmentation.
+
+    With ``checkpoint``, the run is saved there after every epoch and, when the file already
+    holds an earlier part of the same run (same config and crops), carries on from it: the
+    resumed run ends with the same weights as one never interrupted (at the same thread count).
+    """
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     generator = torch.Generator().manual_seed(config.seed)
@@ -492,9 +550,23 @@ def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
         pct_start=0.15,
     )
     loss_fn = nn.CrossEntropyLoss(label_smoothing=config.label_smoothing)
-    started = time.perf_counter()
     history: list[float] = []
-    for epoch in range(config.epochs):
+    done = 0
+    earlier = 0.0
+    identity = _run_identity(config, _data_fingerprint(datasets.train)) if checkpoint else {}
+    if checkpoint is not None and checkpoint.exists():
+        state = _load_checkpoint(checkpoint, identity)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        schedule.load_state_dict(state["schedule"])
+        generator.set_state(state["generator"])
+        torch.set_rng_state(state["torch_rng"])
+        history = list(state["history"])
+        done = int(state["epochs_done"])
+        earlier = float(state["seconds"])
+        tqdm.write(f"resuming from {checkpoint}: {done} of {config.epochs} epochs done")
+    started = time.perf_counter()
+    for epoch in range(done, config.epochs):
         model.train()
         order = torch.randperm(len(images), generator=generator)
         total = 0.0
@@ -524,7 +596,22 @@ def train(datasets: Datasets, config: TrainConfig) -> TrainResult:
                 for name, m in summary.items()
             )
         )
-    seconds = time.perf_counter() - started
+        if checkpoint is not None:
+            _save_checkpoint(
+                checkpoint,
+                {
+                    "identity": identity,
+                    "epochs_done": epoch + 1,
+                    "model": model.state_dict(),
+                    "optimiser": optimiser.state_dict(),
+                    "schedule": schedule.state_dict(),
+                    "generator": generator.get_state(),
+                    "torch_rng": torch.get_rng_state(),
+                    "history": history,
+                    "seconds": earlier + time.perf_counter() - started,
+                },
+            )
+    seconds = earlier + time.perf_counter() - started
     metrics = {name: evaluate_crops(model, crops) for name, crops in datasets.val.items()}
     model.eval()
     return TrainResult(model=model, metrics=metrics, seconds=seconds, history=history)
