@@ -510,11 +510,13 @@ def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
 
 def _load_checkpoint(path: Path, identity: dict[str, Any]) -> dict[str, Any]:
     try:
-        state: dict[str, Any] = torch.load(path, map_location="cpu", weights_only=False)
+        state: dict[str, Any] = torch.load(path, map_location="cpu", weights_only=True)
         saved = state["identity"]
     except Exception as err:
+        # torch's own message for a foreign pickle is about its loader, not about the file.
         raise CheckpointError(
-            f"checkpoint {path} cannot be read ({err}); delete it to train from the start"
+            f"checkpoint {path} cannot be read: it is not a checkpoint written by"
+            f" `python -m vision.train` ({type(err).__name__}); delete it to train from the start"
         ) from err
     differs = sorted(k for k in identity.keys() | saved.keys() if identity.get(k) != saved.get(k))
     if differs:
