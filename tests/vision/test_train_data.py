@@ -26,6 +26,7 @@ from vision.train.data import (
 )
 from vision.train.synth import (
     COCKED_DEG,
+    EXTRA_LOGO_FAMILIES,
     GLOSS_SHARE,
     HELD_OUT_LOGOS,
     LOGO_FAMILIES,
@@ -319,18 +320,19 @@ def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("share", "said"), [(0.0, False), (0.15, True)])
-def test_the_card_says_when_renders_had_faint_or_swirled_dice(
+def test_the_card_says_when_renders_had_faint_or_swirled_dice_or_more_logos(
     tmp_path: Path, share: float, said: bool
 ) -> None:
     from vision.train.card import write_composed_card
 
     card = tmp_path / "MODEL_CARD.md"
-    report = _face_report(faint=share, arcs=share, threads=1, synthetic_train=5)
+    report = _face_report(faint=share, arcs=share, more_logos=said, threads=1, synthetic_train=5)
     write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
     assert ("on 15 % of dice only faintly (pips dulled toward the body" in text) is said
     assert ("swirls across every face of 15 % of dice" in text) is said
-    assert ("--faint 0.15 --arcs 0.15" in text) is said
+    assert ("--faint 0.15 --arcs 0.15 --more-logos" in text) is said
+    assert ("badge, sun, heart, crown, spiral)" in text) is said
 
 
 def test_a_source_left_out_is_validated_on_all_its_photos() -> None:
@@ -446,12 +448,39 @@ def test_swirled_dice_have_light_arcs_under_their_pips_and_unlike_them() -> None
             assert np.abs(swirls[y, x] - np.array(style.pip)).max() <= 1
 
 
+def test_more_logos_draws_the_extra_families_too_and_never_a_held_out_one() -> None:
+    rng = np.random.default_rng(11)
+    drawn = [random_style(rng).logo for _ in range(1300)]
+    more = [random_style(rng, more_logos=True).logo for _ in range(1300)]
+    assert set(drawn) == set(LOGO_FAMILIES)
+    assert set(more) == set(LOGO_FAMILIES) | set(EXTRA_LOGO_FAMILIES)
+    share = sum(logo in EXTRA_LOGO_FAMILIES for logo in more) / len(more)
+    expected = len(EXTRA_LOGO_FAMILIES) / (len(LOGO_FAMILIES) + len(EXTRA_LOGO_FAMILIES))
+    assert abs(share - expected) < 0.05
+    assert not set(HELD_OUT_LOGOS) & (set(LOGO_FAMILIES) | set(EXTRA_LOGO_FAMILIES))
+
+
+@pytest.mark.parametrize("family", EXTRA_LOGO_FAMILIES)
+def test_each_extra_logo_is_drawn_where_the_pips_would_be(family: str) -> None:
+    from dataclasses import replace
+
+    style = replace(random_style(np.random.default_rng(13)), logo_six=True, marble=None, arcs=None)
+    style = replace(style, body=(200.0, 200.0, 200.0), pip=(20.0, 20.0, 20.0), gloss=0.0)
+    for seed in range(5):
+        face = face_texture(6, replace(style, logo=family), np.random.default_rng(seed))
+        inked = np.abs(face.astype(float) - 200.0).max(axis=2) > 60
+        middle = inked[TEXTURE // 4 : 3 * TEXTURE // 4, TEXTURE // 4 : 3 * TEXTURE // 4]
+        # A mark of some size in the middle of the face, in the pips' ink.
+        assert middle.mean() > 0.05
+
+
 def test_faint_and_swirled_dice_change_the_renders_only_when_asked_for() -> None:
     # The default draws nothing extra from the generator: shipped recipes still reproduce.
     plain = render_crops(np.random.default_rng(3), 40)
-    again = render_crops(np.random.default_rng(3), 40, faint=0.0, arcs=0.0)
+    again = render_crops(np.random.default_rng(3), 40, faint=0.0, arcs=0.0, more_logos=False)
     assert np.array_equal(plain.images, again.images)
-    for option in ({"faint": 0.5}, {"arcs": 0.5}):
+    options: list[dict[str, Any]] = [{"faint": 0.5}, {"arcs": 0.5}, {"more_logos": True}]
+    for option in options:
         changed = render_crops(np.random.default_rng(3), 40, **option)
         assert not np.array_equal(plain.images, changed.images)
 

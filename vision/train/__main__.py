@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         default = getattr(TrainConfig, name)
         parser.add_argument(f"--{name}", type=float, default=default, help=meaning)
     parser.add_argument(
+        "--more-logos",
+        action="store_true",
+        help="also draw a sun, a heart, a crown or a spiral as the logo on rendered sixes",
+    )
+    parser.add_argument(
         "--checkpoint",
         type=Path,
         default=None,
@@ -75,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         duotone=args.duotone,
         faint=args.faint,
         arcs=args.arcs,
+        more_logos=args.more_logos,
         mixstyle=args.mixstyle,
         exclude=tuple(args.exclude),
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from vision.train.synth import (
     DARK_SHARE,
+    EXTRA_LOGO_FAMILIES,
     GLOSS_SHARE,
     HELD_OUT_LOGOS,
     LOGO_FAMILIES,
@@ -87,6 +88,11 @@ def _architecture(config: dict[str, Any]) -> str:
     )
 
 
+def _families(config: dict[str, Any]) -> tuple[str, ...]:
+    """The logo families a run drew on rendered sixes."""
+    return LOGO_FAMILIES + (EXTRA_LOGO_FAMILIES if config.get("more_logos") else ())
+
+
 def _mining(config: dict[str, Any]) -> list[str]:
     """The card's lines on crops cut at the reader's own locator boxes."""
     if not config.get("mine", False):
@@ -154,6 +160,8 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
         for option in ("invert", "streaks", "duotone", "faint", "arcs", "mixstyle"):
             if config.get(option):
                 options.append(f"--{option} {config[option]:g}")
+        if config.get("more_logos"):
+            options.append("--more-logos")
         if "synthetic_train" in config:
             # Always written: the default has changed before, and the count matters.
             options.append(f"--synthetic {config['synthetic_train']}")
@@ -320,7 +328,7 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         ),
         "  pip size and spacing, rounded corners, a ring or swirl round the one's pip on"
         f" {int(100 * ONE_MARK_SHARE)} % of sets, a logo instead of the six on"
-        f" {int(100 * LOGO_SHARE)} % of sets (families: {', '.join(LOGO_FAMILIES)}), Lambert",
+        f" {int(100 * LOGO_SHARE)} % of sets (families: {', '.join(_families(config))}), Lambert",
         f"  shading, a glossy highlight on the upturned face of {int(100 * GLOSS_SHARE)} % of dice,"
         " cast shadows, glare, wood/felt/cloth/noise tables",
         "  with clutter, camera tilt up to 30 degrees, perspective, scale jitter, rotation, blur,",

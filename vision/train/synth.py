@@ -31,6 +31,7 @@ __all__ = [
     "Scene",
     "pip_positions",
     "pips_stand_out",
+    "EXTRA_LOGO_FAMILIES",
     "HELD_OUT_LOGOS",
     "LOGO_FAMILIES",
     "LOGO_SHARE",
@@ -171,13 +172,16 @@ def pips_stand_out(pip: Sequence[float], body: Sequence[float], *, faint: bool =
     return luma > 40 or (luma > 10 and distance > 120)
 
 
-def random_style(rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 0.0) -> DieStyle:
+def random_style(
+    rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 0.0, more_logos: bool = False
+) -> DieStyle:
     """Draw a die style whose pips contrast with its body, as real dice do.
 
     On a ``faint`` share of dice the pips are dulled toward the body, as on smoke dice with dark
     red pips or blue-black swirls with red ones: 20-30 luma and 40-60 RGB units from the body,
     which the ordinary pip colours never are. An ``arcs`` share of dice have bold light swirls
     across every face (decorated sets): a decoration to count the pips around, not a logo.
+    With ``more_logos`` a logo six may also be one of ``EXTRA_LOGO_FAMILIES``.
     """
     body = _random_colour(rng)
     choices: list[tuple[float, float, float]] = [
@@ -220,6 +224,8 @@ def random_style(rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 
         one_mark = silver if rng.random() < 0.5 and pips_stand_out(silver, body) else pip
     # Drawn only when asked for, like ``dull``.
     swirl = _arc_colour(body, pip, rng) if arcs > 0 and rng.random() < arcs else None
+    # One draw either way, so renders without the extra logos stay those of earlier recipes.
+    families = LOGO_FAMILIES + EXTRA_LOGO_FAMILIES if more_logos else LOGO_FAMILIES
     return DieStyle(
         body=body,
         pip=pip,
@@ -229,7 +235,7 @@ def random_style(rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 
         logo_six=bool(rng.random() < LOGO_SHARE),
         one_pip_scale=float(rng.choice([1.0, 1.0, 1.0, 1.6, 2.0])),
         marble=marble,
-        logo=LOGO_FAMILIES[int(rng.integers(len(LOGO_FAMILIES)))],
+        logo=families[int(rng.integers(len(families)))],
         gloss=gloss,
         one_mark=one_mark,
         faint=dull,
@@ -361,6 +367,10 @@ LOGO_FAMILIES = (
     "badge",
 )
 """The logos drawn on a six in training: each is a family of random shapes."""
+
+EXTRA_LOGO_FAMILIES = ("sun", "heart", "crown", "spiral")
+"""Logo families drawn in training only when asked for (``more_logos``): a sun with its rays,
+a heart, a crown and a spiral, as on real sets; the spiral is a swirl with no pips round it."""
 
 HELD_OUT_LOGOS = ("skull", "framed_letter", "crossed", "crescent")
 """Logo families never drawn in training: reading them measures logos the model has not seen."""
@@ -576,6 +586,71 @@ def _logo_crescent(pen: _Pen) -> None:
     cv2.circle(tex, bite, int(size * 0.25), body, -1, cv2.LINE_AA)
 
 
+def _logo_sun(pen: _Pen) -> None:
+    """A disc, filled or a ring, with six to sixteen rays."""
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    disc = size * rng.uniform(0.1, 0.17)
+    fill = -1 if rng.random() < 0.7 else int(size * 0.04) + 1
+    cv2.circle(tex, c, int(disc), colour, fill, cv2.LINE_AA)
+    rays = int(rng.integers(6, 17))
+    turn = rng.uniform(0, np.pi)
+    outer = size * rng.uniform(0.27, 0.38)
+    thickness = int(size * rng.uniform(0.015, 0.045)) + 1
+    for k in range(rays):
+        angle = turn + 2 * np.pi * k / rays
+        inner = (int(c[0] + disc * 1.3 * np.cos(angle)), int(c[1] + disc * 1.3 * np.sin(angle)))
+        tip = (int(c[0] + outer * np.cos(angle)), int(c[1] + outer * np.sin(angle)))
+        cv2.line(tex, inner, tip, colour, thickness, cv2.LINE_AA)
+
+
+def _logo_heart(pen: _Pen) -> None:
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    reach = size * rng.uniform(0.25, 0.36)
+    t = np.linspace(0, 2 * np.pi, 60)
+    x = 16 * np.sin(t) ** 3
+    y = -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t))
+    points = np.stack([c[0] + x / 17 * reach, c[1] + y / 17 * reach], 1).astype(np.int32)
+    if rng.random() < 0.7:
+        cv2.fillPoly(tex, [points], colour, cv2.LINE_AA)
+    else:
+        closed = True  # a keyword, as OpenCV's stubs name it
+        cv2.polylines(tex, [points], closed, colour, int(size * 0.05) + 1, cv2.LINE_AA)
+
+
+def _logo_crown(pen: _Pen) -> None:
+    """A band with three to five points, the dips between them at random depths."""
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    w, h = size * rng.uniform(0.25, 0.36), size * rng.uniform(0.2, 0.3)
+    spikes = int(rng.integers(3, 6))
+    top = [
+        (
+            c[0] - w + 2 * w * k / (2 * spikes - 2),
+            c[1] - h if k % 2 == 0 else c[1] - h * rng.uniform(0.0, 0.4),
+        )
+        for k in range(2 * spikes - 1)
+    ]
+    points = np.array([(c[0] - w, c[1] + h), *top, (c[0] + w, c[1] + h)], np.int32)
+    cv2.fillPoly(tex, [points], colour, cv2.LINE_AA)
+
+
+def _logo_spiral(pen: _Pen) -> None:
+    """One to three arms wound round the middle: a swirl with no pips, so a six."""
+    tex, c, size, colour, rng = pen.tex, pen.c, pen.size, pen.colour, pen.rng
+    arms = int(rng.integers(1, 4))
+    turns = rng.uniform(0.8, 2.0)
+    outer = size * rng.uniform(0.25, 0.38)
+    thickness = int(size * rng.uniform(0.03, 0.07)) + 1
+    turn = rng.uniform(0, 2 * np.pi)
+    sense = float(rng.choice([-1.0, 1.0]))
+    t = np.linspace(0, 1, 80)
+    reach = outer * (0.1 + 0.9 * t) if arms == 1 else outer * t
+    closed = False
+    for arm in range(arms):
+        angle = turn + 2 * np.pi * arm / arms + sense * 2 * np.pi * turns * t
+        points = np.stack([c[0] + reach * np.cos(angle), c[1] + reach * np.sin(angle)], 1)
+        cv2.polylines(tex, [points.astype(np.int32)], closed, colour, thickness, cv2.LINE_AA)
+
+
 _LOGOS = {
     "ring": _logo_ring,
     "star": _logo_star,
@@ -590,6 +665,10 @@ _LOGOS = {
     "framed_letter": _logo_framed_letter,
     "crossed": _logo_crossed,
     "crescent": _logo_crescent,
+    "sun": _logo_sun,
+    "heart": _logo_heart,
+    "crown": _logo_crown,
+    "spiral": _logo_spiral,
 }
 
 
@@ -916,16 +995,21 @@ def _finish(
 
 
 def render_crops(
-    rng: np.random.Generator, count: int, *, faint: float = 0.0, arcs: float = 0.0
+    rng: np.random.Generator,
+    count: int,
+    *,
+    faint: float = 0.0,
+    arcs: float = 0.0,
+    more_logos: bool = False,
 ) -> CropSet:
     """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases.
 
     ``faint`` and ``arcs`` are the shares of dice whose pips barely stand out and of dice with
-    decorative swirls (see :func:`random_style`).
+    decorative swirls; ``more_logos`` adds ``EXTRA_LOGO_FAMILIES`` (see :func:`random_style`).
     """
     crops: list[UInt8Image] = []
     labels: list[int] = []
-    styles = partial(random_style, faint=faint, arcs=arcs)
+    styles = partial(random_style, faint=faint, arcs=arcs, more_logos=more_logos)
     while len(crops) < count:
         scene = render_scene(
             rng, dice=int(rng.choice([1, 2, 3, 4])), half_range=(14.0, 28.0), styles=styles

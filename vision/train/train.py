@@ -96,6 +96,8 @@ class TrainConfig:
     """Share of rendered dice whose pips are dulled toward the body (smoke dice, dark red pips)."""
     arcs: float = 0.0
     """Share of rendered dice with bold light swirls across every face (decorated sets)."""
+    more_logos: bool = False
+    """Also draw ``EXTRA_LOGO_FAMILIES`` (sun, heart, crown, spiral) on rendered logo sixes."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
 
@@ -233,6 +235,7 @@ def _render_many(
     description: str,
     faint: float = 0.0,
     arcs: float = 0.0,
+    more_logos: bool = False,
 ) -> CropSet:
     """Render synthetic crops in chunks, with a progress bar."""
     chunk = 500
@@ -240,7 +243,7 @@ def _render_many(
     with tqdm(total=count, desc=description, unit="crop", leave=False) as bar:
         for start in range(0, count, chunk):
             size = min(chunk, count - start)
-            parts.append(render_crops(rng, size, faint=faint, arcs=arcs))
+            parts.append(render_crops(rng, size, faint=faint, arcs=arcs, more_logos=more_logos))
             bar.update(size)
     return CropSet.concat(parts)
 
@@ -264,6 +267,7 @@ def build_datasets(data: Path, config: TrainConfig) -> Datasets:
         description="synthetic train",
         faint=config.faint,
         arcs=config.arcs,
+        more_logos=config.more_logos,
     )
     # Validation renders stay the ordinary ones, so runs with and without these options compare.
     val["synthetic"] = _render_many(rng, config.synthetic_val, description="synthetic val")
