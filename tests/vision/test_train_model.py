@@ -271,6 +271,24 @@ def test_a_checkpoint_is_refused_for_other_training_crops_and_resumed_at_another
     assert len(result.history) == 1
 
 
+def test_a_checkpoint_from_before_an_option_existed_resumes_at_its_default(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    from vision.train.train import CheckpointError
+
+    datasets, config = _tiny_run()
+    checkpoint = tmp_path / "run.pt"
+    train(datasets, replace(config, epochs=1), checkpoint)
+    state = torch.load(checkpoint, weights_only=True)
+    del state["identity"]["more_logos"]  # written before --more-logos existed
+    torch.save(state, checkpoint)
+    assert len(train(datasets, replace(config, epochs=1), checkpoint).history) == 1
+    with pytest.raises(CheckpointError, match="more_logos: False there, True now"):
+        train(datasets, replace(config, epochs=1, more_logos=True), checkpoint)
+
+
 def test_an_unreadable_checkpoint_says_so(tmp_path: Path) -> None:
     from vision.train.train import CheckpointError
 

@@ -522,6 +522,10 @@ def _load_checkpoint(path: Path, identity: dict[str, Any]) -> dict[str, Any]:
             f"checkpoint {path} cannot be read: it is not a checkpoint written by"
             f" `python -m vision.train` ({type(err).__name__}); delete it to train from the start"
         ) from err
+    # An option added since the checkpoint was written is off by default, which is how that
+    # earlier run trained: a field it does not name is taken at its default.
+    defaults = _run_identity(TrainConfig(), "")
+    saved = {**{k: v for k, v in defaults.items() if k != "data"}, **saved}
     differs = sorted(k for k in identity.keys() | saved.keys() if identity.get(k) != saved.get(k))
     if differs:
         shown = ", ".join(f"{k}: {saved.get(k)!r} there, {identity.get(k)!r} now" for k in differs)
