@@ -253,6 +253,16 @@ def test_a_checkpoint_of_another_run_is_refused_and_kept(
     assert checkpoint.read_bytes() == before
 
 
+def _one_epoch_run(checkpoint: Path) -> tuple[Datasets, TrainConfig]:
+    """Train the tiny run for one epoch, saved at ``checkpoint``; its crops and config."""
+    from dataclasses import replace
+
+    datasets, config = _tiny_run()
+    config = replace(config, epochs=1)
+    train(datasets, config, checkpoint)
+    return datasets, config
+
+
 def test_a_checkpoint_is_refused_for_other_training_crops_and_resumed_at_another_thread_count(
     tmp_path: Path,
 ) -> None:
@@ -260,14 +270,13 @@ def test_a_checkpoint_is_refused_for_other_training_crops_and_resumed_at_another
 
     from vision.train.train import CheckpointError
 
-    datasets, config = _tiny_run()
     checkpoint = tmp_path / "run.pt"
-    train(datasets, replace(config, epochs=1), checkpoint)
+    datasets, config = _one_epoch_run(checkpoint)
     other = Datasets(train=_toy_crops(128, 7), val=datasets.val)
     with pytest.raises(CheckpointError, match="data"):
-        train(other, replace(config, epochs=1), checkpoint)
+        train(other, config, checkpoint)
     # The thread count decides speed, not what is learnt: changing it resumes.
-    result = train(datasets, replace(config, epochs=1, threads=2), checkpoint)
+    result = train(datasets, replace(config, threads=2), checkpoint)
     assert len(result.history) == 1
 
 
@@ -278,15 +287,14 @@ def test_a_checkpoint_from_before_an_option_existed_resumes_at_its_default(
 
     from vision.train.train import CheckpointError
 
-    datasets, config = _tiny_run()
     checkpoint = tmp_path / "run.pt"
-    train(datasets, replace(config, epochs=1), checkpoint)
+    datasets, config = _one_epoch_run(checkpoint)
     state = torch.load(checkpoint, weights_only=True)
     del state["identity"]["more_logos"]  # written before --more-logos existed
     torch.save(state, checkpoint)
-    assert len(train(datasets, replace(config, epochs=1), checkpoint).history) == 1
+    assert len(train(datasets, config, checkpoint).history) == 1
     with pytest.raises(CheckpointError, match="more_logos: False there, True now"):
-        train(datasets, replace(config, epochs=1, more_logos=True), checkpoint)
+        train(datasets, replace(config, more_logos=True), checkpoint)
 
 
 def test_an_unreadable_checkpoint_says_so(tmp_path: Path) -> None:
