@@ -209,10 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     importlib.import_module("pipcam.advise").add_advise_command(sub)
     try:
         vision_cli = importlib.import_module("pipcam.vision_cli")
+        photos = importlib.import_module("pipcam.photos")
     except ImportError:  # the camera commands need numpy/OpenCV; the rules work without them
         pass
     else:
         vision_cli.add_vision_commands(sub)
+        photos.add_photos_command(sub)
     return parser
 
 

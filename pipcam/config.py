@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+PHOTO_LIMIT = 2000
+"""Photos ``keep_photos`` keeps at most (the oldest go first): 1-3 GB of 1280x960 to 3280x2464."""
+
 
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the file and the key."""
@@ -46,6 +49,8 @@ class Config:
     settle_seconds: float = 0.6
     model: Path | None = None
     calibration: Path | None = None
+    keep_photos: bool = False  # save each settled frame for pipcam photos (pipcam/photos.py)
+    photo_limit: int = PHOTO_LIMIT
 
     def header(self) -> dict[str, Any]:
         """The transcript header of the game a fresh table starts with."""
@@ -63,6 +68,8 @@ _TABLE_KEYS = {
     "settle_seconds": float,
     "model": str,
     "calibration": str,
+    "keep_photos": bool,
+    "photo_limit": int,
 }
 
 
@@ -97,7 +104,7 @@ def load_config(path: Path | None) -> Config:
             )
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ConfigError(
                 f"pipcam: {path}: table.{key} must be a {kind.__name__}, not {value!r}"
             )
@@ -107,6 +114,10 @@ def load_config(path: Path | None) -> Config:
         if not players or not all(isinstance(p, str) and p.strip() for p in players):
             raise ConfigError(f"pipcam: {path}: table.players must be a list of names")
         values["players"] = tuple(players)
+    if values.get("photo_limit", 1) < 1:
+        raise ConfigError(
+            f"pipcam: {path}: table.photo_limit must be at least 1, not {values['photo_limit']}"
+        )
     for key in ("data", "model", "calibration"):
         if key in values:
             values[key] = Path(values[key]).expanduser()

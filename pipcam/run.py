@@ -52,9 +52,11 @@ class CameraLoop:
         interval: float = 0.1,
         retry: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
+        keep_photo: Callable[[int, Any, Any], object] | None = None,
     ) -> None:
         from vision.settle import SettleDetector
 
+        self.keep_photo = keep_photo  # (reading id, frame, dice set aside): pipcam.photos
         self.open_source = open_source
         self.table = table
         self.reader = reader
@@ -118,7 +120,9 @@ class CameraLoop:
         update = self.settle.update(frame)
         if update.roll:
             reading = self.reader.read(frame, status="settled")
-            self.table.on_reading(reading, settled_now=True)
+            reading_id = self.table.on_reading(reading, settled_now=True)
+            if self.keep_photo is not None and reading_id is not None:
+                self.keep_photo(reading_id, frame, getattr(reading, "set_aside", ()))
             self._last_status = "settled"
         elif update.status != self._last_status:
             self._last_status = update.status
@@ -306,7 +310,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         loop: CameraLoop | None = None
         if spec != "none":
             reader = make_reader(config, calibration)
-            loop = CameraLoop(open_source, table, reader, settle_seconds=config.settle_seconds)
+            keeper = None
+            if args.keep_photos or config.keep_photos:
+                from pipcam.photos import PhotoKeeper
+
+                keeper = PhotoKeeper(data / "photos", limit=config.photo_limit).keep
+                print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
+            loop = CameraLoop(
+                open_source,
+                table,
+                reader,
+                settle_seconds=config.settle_seconds,
+                keep_photo=keeper,
+            )
             loop.start()
             stack.callback(loop.stop)
         keyboard = KeyboardButtons(
@@ -380,4 +396,9 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     p.add_argument("--port", type=int, default=None, help="scoreboard port (default 8000)")
     p.add_argument("--data", help="where games are kept (default: a per-user data folder)")
     p.add_argument("--config", help="a TOML configuration file")
+    p.add_argument(
+        "--keep-photos",
+        action="store_true",
+        help="save each settled frame beside the games, for `pipcam photos` (eval, training)",
+    )
     p.set_defaults(func=cmd_run)

@@ -153,6 +153,18 @@ class StoredCorrection:
 
 
 @dataclass(frozen=True)
+class StoredReading:
+    """A settled reading as the players left it: the dice read, with their corrections applied."""
+
+    id: int
+    game: int | None
+    time: str
+    status: str
+    dice: list[dict[str, JSON]]
+    corrected: tuple[int, ...]  # indices of the dice a person set by hand
+
+
+@dataclass(frozen=True)
 class GameSummary:
     """A line of the list of games: who played what, when, and how many events were logged."""
 
@@ -676,6 +688,39 @@ class Store:
                 if value is not None:
                     counts[value] = counts.get(value, 0) + 1
         return counts
+
+    def readings(self, after: int = 0) -> list[StoredReading]:
+        """Every reading with an id above ``after``, oldest first, each die as last corrected."""
+        with self._transaction(write=False) as db:
+            rows = db.execute(
+                "SELECT id, game, time, status, dice FROM readings WHERE id > ? ORDER BY id",
+                (after,),
+            ).fetchall()
+            fixes = db.execute(
+                "SELECT reading, die, value FROM corrections WHERE reading > ? ORDER BY id",
+                (after,),
+            ).fetchall()
+        by_reading: dict[int, list[tuple[int, int]]] = {}
+        for reading, die, value in fixes:
+            by_reading.setdefault(int(reading), []).append((int(die), int(value)))
+        out = []
+        for rid, game, when, status, text in rows:
+            dice = json.loads(text)
+            done: list[int] = []
+            for die, value in by_reading.get(int(rid), []):
+                dice[die] |= {"value": value, "status": "ok", "confidence": 1.0}
+                done.append(die)
+            out.append(
+                StoredReading(
+                    int(rid),
+                    None if game is None else int(game),
+                    str(when),
+                    str(status),
+                    dice,
+                    tuple(sorted(set(done))),
+                )
+            )
+        return out
 
     # -- corrections ----------------------------------------------------------------------------
 

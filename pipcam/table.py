@@ -292,11 +292,12 @@ class Table:
 
     # -- the camera -----------------------------------------------------------------------------
 
-    def on_reading(self, reading: ReadingLike, *, settled_now: bool) -> None:
+    def on_reading(self, reading: ReadingLike, *, settled_now: bool) -> int | None:
         """A reading of the tray; ``settled_now`` is true once per roll, when the dice come to rest.
 
         A settled reading becomes a roll when dice are to be thrown, or a keep when dice were
-        taken out of the roll zone; anything else is reported, never guessed.
+        taken out of the roll zone; anything else is reported, never guessed. Returns the stored
+        reading's id when it was settled (and so stored), else None.
         """
         with self.lock:
             dice = list(reading.dice)
@@ -304,7 +305,7 @@ class Table:
             self.view.dice_read = [die_json(d) for d in dice]
             if not settled_now:
                 self._changed()
-                return
+                return None
             reading_id = self.store.record_reading(
                 self.game_id, self.view.dice_read, status=reading.status
             )
@@ -320,14 +321,14 @@ class Table:
             )
             if history is None:
                 self._changed()
-                return
+                return reading_id
             actions, problem = self._meaning(self.view.dice_read, history.state)
             if problem:
                 self.report_problem(problem)
-                return
+                return reading_id
             if not actions:
                 self._changed()
-                return
+                return reading_id
             try:
                 for step in actions:
                     self.act(step, source="camera")
@@ -337,6 +338,7 @@ class Table:
                 self.report_problem(f"the dice read {' '.join(map(str, values))}: {exc}")
             finally:
                 self.last_reading.state_after = history.state
+            return reading_id
 
     def _meaning(self, dice: list[dict[str, JSON]], state: Any) -> tuple[list[Action], str | None]:
         """What settled dice mean in ``state``: the actions, or the problem to report."""

@@ -8,10 +8,11 @@ detector decides when a roll is over exactly as it does at a real table.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,13 @@ from device.keyboard import press
 from device.panel import Panel
 from device.pins import PinMap
 from pipcam.config import Config
+from pipcam.photos import PhotoKeeper, export_photos
 from pipcam.recording import Scene, load_script, render_scenes
 from pipcam.run import CameraLoop, make_reader
 from pipcam.store import Store
 from pipcam.table import Table
+from pipcam.vision_cli import _box_reader
+from vision.evaluate import evaluate_folder
 from vision.source import read_image
 from web.app import create_app
 
@@ -78,7 +82,9 @@ def server_for() -> Iterator[Any]:
         thread.join(10)
 
 
-def play_recording(folder: Path, store: Store) -> Table:
+def play_recording(
+    folder: Path, store: Store, keep_photo: Callable[[int, Any, Any], object] | None = None
+) -> Table:
     """Play a recording through the camera loop and the panel's buttons; return the table."""
     header, calibration, steps = load_script(folder)
     clock = FakeClock()
@@ -93,7 +99,9 @@ def play_recording(folder: Path, store: Store) -> Table:
 
     reader = make_reader(Config(), calibration)
     with Panel(PinMap(), pin_factory=factory, on_button=on_button, clock=clock) as panel:
-        loop = CameraLoop(lambda: None, table, reader, settle_seconds=0.6, clock=clock)
+        loop = CameraLoop(
+            lambda: None, table, reader, settle_seconds=0.6, clock=clock, keep_photo=keep_photo
+        )
         for step in steps:
             if step.press is not None:
                 press(panel, step.press)
@@ -186,3 +194,35 @@ def test_general_whole_game(tmp_path: Path, server_for: Any) -> None:
     assert boxes["general"] == 50  # the held 2s and the re-thrown die made a Generał
     assert state["players"][0]["score"] == sum(boxes.values())
     assert state["actions"] == 13 + 13 + 2  # 13 throws, 13 boxes, one hold and one re-throw
+
+
+def test_kept_photos_export_as_labelled_data_the_evaluator_reads(tmp_path: Path) -> None:
+    """`pipcam run --keep-photos` then `pipcam photos`: every settled frame of a game comes out
+    labelled with the dice that were on it (roll zone and set aside), in the shared data format
+    that `pipcam eval` and training read."""
+    plan: list[Scene | str] = [
+        Scene([1, 1, 5, 2, 3, 4]),
+        Scene([2, 3, 4], aside=[1, 1, 5]),
+        Scene([6, 6, 2], aside=[1, 1, 5]),
+    ]
+    header = {"game": "kymppitonni", "players": ["Ann", "Bob"], "options": {}}
+    folder = record(tmp_path, header, plan)
+    photos = tmp_path / "data" / "photos"
+    with Store(tmp_path / "pipcam.db") as store:
+        play_recording(folder, store, keep_photo=PhotoKeeper(photos).keep)
+        out = tmp_path / "export" / "mytable"
+        summary = export_photos(store, photos, out)
+    assert summary.photos == len(plan)
+    assert summary.flagged == 0
+    records = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+    for scene, rec in zip(plan, records, strict=True):
+        assert isinstance(scene, Scene)
+        assert sorted(d["value"] for d in rec["dice"] if not d.get("set_aside")) == sorted(
+            scene.rolled
+        )
+        assert sorted(d["value"] for d in rec["dice"] if d.get("set_aside")) == sorted(scene.aside)
+        assert (out / rec["image"]).is_file()
+    report = evaluate_folder(out, _box_reader(make_reader(Config(), None)))
+    assert report.images == len(plan)
+    assert report.recall == 1.0
+    assert report.precision == 1.0

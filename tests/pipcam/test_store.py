@@ -640,3 +640,23 @@ def test_readings_are_recorded_and_counted(store: Store, db: Path) -> None:
         '{"value": 5, "confidence": 0.97, "status": "ok", "box": [10, 20, 50, 60]}, '
         '{"value": null, "confidence": 0.4, "status": "cocked", "box": [10, 20, 50, 60]}]'
     )
+
+
+def test_readings_come_back_as_last_corrected(store: Store) -> None:
+    """Readings list the dice with every correction applied, which dice were set by hand, and
+    start after a given id (what the photo export needs to label its frames)."""
+    game = store.new_game(HEADER)
+    first = store.record_reading(game, [die(1), die(None, "cocked", 0.4)], status="settled")
+    second = store.record_reading(game, [die(6, "uncertain", 0.55), die(2)], status="settled")
+    store.record_correction(first, 1, 4, events=[], source="phone")
+    store.record_correction(second, 0, 5, events=[], source="phone")
+    store.record_correction(second, 0, 3, events=[], source="phone")  # the last one stands
+    got = store.readings()
+    assert [r.id for r in got] == [first, second]
+    assert [[d["value"] for d in r.dice] for r in got] == [[1, 4], [3, 2]]
+    assert [[d["status"] for d in r.dice] for r in got] == [["ok", "ok"], ["ok", "ok"]]
+    assert [r.corrected for r in got] == [(1,), (0,)]
+    assert got[0].game == game
+    assert got[0].status == "settled"
+    assert [r.id for r in store.readings(after=first)] == [second]
+    assert store.readings(after=second) == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,24 +12,7 @@ from pipcam.store import Store
 from pipcam.table import Table
 from scoring.core import Bank, Keep, Roll
 from scoring.errors import IllegalAction
-
-
-@dataclass(frozen=True)
-class FakeDie:
-    """A die as vision.reader.Die reports it."""
-
-    value: int | None
-    confidence: float = 0.99
-    status: str = "ok"
-    box: tuple[int, int, int, int] = (0, 0, 10, 10)
-
-
-@dataclass(frozen=True)
-class FakeReading:
-    """A settled reading of the roll zone."""
-
-    dice: tuple[FakeDie, ...]
-    status: str = "settled"
+from tests.pipcam._fakes import FakeDie, FakeReading
 
 
 def reading(*values: int) -> FakeReading:

@@ -19,7 +19,8 @@ import uvicorn
 from pipcam.store import Store
 from pipcam.table import Table
 from scoring.registry import available
-from tests.pipcam.test_table_corrections import FakeDie, FakeReading, reading
+from tests.pipcam._fakes import FakeDie, FakeReading
+from tests.pipcam.test_table_corrections import reading
 from tests.web.test_api import PIN, Served, free_port
 from web.app import PinGuard, TableAPI, create_app
 

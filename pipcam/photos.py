@@ -1,0 +1,265 @@
+"""Photos of this table's own dice, kept so the reader can be measured and trained on them.
+
+No public photo set is a Raspberry Pi over a dice tray, and the dice a model has never seen are
+where it is weakest (models/MODEL_CARD.md). The table itself is the best source: with
+``pipcam run --keep-photos`` every settled frame is saved beside the game store as
+``photos/reading-<id>.jpg``, with the dice set aside in ``reading-<id>.json``; the dice in the
+roll zone, as the players left them (their corrections applied), are in the store already.
+``pipcam photos OUT`` turns both into a folder in the shared data format (``images/``,
+``labels.jsonl``, ``README.txt``) that ``pipcam eval OUT`` measures and ``python -m
+vision.train --data`` trains on (it reads every source folder under its data root).
+
+Each die is labelled with the value the players left standing: a die they corrected is marked
+``corrected``, the others were read surely by the model and nobody corrected them (the players
+would have, for a roll that scored wrong). A photo with a die nobody read or corrected is
+flagged ``known_issue``, which training and scoring leave out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from pipcam.config import PHOTO_LIMIT, ConfigError, default_data_dir, load_config
+from pipcam.store import Store, StoredReading, StoreError
+
+log = logging.getLogger("pipcam.photos")
+
+JPEG_QUALITY = 95
+VAL_PERCENT = 20
+"""Share of games the export marks ``val``: whole games, since one game's rolls look alike."""
+
+_NAME = re.compile(r"reading-(\d+)\.jpg")
+
+
+def photo_path(folder: Path, reading_id: int) -> Path:
+    """Where the frame of stored reading ``reading_id`` is kept."""
+    return folder / f"reading-{reading_id:07d}.jpg"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write beside and rename over, so a crash never leaves half a file under the real name."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+
+
+class PhotoKeeper:
+    """Saves the frame of each settled reading, and the dice set aside in it, under ``folder``.
+
+    Failing to save (a full SD card) is logged and skipped: the game must not stop for a photo.
+    """
+
+    def __init__(self, folder: Path, *, limit: int = PHOTO_LIMIT) -> None:
+        if limit < 1:
+            raise ValueError(f"a photo limit must be at least 1, not {limit}")
+        self.folder = folder
+        self.limit = limit
+
+    def keep(self, reading_id: int, frame: Any, set_aside: Sequence[Any] = ()) -> Path | None:
+        """Save the frame (BGR) of reading ``reading_id``; its path, or None if it failed."""
+        path = photo_path(self.folder, reading_id)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            ok, encoded = cv2.imencode(
+                ".jpg", np.asarray(frame), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]
+            )
+            if not ok:
+                raise OSError("OpenCV could not encode the frame as JPEG")
+            aside = [
+                {"value": d.value, "status": d.status, "box": [int(v) for v in d.box]}
+                for d in set_aside
+            ]
+            # The sidecar first: a photo is never found without its set-aside dice.
+            _write_atomically(path.with_suffix(".json"), json.dumps({"set_aside": aside}).encode())
+            _write_atomically(path, encoded.tobytes())
+            self._prune()
+        except (OSError, cv2.error) as exc:
+            log.warning("could not keep the photo of reading %d in %s: %s", reading_id, path, exc)
+            return None
+        return path
+
+    def _prune(self) -> None:
+        """Delete the oldest photos beyond the limit (reading ids grow with time)."""
+        kept = sorted(kept_photos(self.folder))
+        for reading_id in kept[: max(0, len(kept) - self.limit)]:
+            path = photo_path(self.folder, reading_id)
+            path.unlink(missing_ok=True)
+            path.with_suffix(".json").unlink(missing_ok=True)
+
+
+def kept_photos(folder: Path) -> dict[int, Path]:
+    """The photos under ``folder`` by reading id."""
+    if not folder.is_dir():
+        return {}
+    found = {}
+    for path in folder.iterdir():
+        match = _NAME.fullmatch(path.name)
+        if match:
+            found[int(match.group(1))] = path
+    return found
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    """What an export wrote."""
+
+    photos: int
+    dice: int
+    corrected: int
+    flagged: int
+    val_photos: int
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        return (
+            f"{self.photos} photos, {self.dice} dice labelled "
+            f"({self.corrected} corrected by hand), "
+            f"{self.flagged} photos flagged (a die nobody read or corrected), "
+            f"{self.val_photos} photos in the val split"
+        )
+
+
+def split_of_game(game: int | None, val_percent: int = VAL_PERCENT) -> str:
+    """``val`` for a stable ``val_percent`` share of games, else ``train``."""
+    key = f"game-{game}".encode()
+    return "val" if zlib.crc32(key) % 100 < val_percent else "train"
+
+
+def _label(reading: StoredReading, aside: list[dict[str, Any]]) -> tuple[list[Any], list[str]]:
+    """The labelled dice of one photo and what keeps it from being fully labelled."""
+    dice: list[Any] = []
+    problems: list[str] = []
+    for index, die in enumerate(reading.dice):
+        if die["status"] != "ok" or die["value"] is None:
+            problems.append(f"die {index} in the roll zone ({die['status']}) was never corrected")
+            continue
+        entry: dict[str, Any] = {"value": die["value"], "box": die["box"]}
+        if index in reading.corrected:
+            entry["corrected"] = True
+        dice.append(entry)
+    for die in aside:
+        if die["status"] != "ok" or die["value"] is None:
+            problems.append(f"a die set aside at {die['box']} was not read ({die['status']})")
+            continue
+        dice.append({"value": die["value"], "box": die["box"], "set_aside": True})
+    return dice, problems
+
+
+def export_photos(
+    store: Store, photos: Path, out: Path, *, val_percent: int = VAL_PERCENT
+) -> ExportSummary:
+    """Write the kept photos with their labels to ``out`` in the shared data format.
+
+    ``out`` must be new or a folder this function wrote before (it is then brought up to date):
+    an export never mixes into another source's files.
+    """
+    labels = out / "labels.jsonl"
+    if out.exists() and any(out.iterdir()) and not labels.is_file():
+        raise FileExistsError(
+            f"{out} exists and is not a photo export (no labels.jsonl); name a new folder"
+        )
+    kept = kept_photos(photos)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    dice_n = corrected_n = flagged_n = val_n = 0
+    for reading in store.readings():
+        source = kept.get(reading.id)
+        if source is None:
+            continue
+        sidecar = source.with_suffix(".json")
+        aside = json.loads(sidecar.read_text()) if sidecar.is_file() else {"set_aside": []}
+        image = cv2.imread(str(source), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            log.warning("skipping %s: not a readable JPEG", source)
+            continue
+        dice, problems = _label(reading, list(aside["set_aside"]))
+        split = split_of_game(reading.game, val_percent)
+        record: dict[str, Any] = {
+            "image": f"images/{source.name}",
+            "width": int(image.shape[1]),
+            "height": int(image.shape[0]),
+            "split": split,
+            "dice": dice,
+            "reading": reading.id,
+            "game": reading.game,
+            "time": reading.time,
+        }
+        if problems:
+            record["known_issue"] = "; ".join(problems)
+            flagged_n += 1
+        shutil.copyfile(source, out / "images" / source.name)
+        lines.append(json.dumps(record))
+        dice_n += len(dice)
+        corrected_n += sum(1 for d in dice if d.get("corrected"))
+        val_n += split == "val"
+    _write_atomically(labels, "".join(line + "\n" for line in lines).encode())
+    summary = ExportSummary(len(lines), dice_n, corrected_n, flagged_n, val_n)
+    (out / "README.txt").write_text(_readme(summary), encoding="utf-8")
+    return summary
+
+
+def _readme(summary: ExportSummary) -> str:
+    return f"""Photos of one pipcam table: kept by `pipcam run --keep-photos`, exported by
+`pipcam photos`.
+
+Licence: the table owner's own photos; share them only if the players agree.
+Statistics: {summary.line()}.
+Scene: the table's camera over its tray, its lighting and its dice; boxes are whole dice in
+frame pixels (the reader's own boxes).
+Label quality: each die carries the value the players left standing. `corrected: true` marks a
+die a person set by hand; the other dice of the roll zone were read surely by the model and
+nobody corrected them; `set_aside: true` marks dice outside the roll zone, as the model read
+them in this frame (not checked by anybody). A photo with a die nobody read or corrected has
+`known_issue`. `split` is by game ({VAL_PERCENT} % of games are `val`).
+"""
+
+
+def cmd_photos(args: argparse.Namespace) -> int:
+    """``pipcam photos OUT``: export the kept photos as a labelled folder."""
+    try:
+        config = load_config(Path(args.config) if args.config else None)
+    except ConfigError as exc:
+        print(f"pipcam photos: {exc}", file=sys.stderr)
+        return 2
+    data = Path(args.data) if args.data else (config.data or default_data_dir())
+    photos = data / "photos"
+    if not kept_photos(photos):
+        print(
+            f"pipcam photos: no photos in {photos}; run the table with --keep-photos "
+            "(or keep_photos = true in its configuration) and play a while",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        with Store(data / "pipcam.db") as store:
+            summary = export_photos(store, photos, Path(args.out))
+    except (StoreError, FileExistsError) as exc:
+        print(f"pipcam photos: {exc}", file=sys.stderr)
+        return 2
+    print(f"pipcam photos: {args.out}: {summary.line()}")
+    return 0
+
+
+def add_photos_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``pipcam photos OUT [--data DIR] [--config FILE]``."""
+    p = subparsers.add_parser(
+        "photos", help="export the table's kept photos, labelled, for pipcam eval and training"
+    )
+    p.add_argument("out", help="a new folder (or an earlier export, brought up to date)")
+    p.add_argument("--data", help="where the table keeps its games (as pipcam run --data)")
+    p.add_argument("--config", help="the table's TOML configuration file")
+    p.set_defaults(func=cmd_photos)

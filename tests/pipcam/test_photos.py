@@ -1,0 +1,177 @@
+"""Keeping the table's settled frames and exporting them as labelled photos (pipcam/photos.py)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from pipcam.cli import main
+from pipcam.config import ConfigError, load_config
+from pipcam.photos import PhotoKeeper, export_photos, kept_photos, photo_path, split_of_game
+from pipcam.store import Store
+from pipcam.table import Table
+from tests.pipcam._fakes import FakeDie, FakeReading
+from vision.train.data import load_folder
+
+
+def frame(seed: int) -> np.ndarray:
+    """A small BGR frame, different per seed."""
+    return np.random.default_rng(seed).integers(0, 255, (48, 64, 3), dtype=np.uint8)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A real SQLite store."""
+    with Store(tmp_path / "pipcam.db") as s:
+        yield s
+
+
+def test_keeper_saves_frame_and_set_aside_dice(tmp_path: Path) -> None:
+    """The frame is a JPEG of the same size; the dice set aside go in a sidecar beside it."""
+    keeper = PhotoKeeper(tmp_path / "photos")
+    path = keeper.keep(7, frame(1), [FakeDie(5, box=(1, 2, 11, 12))])
+    assert path == photo_path(tmp_path / "photos", 7)
+    image = cv2.imread(str(path))
+    assert image is not None
+    assert image.shape == (48, 64, 3)
+    aside = json.loads(path.with_suffix(".json").read_text())
+    assert aside == {"set_aside": [{"value": 5, "status": "ok", "box": [1, 2, 11, 12]}]}
+    assert not list((tmp_path / "photos").glob("*.partial"))
+
+
+def test_keeper_keeps_the_newest_up_to_its_limit(tmp_path: Path) -> None:
+    """Beyond the limit the oldest readings' photos (and sidecars) are deleted."""
+    keeper = PhotoKeeper(tmp_path / "photos", limit=3)
+    for reading_id in range(1, 6):
+        keeper.keep(reading_id, frame(reading_id))
+    assert sorted(kept_photos(tmp_path / "photos")) == [3, 4, 5]
+    assert len(list((tmp_path / "photos").glob("*.json"))) == 3
+    with pytest.raises(ValueError, match="at least 1"):
+        PhotoKeeper(tmp_path, limit=0)
+
+
+def test_keeper_failure_is_logged_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A photo that cannot be written (here the folder is a file) never stops the game."""
+    blocked = tmp_path / "photos"
+    blocked.write_text("not a folder")
+    with caplog.at_level(logging.WARNING, logger="pipcam.photos"):
+        assert PhotoKeeper(blocked).keep(1, frame(1)) is None
+    assert "could not keep the photo of reading 1" in caplog.text
+
+
+def play(store: Store, keeper: PhotoKeeper) -> Table:
+    """Three settled readings: one read surely, one with an uncertain die the players correct,
+    one with a cocked die nobody corrects; the second has a die set aside."""
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    readings = [
+        FakeReading((FakeDie(1, box=(0, 0, 9, 9)), FakeDie(5, box=(20, 0, 29, 9)))),
+        FakeReading(
+            (FakeDie(2, box=(0, 0, 9, 9)), FakeDie(6, 0.4, "uncertain", (20, 0, 29, 9))),
+            set_aside=(FakeDie(5, box=(40, 0, 49, 9)),),
+        ),
+        FakeReading((FakeDie(None, 0.3, "cocked", (0, 0, 9, 9)),)),
+    ]
+    for index, reading in enumerate(readings):
+        reading_id = table.on_reading(reading, settled_now=True)
+        assert reading_id is not None
+        keeper.keep(reading_id, frame(index), reading.set_aside)
+        if index == 1:
+            table.correct(1, 3)
+    return table
+
+
+def test_export_labels_what_the_players_left_standing(tmp_path: Path, store: Store) -> None:
+    """Sure dice keep their values, corrected dice their correction (marked), set-aside dice are
+    marked; a photo with a die nobody read is flagged, and training's own loader reads it all."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+    out = tmp_path / "mytable"
+    summary = export_photos(store, tmp_path / "photos", out)
+    assert (summary.photos, summary.dice, summary.corrected, summary.flagged) == (3, 5, 1, 1)
+    records = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+    assert [[d["value"] for d in r["dice"]] for r in records] == [[1, 5], [2, 3, 5], []]
+    assert records[1]["dice"][1]["corrected"] is True
+    assert "corrected" not in records[1]["dice"][0]
+    assert records[1]["dice"][2]["set_aside"] is True
+    assert "known_issue" not in records[0]
+    assert "known_issue" not in records[1]
+    assert "die 0 in the roll zone (cocked) was never corrected" in records[2]["known_issue"]
+    assert all((out / r["image"]).is_file() for r in records)
+    assert records[0]["width"] == 64
+    assert records[0]["height"] == 48
+    loaded = load_folder(out)
+    assert [len(r.dice) for r in loaded] == [2, 3, 0]
+    assert [r.known_issue is not None for r in loaded] == [False, False, True]
+    assert "corrected by hand" in (out / "README.txt").read_text()
+
+
+def test_export_is_brought_up_to_date_and_never_mixes_into_other_data(
+    tmp_path: Path, store: Store
+) -> None:
+    """Exporting again into the same folder rewrites it; a folder that is not an export is
+    refused and left as it was."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+    out = tmp_path / "mytable"
+    export_photos(store, tmp_path / "photos", out)
+    assert export_photos(store, tmp_path / "photos", out).photos == 3
+    assert len((out / "labels.jsonl").read_text().splitlines()) == 3
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="not a photo export"):
+        export_photos(store, tmp_path / "photos", other)
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]
+
+
+def test_split_is_by_whole_games() -> None:
+    """About the val share of games go to val, always the same ones."""
+    splits = [split_of_game(g) for g in range(1, 1001)]
+    assert 150 < splits.count("val") < 250
+    assert splits == [split_of_game(g) for g in range(1, 1001)]
+    assert split_of_game(3, val_percent=0) == "train"
+
+
+def test_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`pipcam photos OUT` says what to do when nothing was kept, else exports and sums up."""
+    data = tmp_path / "data"
+    assert main(["photos", str(tmp_path / "out"), "--data", str(data)]) == 1
+    assert "run the table with --keep-photos" in capsys.readouterr().err
+    with Store(data / "pipcam.db") as store:
+        play(store, PhotoKeeper(data / "photos"))
+    assert main(["photos", str(tmp_path / "out"), "--data", str(data)]) == 0
+    assert "3 photos, 5 dice labelled (1 corrected by hand), 1 photos flagged" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("keep_photos = 'yes'", "table.keep_photos must be a bool, not 'yes'"),
+        ("photo_limit = 0", "table.photo_limit must be at least 1, not 0"),
+        ("photo_limit = true", "table.photo_limit must be a int, not True"),
+    ],
+)
+def test_photo_settings_are_checked(tmp_path: Path, line: str, message: str) -> None:
+    """Bad photo settings name the key and the value."""
+    path = tmp_path / "pipcam.toml"
+    path.write_text(f"[table]\n{line}\n")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+def test_photo_settings_are_read(tmp_path: Path) -> None:
+    """keep_photos and photo_limit come from [table]; off and 2000 by default."""
+    path = tmp_path / "pipcam.toml"
+    path.write_text("[table]\nkeep_photos = true\nphoto_limit = 50\n")
+    config = load_config(path)
+    assert (config.keep_photos, config.photo_limit) == (True, 50)
+    assert (load_config(None).keep_photos, load_config(None).photo_limit) == (False, 2000)
