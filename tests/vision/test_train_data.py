@@ -583,3 +583,71 @@ def test_the_card_names_streaks_duotones_and_mixstyle_when_a_member_was_trained_
     assert "on 50 % of batches" in second
     assert "MixStyle" in second
     assert "MixStyle" not in first.split("## Member 1")[1]
+
+
+def _own_photos(folder: Path, games: int = 6) -> None:
+    """A small export in the shared format, as `pipcam photos` writes it: two dice a photo."""
+    rng = np.random.default_rng(0)
+    (folder / "images").mkdir(parents=True)
+    lines = []
+    for game in range(games):
+        image = np.full((120, 160, 3), 200, np.uint8)
+        dice = []
+        for k, value in enumerate((1 + game % 6, 6 - game % 6)):
+            x0, y0 = 20 + 70 * k, 40
+            cv2.rectangle(image, (x0, y0), (x0 + 30, y0 + 30), (40, 40, 40), -1)
+            dice.append({"value": value, "box": [x0, y0, x0 + 30, y0 + 30]})
+        image = (image + rng.integers(0, 9, image.shape)).astype(np.uint8)
+        cv2.imwrite(str(folder / "images" / f"r{game}.jpg"), image)
+        split = "val" if game == 0 else "train"
+        lines.append(json.dumps({"image": f"images/r{game}.jpg", "split": split, "dice": dice}))
+    (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_a_tables_own_photos_join_training_with_their_own_split(tmp_path: Path) -> None:
+    """`--source DIR` adds a folder of the table's photos: its train photos are cut into
+    training crops, its val photos validate on their own, and the counts name it."""
+    from vision.train.train import TrainConfig, build_datasets
+
+    (tmp_path / "data").mkdir()
+    _own_photos(tmp_path / "mytable")
+    config = TrainConfig(synthetic_train=8, synthetic_val=5, mine=False)
+    datasets = build_datasets(tmp_path / "data", config, sources=[tmp_path / "mytable"])
+    assert datasets.counts["mytable"]["train_photos"] == 5
+    assert datasets.counts["mytable"]["val_photos"] == 1
+    assert datasets.counts["mytable"]["train_dice"] == 10
+    val = datasets.val["mytable"]
+    assert sorted(int(v) for v in val.labels if v > 0) == [1, 6]
+
+
+def test_a_source_folder_that_cannot_be_used_is_refused(tmp_path: Path) -> None:
+    """A folder without labels, or with the name of a source already loaded, is refused
+    before anything is cut or rendered, and the message says what to do."""
+    from vision.train.train import SourceFolderError, TrainConfig, build_datasets
+
+    data = tmp_path / "data"
+    _own_photos(data / "mytable", games=1)
+    (tmp_path / "empty").mkdir()
+    config = TrainConfig(synthetic_train=8, synthetic_val=5, mine=False)
+    with pytest.raises(SourceFolderError, match="no labels.jsonl there; a source is a folder"):
+        build_datasets(data, config, sources=[tmp_path / "empty"])
+    _own_photos(tmp_path / "other" / "mytable", games=1)
+    with pytest.raises(SourceFolderError, match="a source named 'mytable' is already loaded"):
+        build_datasets(data, config, sources=[tmp_path / "other" / "mytable"])
+
+
+def test_the_card_names_a_tables_own_photos(tmp_path: Path) -> None:
+    """Photos beyond the public sources get their own rows in the card's source tables."""
+    from vision.train.card import write_model_card
+
+    report = _face_report()
+    report["counts"]["mytable"] = {
+        "train_photos": 5, "train_dice": 10, "val_photos": 1, "val_dice": 2,
+        "skipped_known_issue": 3,
+    }  # fmt: skip
+    card = tmp_path / "MODEL_CARD.md"
+    write_model_card(report, card)
+    text = card.read_text()
+    assert "| mytable | a table's own photos (`pipcam photos`; see its README.txt) |" in text
+    assert "| mytable | 5 | 10 | 1 | 2 | 3 |" in text
+    assert "| synthetic | 0 |" not in text  # renders are not a photo source

@@ -14,7 +14,13 @@ import torch
 from vision.train.card import write_model_card
 from vision.train.data import DEFAULT_DATA, UnknownSourceError, add_exclude_option
 from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
-from vision.train.train import CheckpointError, TrainConfig, build_datasets, train
+from vision.train.train import (
+    CheckpointError,
+    SourceFolderError,
+    TrainConfig,
+    build_datasets,
+    train,
+)
 
 MODEL_NAME = "dice_faces.onnx"
 
@@ -66,6 +72,14 @@ def main(argv: list[str] | None = None) -> int:
         help="save the run here after every epoch; if the file holds an interrupted run with the"
         " same options, carry on from it (run the same command again to resume)",
     )
+    parser.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="also train on this source folder (a table's own photos: pipcam photos DIR)",
+    )
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
     config = TrainConfig(
@@ -87,9 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(config.threads)
     started = time.perf_counter()
     try:
-        datasets = build_datasets(args.data, config)
+        datasets = build_datasets(args.data, config, sources=args.source)
     except UnknownSourceError as err:
         parser.error(f"--exclude: {err} (in {args.data})")
+    except SourceFolderError as err:
+        parser.error(str(err))
     data_seconds = time.perf_counter() - started
     try:
         result = train(datasets, config, checkpoint=args.checkpoint)

@@ -250,6 +250,14 @@ def _left_out(config: dict[str, Any]) -> list[str]:
     ]
 
 
+def _own_sources(counts: dict[str, Any]) -> list[str]:
+    """Photo sources trained on beyond the public ones (``--source``, or put under ``--data``)."""
+    public = {name for name, *_ in SOURCES}
+    return sorted(
+        name for name, entry in counts.items() if "train_photos" in entry and name not in public
+    )
+
+
 def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
     """Data, training and validation of one trained model, headed at ``level``."""
     config = report["config"]
@@ -262,6 +270,12 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "|---|---|---|---|",
     ]
     lines += [f"| {name} | {repo} | {lic} | {split} |" for name, repo, lic, split in SOURCES]
+    own = _own_sources(counts)
+    lines += [
+        f"| {name} | a table's own photos (`pipcam photos`; see its README.txt) | the table"
+        " owner's | the export's own split, by whole games |"
+        for name in own
+    ]
     lines += [
         "| synthetic | rendered by `vision/train/synth.py` (ours) | MIT (this project) |"
         " fresh renders for each split |",
@@ -276,7 +290,7 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "| source | train photos | train dice | val photos | val dice | skipped (known_issue) |",
         "|---|---|---|---|---|---|",
     ]
-    for name, *_ in SOURCES:
+    for name in [name for name, *_ in SOURCES] + own:
         entry = counts.get(name, {})
         lines.append(
             f"| {name} | {entry.get('train_photos', 0)} | {entry.get('train_dice', 0)} | "
