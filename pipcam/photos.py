@@ -87,7 +87,7 @@ class PhotoKeeper:
             _write_atomically(path.with_suffix(".json"), json.dumps({"set_aside": aside}).encode())
             _write_atomically(path, encoded.tobytes())
             self._prune()
-        except (OSError, cv2.error) as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever fails, the camera loop must go on
             log.warning("could not keep the photo of reading %d in %s: %s", reading_id, path, exc)
             return None
         return path

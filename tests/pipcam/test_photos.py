@@ -65,6 +65,9 @@ def test_keeper_failure_is_logged_not_raised(
     with caplog.at_level(logging.WARNING, logger="pipcam.photos"):
         assert PhotoKeeper(blocked).keep(1, frame(1)) is None
     assert "could not keep the photo of reading 1" in caplog.text
+    with caplog.at_level(logging.WARNING, logger="pipcam.photos"):
+        assert PhotoKeeper(tmp_path / "ok").keep(2, np.zeros((0, 5, 3), np.uint8)) is None
+    assert "could not keep the photo of reading 2" in caplog.text
 
 
 def play(store: Store, keeper: PhotoKeeper) -> Table:
