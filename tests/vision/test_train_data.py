@@ -16,11 +16,13 @@ from vision.train.data import (
     LabelledDie,
     Proposal,
     Record,
+    SourceFolderError,
     UnknownSourceError,
     cut_crops,
     die_boxes,
     iter_records,
     load_folder,
+    load_sources,
     split_of,
     train_and_val,
 )
@@ -607,6 +609,7 @@ def _own_photos(folder: Path, games: int = 6) -> None:
 def test_a_tables_own_photos_join_training_with_their_own_split(tmp_path: Path) -> None:
     """`--source DIR` adds a folder of the table's photos: its train photos are cut into
     training crops, its val photos validate on their own, and the counts name it."""
+    pytest.importorskip("torch")
     from vision.train.train import TrainConfig, build_datasets
 
     (tmp_path / "data").mkdir()
@@ -622,18 +625,20 @@ def test_a_tables_own_photos_join_training_with_their_own_split(tmp_path: Path) 
 
 def test_a_source_folder_that_cannot_be_used_is_refused(tmp_path: Path) -> None:
     """A folder without labels, or with the name of a source already loaded, is refused
-    before anything is cut or rendered, and the message says what to do."""
-    from vision.train.train import SourceFolderError, TrainConfig, build_datasets
-
+    before anything is read, and the message says what to do; a good one is read after the
+    sources under the data folder."""
     data = tmp_path / "data"
     _own_photos(data / "mytable", games=1)
     (tmp_path / "empty").mkdir()
-    config = TrainConfig(synthetic_train=8, synthetic_val=5, mine=False)
     with pytest.raises(SourceFolderError, match="no labels.jsonl there; a source is a folder"):
-        build_datasets(data, config, sources=[tmp_path / "empty"])
+        load_sources(data, [tmp_path / "empty"])
     _own_photos(tmp_path / "other" / "mytable", games=1)
     with pytest.raises(SourceFolderError, match="a source named 'mytable' is already loaded"):
-        build_datasets(data, config, sources=[tmp_path / "other" / "mytable"])
+        load_sources(data, [tmp_path / "other" / "mytable"])
+    _own_photos(tmp_path / "table2", games=2)
+    records = load_sources(data, [tmp_path / "table2"])
+    assert [r.source for r in records] == ["mytable", "table2", "table2"]
+    assert [r.split for r in records] == ["val", "val", "train"]
 
 
 def test_the_card_names_a_tables_own_photos(tmp_path: Path) -> None:

@@ -12,15 +12,14 @@ import numpy as np
 import torch
 
 from vision.train.card import write_model_card
-from vision.train.data import DEFAULT_DATA, UnknownSourceError, add_exclude_option
-from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
-from vision.train.train import (
-    CheckpointError,
+from vision.train.data import (
+    DEFAULT_DATA,
     SourceFolderError,
-    TrainConfig,
-    build_datasets,
-    train,
+    UnknownSourceError,
+    add_exclude_option,
 )
+from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
+from vision.train.train import CheckpointError, TrainConfig, build_datasets, train
 
 MODEL_NAME = "dice_faces.onnx"
 

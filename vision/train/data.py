@@ -32,6 +32,7 @@ __all__ = [
     "Record",
     "Split",
     "UnknownSourceError",
+    "SourceFolderError",
     "add_exclude_option",
     "cut_crops",
     "die_boxes",
@@ -153,13 +154,31 @@ def _float_box(values: Sequence[float]) -> FloatBox:
     return (x0, y0, x1, y1)
 
 
-def load_sources(root: Path = DEFAULT_DATA) -> list[Record]:
-    """Read every source folder under ``root`` (sorted by name, so the order is reproducible)."""
-    return [
-        record
-        for folder in sorted(p for p in root.iterdir() if (p / "labels.jsonl").is_file())
-        for record in load_folder(folder)
-    ]
+class SourceFolderError(ValueError):
+    """A ``--source`` folder that cannot be added to the training data."""
+
+
+def load_sources(root: Path = DEFAULT_DATA, extra: Sequence[Path] = ()) -> list[Record]:
+    """Read every source folder under ``root`` (sorted by name, so the order is reproducible),
+    then the ``extra`` source folders (a table's own photos from ``pipcam photos``).
+
+    An extra folder with the name of a source already read is refused rather than merged.
+    """
+    folders = sorted(p for p in root.iterdir() if (p / "labels.jsonl").is_file())
+    taken = {folder.name for folder in folders}
+    for folder in extra:
+        if folder.name in taken:
+            raise SourceFolderError(
+                f"--source {folder}: a source named {folder.name!r} is already loaded;"
+                " rename the folder"
+            )
+        if not (folder / "labels.jsonl").is_file():
+            raise SourceFolderError(
+                f"--source {folder}: no labels.jsonl there; a source is a folder in the shared"
+                " data format (pipcam photos OUT writes one)"
+            )
+        taken.add(folder.name)
+    return [record for folder in [*folders, *extra] for record in load_folder(folder)]
 
 
 def read_image(path: Path) -> UInt8Image:

@@ -29,7 +29,6 @@ from vision.train.data import (
     Split,
     UInt8Image,
     cut_crops,
-    load_folder,
     load_sources,
     train_and_val,
 )
@@ -249,10 +248,6 @@ def _render_many(
     return CropSet.concat(parts)
 
 
-class SourceFolderError(ValueError):
-    """A ``--source`` folder that cannot be added to the training data."""
-
-
 def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] = ()) -> Datasets:
     """Cut real crops per split and render synthetic ones, all from ``config.seed``.
 
@@ -260,21 +255,7 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
     ``pipcam photos``); a name already taken is refused rather than silently merged.
     """
     rng = np.random.default_rng(config.seed)
-    records = load_sources(data)
-    taken = {r.source for r in records}
-    for folder in sources:
-        if folder.name in taken:
-            raise SourceFolderError(
-                f"--source {folder}: a source named {folder.name!r} is already loaded;"
-                " rename the folder"
-            )
-        if not (folder / "labels.jsonl").is_file():
-            raise SourceFolderError(
-                f"--source {folder}: no labels.jsonl there; a source is a folder in the shared"
-                " data format (pipcam photos OUT writes one)"
-            )
-        records += load_folder(folder)
-        taken.add(folder.name)
+    records = load_sources(data, sources)
     train_records, val_records = train_and_val(records, exclude=config.exclude)
     proposer = locator_proposer() if config.mine else None
     real_train = _cut_many(
