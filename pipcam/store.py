@@ -204,6 +204,15 @@ def _utc(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
 
+def _corrected(
+    dice: list[dict[str, JSON]], corrections: list[tuple[int, int]]
+) -> list[dict[str, JSON]]:
+    """The dice of a reading with its corrections (die index, value) applied, oldest first."""
+    for die, value in corrections:
+        dice[int(die)] |= {"value": int(value), "status": "ok"}
+    return dice
+
+
 def _check_dice(dice: list[dict[str, JSON]]) -> None:
     if not isinstance(dice, list):
         raise ValueError(f"a reading's dice are a list of die objects, not {dice!r}")
@@ -705,19 +714,15 @@ class Store:
             by_reading.setdefault(int(reading), []).append((int(die), int(value)))
         out = []
         for rid, game, when, status, text in rows:
-            dice = json.loads(text)
-            done: list[int] = []
-            for die, value in by_reading.get(int(rid), []):
-                dice[die] |= {"value": value, "status": "ok", "confidence": 1.0}
-                done.append(die)
+            mine = by_reading.get(int(rid), [])
             out.append(
                 StoredReading(
                     int(rid),
                     None if game is None else int(game),
                     str(when),
                     str(status),
-                    dice,
-                    tuple(sorted(set(done))),
+                    _corrected(json.loads(text), mine),
+                    tuple(sorted({die for die, _ in mine})),
                 )
             )
         return out
@@ -750,11 +755,10 @@ class Store:
             if found is None:
                 raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
             game_id = None if found[0] is None else int(found[0])
-            dice = json.loads(found[1])
-            for earlier in db.execute(
+            earlier = db.execute(
                 "SELECT die, value FROM corrections WHERE reading = ? ORDER BY id", (reading_id,)
-            ):
-                dice[int(earlier[0])] |= {"value": int(earlier[1]), "status": "ok"}
+            ).fetchall()
+            dice = _corrected(json.loads(found[1]), earlier)
             if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(dice):
                 raise ValueError(
                     f"reading {reading_id} has {len(dice)} dice; there is no die {die!r}"
