@@ -3,11 +3,11 @@
 No public photo set is a Raspberry Pi over a dice tray, and the dice a model has never seen are
 where it is weakest (models/MODEL_CARD.md). The table itself is the best source: with
 ``pipcam run --keep-photos`` every settled frame is saved beside the game store as
-``photos/reading-<id>.jpg``, with the dice set aside in ``reading-<id>.json``; the dice in the
-roll zone, as the players left them (their corrections applied), are in the store already.
-``pipcam photos OUT`` turns both into a folder in the shared data format (``images/``,
+``photos/reading-<id>.jpg``, with its size and the dice set aside in ``reading-<id>.json``; the
+dice in the roll zone, as the players left them (their corrections applied), are in the store
+already. ``pipcam photos OUT`` turns both into a folder in the shared data format (``images/``,
 ``labels.jsonl``, ``README.txt``) that ``pipcam eval OUT`` measures and ``python -m
-vision.train --data`` trains on (it reads every source folder under its data root).
+vision.train --source OUT`` trains on.
 
 Each die is labelled with the value the players left standing: a die they corrected is marked
 ``corrected``, the others were read surely by the model and nobody corrected them (the players
@@ -83,8 +83,10 @@ class PhotoKeeper:
                 {"value": d.value, "status": d.status, "box": [int(v) for v in d.box]}
                 for d in set_aside
             ]
+            height, width = np.asarray(frame).shape[:2]
+            sidecar = {"width": int(width), "height": int(height), "set_aside": aside}
             # The sidecar first: a photo is never found without its set-aside dice.
-            _write_atomically(path.with_suffix(".json"), json.dumps({"set_aside": aside}).encode())
+            _write_atomically(path.with_suffix(".json"), json.dumps(sidecar).encode())
             _write_atomically(path, encoded.tobytes())
             self._prune()
         except Exception as exc:  # noqa: BLE001 - whatever fails, the camera loop must go on
@@ -180,18 +182,19 @@ def export_photos(
         source = kept.get(reading.id)
         if source is None:
             continue
-        sidecar = source.with_suffix(".json")
-        aside = json.loads(sidecar.read_text()) if sidecar.is_file() else {"set_aside": []}
-        image = cv2.imread(str(source), cv2.IMREAD_UNCHANGED)
-        if image is None:
-            log.warning("skipping %s: not a readable JPEG", source)
+        try:
+            # The sidecar knows the frame's size: no photo is decoded just to measure it.
+            sidecar = json.loads(source.with_suffix(".json").read_text())
+        except (OSError, ValueError) as exc:
+            # Without it the dice set aside are unknown and would sit in the photo unlabelled.
+            log.warning("skipping %s: its sidecar cannot be read (%s)", source, exc)
             continue
-        dice, problems = _label(reading, list(aside["set_aside"]))
+        dice, problems = _label(reading, list(sidecar["set_aside"]))
         split = split_of_game(reading.game, val_percent)
         record: dict[str, Any] = {
             "image": f"images/{source.name}",
-            "width": int(image.shape[1]),
-            "height": int(image.shape[0]),
+            "width": int(sidecar["width"]),
+            "height": int(sidecar["height"]),
             "split": split,
             "dice": dice,
             "reading": reading.id,

@@ -41,7 +41,11 @@ def test_keeper_saves_frame_and_set_aside_dice(tmp_path: Path) -> None:
     assert image is not None
     assert image.shape == (48, 64, 3)
     aside = json.loads(path.with_suffix(".json").read_text())
-    assert aside == {"set_aside": [{"value": 5, "status": "ok", "box": [1, 2, 11, 12]}]}
+    assert aside == {
+        "width": 64,
+        "height": 48,
+        "set_aside": [{"value": 5, "status": "ok", "box": [1, 2, 11, 12]}],
+    }
     assert not list((tmp_path / "photos").glob("*.partial"))
 
 
