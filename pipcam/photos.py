@@ -25,7 +25,7 @@ import re
 import shutil
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,13 +61,29 @@ class PhotoKeeper:
     """Saves the frame of each settled reading, and the dice set aside in it, under ``folder``.
 
     Failing to save (a full SD card) is logged and skipped: the game must not stop for a photo.
+    ``on_count`` hears how many photos are kept, at once and after each photo, so that every
+    phone can say the table keeps them (:meth:`pipcam.table.Table.photos_kept`).
     """
 
-    def __init__(self, folder: Path, *, limit: int = PHOTO_LIMIT) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        limit: int = PHOTO_LIMIT,
+        on_count: Callable[[int], object] | None = None,
+    ) -> None:
         if limit < 1:
             raise ValueError(f"a photo limit must be at least 1, not {limit}")
         self.folder = folder
         self.limit = limit
+        self.on_count = on_count
+        self.count = len(kept_photos(folder))
+        """Photos kept under ``folder`` now."""
+        self._tell()
+
+    def _tell(self) -> None:
+        if self.on_count is not None:
+            self.on_count(self.count)
 
     def keep(self, reading_id: int, frame: Any, set_aside: Sequence[Any] = ()) -> Path | None:
         """Save the frame (BGR) of reading ``reading_id``; its path, or None if it failed."""
@@ -92,6 +108,7 @@ class PhotoKeeper:
         except Exception as exc:  # noqa: BLE001 - whatever fails, the camera loop must go on
             log.warning("could not keep the photo of reading %d in %s: %s", reading_id, path, exc)
             return None
+        self._tell()
         return path
 
     def _prune(self) -> None:
@@ -101,6 +118,7 @@ class PhotoKeeper:
             path = photo_path(self.folder, reading_id)
             path.unlink(missing_ok=True)
             path.with_suffix(".json").unlink(missing_ok=True)
+        self.count = min(len(kept), self.limit)
 
 
 def kept_photos(folder: Path) -> dict[int, Path]:

@@ -314,7 +314,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             if args.keep_photos or config.keep_photos:
                 from pipcam.photos import PhotoKeeper
 
-                keeper = PhotoKeeper(data / "photos", limit=config.photo_limit).keep
+                keeper = PhotoKeeper(
+                    data / "photos", limit=config.photo_limit, on_count=table.photos_kept
+                ).keep
                 print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
             loop = CameraLoop(
                 open_source,

@@ -74,6 +74,7 @@ class TableView:
     dice_read: list[dict[str, JSON]] = field(default_factory=list)
     problem: str = ""
     camera: str = "ok"
+    photos: int | None = None  # photos kept of the tray (pipcam.photos); None: none are kept
     seq: int = 0
 
 
@@ -484,6 +485,13 @@ class Table:
                 self.view.camera = status
                 self._changed()
 
+    def photos_kept(self, count: int) -> None:
+        """The table keeps photos of the tray, ``count`` of them now: every phone says so."""
+        with self.lock:
+            if count != self.view.photos:
+                self.view.photos = count
+                self._changed()
+
     # -- views ----------------------------------------------------------------------------------
 
     def state_json(self) -> dict[str, JSON]:
@@ -510,6 +518,7 @@ class Table:
                 "dice_read": self.view.dice_read,
                 "problem": self.view.problem,
                 "camera": self.view.camera,
+                "photos": self.view.photos,
                 "seq": self.view.seq,
                 "game_id": self.game_id,
             }

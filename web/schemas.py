@@ -154,6 +154,10 @@ class TablePublic(BaseModel):
     dice_read: list[DieReadPublic]
     problem: str
     camera: str
+    photos: int | None = Field(
+        default=None,
+        description="photos of the tray the table keeps (pipcam run --keep-photos); null: none",
+    )
     seq: int = Field(description="grows by one with every change; SSE event ids carry it")
     game_id: int | None
 

@@ -120,7 +120,7 @@ function diceRead(state) {
   const box = h("div", { class: "panel", id: "read-box" }, h("h3", {}, t("dice.read")));
   if (!read.length) {
     box.append(h("p", { class: "muted" }, t("dice.none_read")));
-    return box;
+    return withPhotosNote(state, box);
   }
   box.append(h("div", { class: "dice", id: "dice-read" }, ...read.map((d, i) => {
     const value = d.value === null || d.value === undefined ? "?" : d.value;
@@ -133,6 +133,16 @@ function diceRead(state) {
     }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, `${pct}%`),
     flag ? h("span", { class: "flag", "aria-hidden": "true" }, d.status === "cocked" ? "!" : "?") : null);
   })), h("p", { class: "hint" }, t("dice.tap_to_correct")));
+  return withPhotosNote(state, box);
+}
+
+// Players should know when the camera keeps pictures of their table, and that a correction is
+// what turns a photo into a lesson for the reader (pipcam photos exports them).
+function withPhotosNote(state, box) {
+  const kept = state.table && state.table.photos;
+  if (kept !== null && kept !== undefined) {
+    box.append(h("p", { class: "hint", id: "photos-note" }, t("photos.kept", { n: kept })));
+  }
   return box;
 }
 

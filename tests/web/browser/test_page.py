@@ -201,6 +201,19 @@ def test_correct_a_misread_die(served: Served, phone: Any) -> None:
     assert served.table.state_json()["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
 
 
+def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> None:
+    """A table that keeps photos of the tray says so on every phone, with the count."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    expect(phone.locator("#read-box")).to_be_visible()
+    expect(phone.locator("#photos-note")).to_have_count(0)
+    served.table.photos_kept(0)
+    expect(phone.locator("#photos-note")).to_contain_text("(0 so far)")
+    served.table.on_reading(reading([1, 1, 5, 2, 3, 4]), settled_now=True)
+    served.table.photos_kept(1)
+    expect(phone.locator("#dice-read .die")).to_have_count(6)
+    expect(phone.locator("#photos-note")).to_contain_text("keeps a photo of each roll (1 so far)")
+
+
 def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
     """Pick dice and keep them, bank, then undo the bank from the history view."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
