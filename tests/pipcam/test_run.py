@@ -137,6 +137,29 @@ def test_kill_9_loses_no_acknowledged_action(run_table: Any) -> None:
     assert after["players"] == before["players"]
 
 
+def test_keep_photos_saves_settled_frames_and_phones_count_them(
+    run_table: Any, tmp_path: Path
+) -> None:
+    """`pipcam run --keep-photos` on the embedded recorded table: each settled frame the real
+    model reads is saved with its sidecar, and the state tells the phones how many."""
+    table = run_table("--camera", "recorded", "--keep-photos")
+    table.wait_for("READY=1")
+    deadline = time.monotonic() + 60
+    kept = None
+    while time.monotonic() < deadline:
+        kept = httpx.get(f"{table.base}/api/state", timeout=5).json()["table"]["photos"]
+        if kept:
+            break
+        time.sleep(0.2)
+    assert kept, f"no photo kept in 60 s (photos: {kept})"
+    photos = sorted((tmp_path / "data" / "photos").glob("reading-*.jpg"))
+    assert len(photos) >= kept
+    assert photos[0].with_suffix(".json").exists()
+    table.proc.send_signal(signal.SIGTERM)
+    assert table.proc.wait(15) == 0
+    assert "keeping each settled frame in" in table.output()
+
+
 def test_bad_config_is_refused_clearly(tmp_path: Path) -> None:
     """A broken configuration file stops the start with a message naming it."""
     config = tmp_path / "bad.toml"
