@@ -212,6 +212,8 @@ def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> N
     served.table.photos_kept(1)
     expect(phone.locator("#dice-read .die")).to_have_count(6)
     expect(phone.locator("#photos-note")).to_contain_text("keeps a photo of each roll (1 so far)")
+    shoot(phone, "photos-note")
+    no_horizontal_scroll(phone)
 
 
 def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
