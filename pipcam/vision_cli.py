@@ -342,11 +342,25 @@ def _box_reader(reader: DiceReader) -> ReadFn:
     found but not read, never as its best guess.
     """
 
-    def read(frame: Frame) -> Sequence[tuple[int | None, Box]]:
+    def read(frame: Frame) -> Sequence[tuple[int | None, Box, float]]:
         reading = reader.read(frame)
         return [
-            (d.value if d.status == "ok" else None, d.box) for d in reading.dice + reading.set_aside
+            (d.value if d.status == "ok" else None, d.box, d.confidence)
+            for d in reading.dice + reading.set_aside
         ]
+
+    return read
+
+
+def _crop_reader(reader: DiceReader) -> ReadFn:
+    """Adapt the reader to a crop folder's photos: the whole image is one die's box."""
+
+    def read(frame: Frame) -> Sequence[tuple[int | None, Box, float]]:
+        height, width = frame.shape[:2]
+        die = reader.read_box(frame, (0, 0, width, height))
+        if die is None:
+            return []
+        return [(die.value if die.status == "ok" else None, die.box, die.confidence)]
 
     return read
 
@@ -389,13 +403,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 1
     status = 0
     plain = _box_reader(reader)
+    crops = _crop_reader(reader)
     effects = [EFFECTS[name] for name in (args.effect or ["none"])]
     for folder in args.dirs:
         stem = Path(folder).resolve().name + ("" if args.split == "all" else f"-{args.split}")
         try:
             with _only_split(Path(folder), args.split) as view:
                 for effect in effects:
-                    report = evaluate_folder(view, with_effect(plain, effect))
+                    report = evaluate_folder(
+                        view, with_effect(plain, effect), with_effect(crops, effect)
+                    )
                     # The report names the folder asked for, not the temporary view of a split.
                     report.folder = Path(folder)
                     if args.effect:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.evaluate import IntBox, ReadFn
+from vision.evaluate import Found, ReadFn
 from vision.source import Frame
 
 __all__ = ["EFFECTS", "Effect", "with_effect"]
@@ -122,14 +122,17 @@ EFFECTS: Mapping[str, Effect] = {
 def with_effect(read: ReadFn, effect: Effect) -> ReadFn:
     """Wrap ``read`` so it reads each photo through ``effect``, with boxes in the photo's pixels."""
 
-    def read_through(frame: Frame) -> Sequence[tuple[int | None, IntBox]]:
+    def read_through(frame: Frame) -> Sequence[Found]:
         found = read(effect.apply(frame))
         if effect.scale == 1.0:
             return found
-        back = 1.0 / effect.scale
-        return [
-            (value, (round(x0 * back), round(y0 * back), round(x1 * back), round(y1 * back)))
-            for value, (x0, y0, x1, y1) in found
-        ]
+        return [_scaled(die, 1.0 / effect.scale) for die in found]
 
     return read_through
+
+
+def _scaled(die: Found, factor: float) -> Found:
+    """``die`` with its box scaled by ``factor`` (its value and any confidence kept)."""
+    x0, y0, x1, y1 = die[1]
+    box = (round(x0 * factor), round(y0 * factor), round(x1 * factor), round(y1 * factor))
+    return (die[0], box) if len(die) == 2 else (die[0], box, die[2])

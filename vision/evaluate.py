@@ -1,7 +1,9 @@
 """Score a dice reader on folders of labelled photos (the shared ``labels.jsonl`` format).
 
 Per folder: per-die recall and precision by multiset of values per photo, the share of photos
-read exactly, and a confusion matrix from dice matched by box. Photos with ``known_issue`` are left
+read exactly, a confusion matrix from dice matched by box and, when the reader gives each die its
+confidence, how often the dice it read at each confidence were right (whether "97 %" on a phone
+means 97 %). Photos with ``known_issue`` are left
 out. Where a die carries ``suspect_value`` (a reviewer saw a different value than the source's
 label) the reviewer's value is taken as the truth.
 """
@@ -21,9 +23,11 @@ import numpy.typing as npt
 from vision.detect import centre_inside, iou
 
 __all__ = [
+    "BANDS",
     "COLUMNS",
     "ROWS",
     "EvalReport",
+    "Found",
     "ImageResult",
     "ReadFn",
     "evaluate_folder",
@@ -33,7 +37,9 @@ __all__ = [
 ]
 
 IntBox = tuple[int, int, int, int]
-ReadFn = Callable[[npt.NDArray[np.uint8]], Sequence[tuple[int | None, IntBox]]]
+Found = tuple[int | None, IntBox] | tuple[int | None, IntBox, float]
+"""A die a reader reports: its value (None: found but not read), its box, and its confidence."""
+ReadFn = Callable[[npt.NDArray[np.uint8]], Sequence[Found]]
 
 ROWS = ("1", "2", "3", "4", "5", "6", "extra")
 """Confusion rows: the labelled value, or ``extra`` for a reported die no label matches."""
@@ -43,6 +49,8 @@ COLUMNS = ("1", "2", "3", "4", "5", "6", "missed")
 EXTRA = 6
 MISSED = 6
 MATCH_IOU = 0.2
+BANDS = (0.5, 0.7, 0.9, 0.99)
+"""Lower edges of the confidence bands the report counts read dice in (the last one up to 1)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,9 @@ class EvalReport:
     six_dice_exact: int = 0
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(7)])
     results: list[ImageResult] = field(default_factory=list)
+    bands: list[list[int]] = field(default_factory=lambda: [[0, 0] for _ in BANDS])
+    """Per confidence band of ``BANDS``: dice read with a value there, and how many were right
+    (matched by box to a labelled die of that value; a die no label matches is wrong)."""
 
     @property
     def recall(self) -> float:
@@ -148,8 +159,13 @@ def _truth(record: dict[str, object], image: npt.NDArray[np.uint8]) -> list[tupl
     return out
 
 
-def evaluate_folder(folder: Path, read: ReadFn) -> EvalReport:
-    """Run ``read`` on every photo of ``folder`` and count how well it did."""
+def evaluate_folder(folder: Path, read: ReadFn, read_crop: ReadFn | None = None) -> EvalReport:
+    """Run ``read`` on every photo of ``folder`` and count how well it did.
+
+    A crop-folder record (one die filling its image, no box) goes to ``read_crop`` when given:
+    a reader that takes the whole image as the die's box, since a locator looking for dice on a
+    tray finds none in a photo that is all die.
+    """
     report = EvalReport(folder=folder)
     for record in _load_labels(folder):
         if record.get("known_issue"):
@@ -161,7 +177,8 @@ def evaluate_folder(folder: Path, read: ReadFn) -> EvalReport:
             raise FileNotFoundError(f"cannot read image {str(folder / name)!r}")
         image = np.asarray(loaded, dtype=np.uint8)
         truth = _truth(record, image)
-        found = list(read(image))
+        read_this = read_crop if "dice" not in record and read_crop is not None else read
+        found = list(read_this(image))
         _count(report, name, truth, found)
     return report
 
@@ -170,39 +187,53 @@ def _count(
     report: EvalReport,
     name: str,
     truth: Sequence[tuple[int, IntBox]],
-    found: Sequence[tuple[int | None, IntBox]],
+    found: Sequence[Found],
 ) -> None:
     """Add one photo's outcome to the report."""
+    values = [d[0] for d in found]
     labelled_values = Counter(v for v, _ in truth)
-    reported_values = Counter(v for v, _ in found if v is not None)
+    reported_values = Counter(v for v in values if v is not None)
     result = ImageResult(
         image=name,
         labelled=tuple(sorted(v for v, _ in truth)),
-        reported=tuple(sorted(found_value for found_value, _ in found if found_value is not None))
-        + tuple(None for v, _ in found if v is None),
+        reported=tuple(sorted(v for v in values if v is not None))
+        + tuple(None for v in values if v is None),
     )
     report.images += 1
     report.labelled += len(truth)
     report.reported += len(found)
-    report.unread += sum(v is None for v, _ in found)
+    report.unread += sum(v is None for v in values)
     report.matched += sum((labelled_values & reported_values).values())
     report.exact += result.exact
     if len(truth) == 6:
         report.six_dice_rolls += 1
         report.six_dice_exact += result.exact
     report.results.append(result)
-    pairs = match_dice([b for _, b in truth], [b for _, b in found])
+    pairs = match_dice([b for _, b in truth], [d[1] for d in found])
     matched_truth = {i for i, _ in pairs}
     matched_found = {j for _, j in pairs}
     for i, j in pairs:
         value = found[j][0]
         report.confusion[truth[i][0] - 1][MISSED if value is None else value - 1] += 1
+    truth_of = {j: truth[i][0] for i, j in pairs}
+    for j, die in enumerate(found):
+        if len(die) == 3 and die[0] is not None:
+            band = _band(die[2])
+            if band is not None:
+                report.bands[band][0] += 1
+                report.bands[band][1] += truth_of.get(j) == die[0]
     for i, (value, _) in enumerate(truth):
         if i not in matched_truth:
             report.confusion[value - 1][MISSED] += 1
-    for j, (value, _) in enumerate(found):
+    for j, die in enumerate(found):
         if j not in matched_found:
-            report.confusion[EXTRA][MISSED if value is None else value - 1] += 1
+            report.confusion[EXTRA][MISSED if die[0] is None else die[0] - 1] += 1
+
+
+def _band(confidence: float) -> int | None:
+    """The index of the band of ``BANDS`` that ``confidence`` falls in (None: below them all)."""
+    inside = [i for i, low in enumerate(BANDS) if confidence >= low]
+    return inside[-1] if inside else None
 
 
 def format_report(report: EvalReport) -> str:
@@ -220,6 +251,14 @@ def format_report(report: EvalReport) -> str:
             f"  six-dice exact    {100 * rate:6.2f} %"
             f"  ({report.six_dice_exact}/{report.six_dice_rolls})"
         )
+    if any(read for read, _ in report.bands):
+        lines.append("  confidence of the dice read (right / read):")
+        edges = [*BANDS, 1.0]
+        for (read, right), low, high in zip(report.bands, edges, edges[1:], strict=False):
+            if read:
+                share = f"{100 * right / read:6.2f} %"
+                span = f"{low:.2f}-{high:.2f}" if high < 1 else f"{low:.2f}-1   "
+                lines.append(f"    {span}  {share}  ({right}/{read})")
     lines.append("  confusion (rows labelled, columns reported):")
     lines.append("    " + " ".join(f"{c:>6}" for c in ("", *COLUMNS)))
     for name, row in zip(ROWS, report.confusion, strict=True):

@@ -185,6 +185,18 @@ class DiceReader:
             status = "settled" if inside or aside else "empty"
         return DiceReading(status=status, dice=tuple(inside), set_aside=tuple(aside))
 
+    def read_box(self, frame: Frame, box: Box) -> Die | None:
+        """Read the one die whose box is known (a crop of a single die: its whole image).
+
+        The locator is skipped; the face is read and judged as in :meth:`read` (a flat die:
+        the box says nothing of leaning). None when the model sees no face there.
+        """
+        (x0, y0, x1, y1) = box
+        centre = ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
+        found = LocatedDie(box=box, rect=(centre, (x1 - x0, y1 - y0), 0.0), cocked=False)
+        dice = self._classify(frame, [found])
+        return dice[0][1] if dice else None
+
     def _classify(self, frame: Frame, located: list[LocatedDie]) -> list[tuple[LocatedDie, Die]]:
         if not located:
             return []

@@ -103,6 +103,18 @@ def test_crop_folder_records_are_one_die_each(tmp_path: Path) -> None:
     assert (report.labelled, report.matched, report.exact) == (1, 1, 1)
 
 
+def test_crop_records_go_to_the_crop_reader(tmp_path: Path) -> None:
+    """With a crop reader, crop records (no boxes) are read by it and photos by the other."""
+    folder = _make_folder(
+        tmp_path,
+        [{"image": "images/a.png", "value": 4}, {"image": "images/b.png", "dice": [_die(2, A)]}],
+    )
+    photo_reader = _reader([[(6, A)], [(2, A)]])
+    crop_reader = _reader([[(4, (0, 0, 80, 80))], [(5, A)]])
+    report = evaluate_folder(folder, photo_reader, crop_reader)  # type: ignore[arg-type]
+    assert (report.labelled, report.matched, report.exact) == (2, 2, 2)
+
+
 def test_six_dice_rolls_are_counted_apart(tmp_path: Path) -> None:
     boxes = [(x, 0, x + 10, 10) for x in range(0, 60, 12)] + [(0, 40, 10, 50)]
     dice = [_die(v, b) for v, b in zip([1, 2, 3, 4, 5, 6], boxes, strict=True)]
@@ -111,6 +123,33 @@ def test_six_dice_rolls_are_counted_apart(tmp_path: Path) -> None:
     report = evaluate_folder(folder, _reader([wrong]))  # type: ignore[arg-type]
     assert (report.six_dice_rolls, report.six_dice_exact) == (1, 0)
     assert "six-dice exact      0.00 %  (0/1)" in format_report(report)
+
+
+def test_confidence_bands_count_dice_read_and_right(tmp_path: Path) -> None:
+    """Each die read with a value counts in its confidence's band, right only if its box
+    matches a labelled die of that value; unread dice and readers without confidence add
+    nothing, and the report prints only the bands that hold dice."""
+    folder = _make_folder(
+        tmp_path,
+        [
+            {"image": "images/a.png", "dice": [_die(3, A), _die(5, B), _die(1, C)]},
+            {"image": "images/b.png", "dice": [_die(2, A)]},
+        ],
+    )
+    answers = [
+        [(3, A, 0.995), (6, B, 0.995), (None, C, 0.4), (4, (60, 60, 75, 75), 0.6)],
+        [(2, A, 0.95)],
+    ]
+    report = evaluate_folder(folder, _reader(answers))  # type: ignore[arg-type]
+    assert report.bands == [[1, 0], [0, 0], [1, 1], [2, 1]]  # 0.5, 0.7, 0.9, 0.99 and up
+    text = format_report(report)
+    assert "0.99-1      50.00 %  (1/2)" in text
+    assert "0.90-0.99  100.00 %  (1/1)" in text
+    assert "0.50-0.70    0.00 %  (0/1)" in text
+    assert "0.70-0.90" not in text
+    plain = evaluate_folder(folder, _reader([[(3, A)], [(2, A)]]))  # type: ignore[arg-type]
+    assert plain.bands == [[0, 0]] * 4
+    assert "confidence of the dice read" not in format_report(plain)
 
 
 def test_top_face_boxes_match_whole_die_boxes_by_centre() -> None:
