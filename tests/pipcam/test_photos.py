@@ -44,7 +44,7 @@ def test_keeper_saves_frame_and_set_aside_dice(tmp_path: Path) -> None:
     assert aside == {
         "width": 64,
         "height": 48,
-        "set_aside": [{"value": 5, "status": "ok", "box": [1, 2, 11, 12]}],
+        "set_aside": [{"value": 5, "confidence": 0.99, "status": "ok", "box": [1, 2, 11, 12]}],
     }
     assert not list((tmp_path / "photos").glob("*.partial"))
 
@@ -97,10 +97,10 @@ def play(store: Store, keeper: PhotoKeeper) -> Table:
     table = Table(store)
     table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
     readings = [
-        FakeReading((FakeDie(1, box=(0, 0, 9, 9)), FakeDie(5, box=(20, 0, 29, 9)))),
+        FakeReading((FakeDie(1, 0.97, box=(0, 0, 9, 9)), FakeDie(5, 0.91, box=(20, 0, 29, 9)))),
         FakeReading(
             (FakeDie(2, box=(0, 0, 9, 9)), FakeDie(6, 0.4, "uncertain", (20, 0, 29, 9))),
-            set_aside=(FakeDie(5, box=(40, 0, 49, 9)),),
+            set_aside=(FakeDie(5, 0.876, box=(40, 0, 49, 9)),),
         ),
         FakeReading((FakeDie(None, 0.3, "cocked", (0, 0, 9, 9)),)),
     ]
@@ -125,6 +125,12 @@ def test_export_labels_what_the_players_left_standing(tmp_path: Path, store: Sto
     assert records[1]["dice"][1]["corrected"] is True
     assert "corrected" not in records[1]["dice"][0]
     assert records[1]["dice"][2]["set_aside"] is True
+    # What nobody checked carries the model's confidence as read; a correction needs none.
+    assert [[d.get("confidence") for d in r["dice"]] for r in records] == [
+        [0.97, 0.91],
+        [0.99, None, 0.876],
+        [],
+    ]
     assert "known_issue" not in records[0]
     assert "known_issue" not in records[1]
     assert "die 0 in the roll zone (cocked) was never corrected" in records[2]["known_issue"]
