@@ -3,9 +3,9 @@
 Per folder: per-die recall and precision by multiset of values per photo, the share of photos
 read exactly, a confusion matrix from dice matched by box and, when the reader gives each die its
 confidence, how often the dice it read at each confidence were right (whether "97 %" on a phone
-means 97 %). Photos with ``known_issue`` are left
-out. Where a die carries ``suspect_value`` (a reviewer saw a different value than the source's
-label) the reviewer's value is taken as the truth.
+means 97 %). Photos with ``known_issue`` are left out. Where a die carries ``suspect_value`` (a
+reviewer saw a different value than the source's label) the reviewer's value is taken as the
+truth.
 """
 
 from __future__ import annotations
