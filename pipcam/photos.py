@@ -190,8 +190,9 @@ def _label(reading: StoredReading, aside: list[dict[str, Any]]) -> tuple[list[An
 def _as_read(die: dict[str, Any]) -> dict[str, Any]:
     """The model's confidence in a label nobody checked (absent from photos kept before it was
     recorded): how far the label can be trusted."""
+    # Rounded already where it was recorded (the store's and the sidecar's JSON).
     confidence = die.get("confidence")
-    return {} if confidence is None else {"confidence": round(float(confidence), 3)}
+    return {} if confidence is None else {"confidence": confidence}
 
 
 def export_photos(

@@ -344,10 +344,7 @@ def _box_reader(reader: DiceReader) -> ReadFn:
 
     def read(frame: Frame) -> Sequence[tuple[int | None, Box, float]]:
         reading = reader.read(frame)
-        return [
-            (d.value if d.status == "ok" else None, d.box, d.confidence)
-            for d in reading.dice + reading.set_aside
-        ]
+        return [_found(d) for d in reading.dice + reading.set_aside]
 
     return read
 
@@ -358,11 +355,14 @@ def _crop_reader(reader: DiceReader) -> ReadFn:
     def read(frame: Frame) -> Sequence[tuple[int | None, Box, float]]:
         height, width = frame.shape[:2]
         die = reader.read_box(frame, (0, 0, width, height))
-        if die is None:
-            return []
-        return [(die.value if die.status == "ok" else None, die.box, die.confidence)]
+        return [] if die is None else [_found(die)]
 
     return read
+
+
+def _found(die: Die) -> tuple[int | None, Box, float]:
+    """A die as the evaluator counts it: its value only if it is ``ok``, box and confidence."""
+    return (die.value if die.status == "ok" else None, die.box, die.confidence)
 
 
 @contextlib.contextmanager

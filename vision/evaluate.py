@@ -10,6 +10,7 @@ truth.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -232,8 +233,8 @@ def _count(
 
 def _band(confidence: float) -> int | None:
     """The index of the band of ``BANDS`` that ``confidence`` falls in (None: below them all)."""
-    inside = [i for i, low in enumerate(BANDS) if confidence >= low]
-    return inside[-1] if inside else None
+    index = bisect.bisect_right(BANDS, confidence) - 1
+    return index if index >= 0 else None
 
 
 def format_report(report: EvalReport) -> str:
