@@ -7,14 +7,12 @@ that takes the parsed arguments and returns the exit status.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import json
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -32,7 +30,14 @@ from vision.classify import (
     onnxruntime_version,
 )
 from vision.errors import VisionError
-from vision.evaluate import ReadFn, evaluate_folder, format_report, write_confusion_png
+from vision.evaluate import (
+    box_reader,
+    crop_reader,
+    evaluate_folder,
+    format_report,
+    split_view,
+    write_confusion_png,
+)
 from vision.locate import Box, ClassicalLocator, LearnedLocator, Locator
 from vision.preprocess import crops_for_model
 from vision.reader import DiceReader, DiceReading, Die
@@ -335,65 +340,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _box_reader(reader: DiceReader) -> ReadFn:
-    """Adapt the reader to evaluate_folder: every die found, value None unless it is ``ok``.
-
-    An uncertain or cocked die is one the table would ask the players about, so it counts as
-    found but not read, never as its best guess.
-    """
-
-    def read(frame: Frame) -> Sequence[tuple[int | None, Box, float]]:
-        reading = reader.read(frame)
-        return [_found(d) for d in reading.dice + reading.set_aside]
-
-    return read
-
-
-def _crop_reader(reader: DiceReader) -> ReadFn:
-    """Adapt the reader to a crop folder's photos: the whole image is one die's box."""
-
-    def read(frame: Frame) -> Sequence[tuple[int | None, Box, float]]:
-        height, width = frame.shape[:2]
-        die = reader.read_box(frame, (0, 0, width, height))
-        return [] if die is None else [_found(die)]
-
-    return read
-
-
-def _found(die: Die) -> tuple[int | None, Box, float]:
-    """A die as the evaluator counts it: its value only if it is ``ok``, box and confidence."""
-    return (die.value if die.status == "ok" else None, die.box, die.confidence)
-
-
-@contextlib.contextmanager
-def _only_split(folder: Path, split: str) -> Iterator[Path]:
-    """A folder with the photos of ``folder`` in ``split`` (by the training code's own rule).
-
-    The photos are linked, not copied; the folder lives as long as the ``with`` block.
-    """
-    if split == "all":
-        yield folder
-        return
-    from vision.train.data import split_of
-
-    source = folder.resolve().name
-    kept = []
-    for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        if split_of(source, str(record["image"]), record.get("split")) == split:
-            kept.append(line)
-    with tempfile.TemporaryDirectory(prefix="pipcam-eval-") as tmp:
-        view = Path(tmp) / source
-        view.mkdir()
-        for entry in folder.resolve().iterdir():
-            if entry.name != "labels.jsonl":
-                (view / entry.name).symlink_to(entry)
-        (view / "labels.jsonl").write_text("".join(f"{line}\n" for line in kept), "utf-8")
-        yield view
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
     """``pipcam eval``: per-folder recall, precision, exact rolls and confusion matrix (PNG)."""
     try:
@@ -402,13 +348,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _error("eval", str(err))
         return 1
     status = 0
-    plain = _box_reader(reader)
-    crops = _crop_reader(reader)
+    plain = box_reader(reader)
+    crops = crop_reader(reader)
     effects = [EFFECTS[name] for name in (args.effect or ["none"])]
     for folder in args.dirs:
         stem = Path(folder).resolve().name + ("" if args.split == "all" else f"-{args.split}")
         try:
-            with _only_split(Path(folder), args.split) as view:
+            with split_view(Path(folder), args.split) as view:
                 for effect in effects:
                     report = evaluate_folder(
                         view, with_effect(plain, effect), with_effect(crops, effect)

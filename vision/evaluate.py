@@ -11,17 +11,23 @@ truth.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
+import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
+
+if TYPE_CHECKING:
+    from vision.reader import DiceReader, Die
 
 __all__ = [
     "BANDS",
@@ -315,3 +321,62 @@ def write_confusion_png(report: EvalReport, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(path), canvas):
         raise OSError(f"cannot write {str(path)!r}")
+
+
+def box_reader(reader: DiceReader) -> ReadFn:
+    """Adapt the reader to evaluate_folder: every die found, value None unless it is ``ok``.
+
+    An uncertain or cocked die is one the table would ask the players about, so it counts as
+    found but not read, never as its best guess.
+    """
+
+    def read(frame: npt.NDArray[np.uint8]) -> Sequence[Found]:
+        reading = reader.read(frame)
+        return [_found(d) for d in reading.dice + reading.set_aside]
+
+    return read
+
+
+def crop_reader(reader: DiceReader) -> ReadFn:
+    """Adapt the reader to a crop folder's photos: the whole image is one die's box."""
+
+    def read(frame: npt.NDArray[np.uint8]) -> Sequence[Found]:
+        height, width = frame.shape[:2]
+        die = reader.read_box(frame, (0, 0, width, height))
+        return [] if die is None else [_found(die)]
+
+    return read
+
+
+def _found(die: Die) -> Found:
+    """A die as the evaluator counts it: its value only if it is ``ok``, box and confidence."""
+    return (die.value if die.status == "ok" else None, die.box, die.confidence)
+
+
+@contextlib.contextmanager
+def split_view(folder: Path, split: str) -> Iterator[Path]:
+    """A folder with the photos of ``folder`` in ``split`` (by the training code's own rule).
+
+    The photos are linked, not copied; the folder lives as long as the ``with`` block.
+    """
+    if split == "all":
+        yield folder
+        return
+    from vision.train.data import split_of
+
+    source = folder.resolve().name
+    kept = []
+    for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if split_of(source, str(record["image"]), record.get("split")) == split:
+            kept.append(line)
+    with tempfile.TemporaryDirectory(prefix="pipcam-eval-") as tmp:
+        view = Path(tmp) / source
+        view.mkdir()
+        for entry in folder.resolve().iterdir():
+            if entry.name != "labels.jsonl":
+                (view / entry.name).symlink_to(entry)
+        (view / "labels.jsonl").write_text("".join(f"{line}\n" for line in kept), "utf-8")
+        yield view

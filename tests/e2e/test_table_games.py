@@ -30,8 +30,7 @@ from pipcam.recording import Scene, load_script, render_scenes
 from pipcam.run import CameraLoop, make_reader
 from pipcam.store import Store
 from pipcam.table import Table
-from pipcam.vision_cli import _box_reader
-from vision.evaluate import evaluate_folder
+from vision.evaluate import box_reader, evaluate_folder
 from vision.source import read_image
 from web.app import create_app
 
@@ -222,7 +221,7 @@ def test_kept_photos_export_as_labelled_data_the_evaluator_reads(tmp_path: Path)
         )
         assert sorted(d["value"] for d in rec["dice"] if d.get("set_aside")) == sorted(scene.aside)
         assert (out / rec["image"]).is_file()
-    report = evaluate_folder(out, _box_reader(make_reader(Config(), None)))
+    report = evaluate_folder(out, box_reader(make_reader(Config(), None)))
     assert report.images == len(plan)
     assert report.recall == 1.0
     assert report.precision == 1.0
