@@ -214,16 +214,15 @@ def _cut_many(
     split: Split,
     description: str,
     proposer: Proposer | None = None,
+    copies: int | None = None,
 ) -> CropSet:
-    """Cut crops from many records with a progress bar."""
+    """Cut crops from many records with a progress bar (``copies`` per die: else by source)."""
     parts = []
     for record in tqdm(records, desc=description, unit="photo", leave=False):
         augment = split == "train"
-        copies = COPIES.get(record.source, 1) if augment else 1
+        cuts = (copies or COPIES.get(record.source, 1)) if augment else 1
         parts.append(
-            cut_crops(
-                record, rng, copies=copies, negatives=True, augment=augment, proposer=proposer
-            )
+            cut_crops(record, rng, copies=cuts, negatives=True, augment=augment, proposer=proposer)
         )
     return CropSet.concat(parts)
 
@@ -540,17 +539,26 @@ def _load_checkpoint(path: Path, identity: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-def train(datasets: Datasets, config: TrainConfig, checkpoint: Path | None = None) -> TrainResult:
+def train(
+    datasets: Datasets,
+    config: TrainConfig,
+    checkpoint: Path | None = None,
+    *,
+    start: nn.Module | None = None,
+) -> TrainResult:
     """Train ``FaceNet`` on the training crops; the seed fixes weights, order and augmentation.
 
     With ``checkpoint``, the run is saved there after every epoch and, when the file already
     holds an earlier part of the same run (same config and crops), carries on from it: the
     resumed run ends with the same weights as one never interrupted (at the same thread count).
+    ``start`` is a trained network to go on from (``vision.train.tune``) instead of a new one.
     """
+    if start is not None and checkpoint is not None:
+        raise ValueError("a checkpoint records runs from a new network: tune without one")
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     generator = torch.Generator().manual_seed(config.seed)
-    model = build_model(config)
+    model = start if start is not None else build_model(config)
     images = datasets.train.images
     labels = torch.from_numpy(datasets.train.labels)
     steps_per_epoch = max(len(images) // config.batch_size, 1)

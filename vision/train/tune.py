@@ -1,0 +1,346 @@
+"""Tune a face model on a table's own photos: minutes from its weights, not an hour from nothing.
+
+``python -m vision.train.tune PHOTOS [PHOTOS ...] --out DIR`` takes the folders ``pipcam photos``
+writes (the players' corrections are their labels). Each member of the face model (by default
+the shipped one) is rebuilt in torch from its ONNX weights, where export folded batch norm into
+the convolutions, and checked against onnxruntime; it is then trained a few epochs at a low rate
+on crops of the table's photos beside fresh renders, so that what it knew of other dice stays.
+The members are composed again as the shipped model is. The table's held-out photos (the
+training code's own split: a fifth of them by file name) are read by the old model and the new
+one, and both figures are printed: install the new model (``PIPCAM_MODEL`` or the config's
+``model``) only if it reads them better.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import onnx
+import torch
+from onnx import numpy_helper
+from torch import nn
+
+from vision.classify import DEFAULT_MODEL, OnnxClassifier
+from vision.evaluate import EvalReport, box_reader, evaluate_folder, format_report, split_view
+from vision.reader import DiceReader, default_locator
+from vision.train.__main__ import MODEL_NAME
+from vision.train.backbone import EffFaceNet
+from vision.train.data import CropSet, Proposer, Record, load_folder, train_and_val
+from vision.train.ensemble import compose
+from vision.train.export import export_onnx, sha256_of
+from vision.train.train import (
+    CLASS_NAMES,
+    Datasets,
+    FaceNet,
+    TrainConfig,
+    _cut_many,
+    _render_many,
+    locator_proposer,
+    train,
+)
+
+__all__ = ["MemberWeights", "TuneError", "member_weights", "rebuild", "tune_member"]
+
+_MEMBER = re.compile(r"^(m\d+/)")
+PLAIN_CONVS = 7
+"""Convolutions in ``FaceNet``; the EfficientNet trunk has 33."""
+
+
+class TuneError(ValueError):
+    """The model cannot be tuned: not a face model this code wrote, or no photos to tune on."""
+
+
+@dataclass(frozen=True)
+class MemberWeights:
+    """One member's weights as exported: convolutions (batch norm folded in) and the last layer."""
+
+    prefix: str
+    convs: list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
+    linear: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+
+
+def member_weights(model: onnx.ModelProto) -> list[MemberWeights]:
+    """The members of a face model (``mN/``-prefixed in a composed one), in graph order."""
+    if any(node.op_type == "ReduceMean" for node in model.graph.node):
+        raise TuneError(
+            "the model averages four turns of each crop (composed with --rotations); tune the"
+            " members' composition without --rotations"
+        )
+    values = {i.name: numpy_helper.to_array(i).astype(np.float32) for i in model.graph.initializer}
+    members: dict[str, MemberWeights] = {}
+    for node in model.graph.node:
+        if node.op_type not in ("Conv", "Gemm"):
+            continue
+        found = _MEMBER.match(node.output[0])
+        prefix = found.group(1) if found else ""
+        member = members.setdefault(
+            prefix, MemberWeights(prefix, [], (np.zeros(0, np.float32), np.zeros(0, np.float32)))
+        )
+        weight = values[node.input[1]]
+        bias = (
+            values[node.input[2]] if len(node.input) > 2 else np.zeros(weight.shape[0], np.float32)
+        )
+        if node.op_type == "Conv":
+            member.convs.append((weight, bias))
+            continue
+        trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)
+        members[prefix] = replace(member, linear=(weight if trans_b else weight.T, bias))
+    if not members or any(m.linear[0].size == 0 for m in members.values()):
+        raise TuneError(
+            "the model has no member with convolutions and a last linear layer: tune a face"
+            " model written by `python -m vision.train` or `vision.train.ensemble`"
+        )
+    return list(members.values())
+
+
+def _fold_batch_norm(model: nn.Module) -> nn.Module:
+    """Drop every batch norm and give every convolution a bias: the exported network's shape."""
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if isinstance(child, nn.BatchNorm2d):
+                setattr(parent, name, nn.Identity())
+    for conv in model.modules():
+        if isinstance(conv, nn.Conv2d) and conv.bias is None:
+            conv.bias = nn.Parameter(torch.zeros(conv.out_channels))
+    return model
+
+
+def rebuild(weights: MemberWeights) -> nn.Module:
+    """The torch network of one member, with its exported weights, batch norm folded."""
+    convs = weights.convs
+    if len(convs) == PLAIN_CONVS:
+        # FaceNet's widths are the outputs of its 1st, 2nd, 4th and 6th convolutions.
+        widths = tuple(int(convs[i][0].shape[0]) for i in (0, 1, 3, 5))
+        model: nn.Module = FaceNet(widths)
+    else:
+        model = EffFaceNet(classes=len(CLASS_NAMES), pretrained=False)
+    model = _fold_batch_norm(model)
+    layers = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
+    linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    if len(layers) != len(convs) or len(linears) != 1:
+        raise TuneError(
+            f"member {weights.prefix or '(single)'} has {len(convs)} convolutions; neither"
+            f" network here has that many ({PLAIN_CONVS} plain, 33 EfficientNet)"
+        )
+    with torch.no_grad():
+        for index, (layer, (weight, bias)) in enumerate(zip(layers, convs, strict=True)):
+            if tuple(layer.weight.shape) != weight.shape:
+                raise TuneError(
+                    f"member {weights.prefix or '(single)'}: convolution {index} is"
+                    f" {weight.shape} in the model, {tuple(layer.weight.shape)} here"
+                )
+            layer.weight.copy_(torch.from_numpy(weight))
+            assert layer.bias is not None  # given by _fold_batch_norm
+            layer.bias.copy_(torch.from_numpy(bias))
+        linears[0].weight.copy_(torch.from_numpy(weights.linear[0]))
+        linears[0].bias.copy_(torch.from_numpy(weights.linear[1]))
+    return model.eval()
+
+
+def composed_logits(members: Sequence[nn.Module], images: torch.Tensor) -> torch.Tensor:
+    """What the model file computes from its members: one member's logits, or the mean of the
+    members' log-softmax (``vision.train.ensemble.compose`` without turns)."""
+    if len(members) == 1:
+        return members[0](images)  # type: ignore[no-any-return]
+    return torch.stack([torch.log_softmax(m(images), dim=1) for m in members]).mean(0)
+
+
+def check_rebuilt(
+    members: Sequence[nn.Module], model: onnx.ModelProto, images: npt.NDArray[np.float32]
+) -> float:
+    """Largest logit difference between the rebuilt members and onnxruntime on ``images``."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = np.asarray(session.run(None, {"image": images})[0])
+    with torch.no_grad():
+        got = composed_logits([m.eval() for m in members], torch.from_numpy(images)).numpy()
+    return float(np.abs(got - want).max())
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    """What decides a tuning run; the defaults were measured (models/MODEL_CARD.md)."""
+
+    seed: int = 4
+    epochs: int = 3
+    lr_plain: float = 3e-4
+    lr_effnet: float = 2e-4
+    renders: int = 6000
+    """Fresh renders trained beside the table's crops, so that other dice are not forgotten."""
+    repeat: int = 3
+    """How many times the table's crops are in each epoch."""
+    copies: int = 6
+    """Crops cut per labelled die (each with its box moved and the photo turned)."""
+    threads: int = 2
+
+
+def _table_records(folders: Sequence[Path]) -> list[Record]:
+    """The photos of the table folders (``pipcam photos`` writes them)."""
+    for folder in folders:
+        if not (folder / "labels.jsonl").is_file():
+            raise TuneError(
+                f"{folder}: no labels.jsonl there; tune on folders that `pipcam photos OUT`"
+                " wrote (or any folder in the shared data format)"
+            )
+    return [record for folder in folders for record in load_folder(folder)]
+
+
+def tune_datasets(
+    folders: Sequence[Path],
+    config: TuneConfig,
+    rng: np.random.Generator,
+    proposer: Proposer | None = None,
+) -> Datasets:
+    """The table's training crops (repeated) with fresh renders; its held-out crops to watch."""
+    records = _table_records(folders)
+    train_records, val_records = train_and_val(records)
+    if not train_records:
+        raise TuneError(
+            f"no labelled photo to tune on in {', '.join(map(str, folders))} (of"
+            f" {len(records)} photos, {len(val_records)} are held out to measure the result):"
+            " keep more photos with `pipcam run --keep-photos`"
+        )
+    table = _cut_many(
+        train_records,
+        rng,
+        split="train",
+        description="table crops",
+        proposer=proposer,
+        copies=config.copies,
+    )
+    renders = _render_many(rng, config.renders, description="renders")
+    val = (
+        {"held-out": _cut_many(val_records, rng, split="val", description="held-out crops")}
+        if val_records
+        else {}
+    )
+    return Datasets(train=CropSet.concat([table] * config.repeat + [renders]), val=val)
+
+
+def tune_member(member: nn.Module, datasets: Datasets, config: TuneConfig) -> nn.Module:
+    """Train one rebuilt member on ``datasets`` at the member's own low learning rate."""
+    plain = isinstance(member, FaceNet)
+    run = TrainConfig(
+        seed=config.seed,
+        epochs=config.epochs,
+        learning_rate=config.lr_plain if plain else config.lr_effnet,
+        threads=config.threads,
+        arch="plain" if plain else "effnet",
+    )
+    return train(datasets, run, start=member).model
+
+
+REBUILT_LIMIT = 1e-3
+"""Largest logit difference allowed between the rebuilt members and the model file."""
+
+
+def _held_out_figures(folders: Sequence[Path], model: Path) -> list[EvalReport]:
+    """The reader with ``model`` on each folder's held-out photos (never tuned on)."""
+    reader = DiceReader(classifier=OnnxClassifier(model, threads=1), locator=default_locator())
+    reports = []
+    for folder in folders:
+        with split_view(folder, "val") as view:
+            report = evaluate_folder(view, box_reader(reader))
+        report.folder = folder
+        reports.append(report)
+    return reports
+
+
+def _summary(report: EvalReport) -> dict[str, Any]:
+    return {
+        "folder": str(report.folder),
+        "photos": report.images,
+        "dice": report.labelled,
+        "recall": round(report.recall, 4),
+        "precision": round(report.precision, 4),
+        "exact_photos": report.exact,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Tune, compose, measure and write the model; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m vision.train.tune", description=__doc__)
+    parser.add_argument("photos", type=Path, nargs="+", help="folders from `pipcam photos OUT`")
+    parser.add_argument("--out", type=Path, required=True, help="where the tuned model goes")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model to tune")
+    defaults = TuneConfig()
+    parser.add_argument("--epochs", type=int, default=defaults.epochs)
+    parser.add_argument("--renders", type=int, default=defaults.renders)
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--threads", type=int, default=defaults.threads)
+    args = parser.parse_args(argv)
+    config = replace(
+        defaults, epochs=args.epochs, renders=args.renders, seed=args.seed, threads=args.threads
+    )
+    started = time.perf_counter()
+    try:
+        source = onnx.load(str(args.model))
+        members = [rebuild(w) for w in member_weights(source)]
+        probe = np.random.default_rng(config.seed).random((8, 3, 64, 64), dtype=np.float32)
+        differs = check_rebuilt(members, source, probe)
+        if differs > REBUILT_LIMIT:
+            raise TuneError(
+                f"{args.model}: its members rebuilt in torch differ from it by {differs:.2g}"
+                f" (limit {REBUILT_LIMIT}): it was not composed by `vision.train.ensemble`"
+                " without --rotations; tune a model that was"
+            )
+        rng = np.random.default_rng(config.seed)
+        datasets = tune_datasets(
+            args.photos, config, rng, proposer=locator_proposer(face_path=args.model)
+        )
+    except (TuneError, OSError, ValueError) as err:
+        print(f"tune: {err}", file=sys.stderr)  # noqa: T201
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for index, member in enumerate(members):
+        path = args.out / f"member{index}.onnx"
+        export_onnx(tune_member(member, datasets, config), path)
+        paths.append(path)
+    model_path = args.out / MODEL_NAME
+    composed = compose(paths, rotations=False) if len(paths) > 1 else onnx.load(str(paths[0]))
+    onnx.save(composed, str(model_path))
+    before = _held_out_figures(args.photos, args.model)
+    measured = any(r.images for r in before)
+    after = _held_out_figures(args.photos, model_path) if measured else []
+    lines = []
+    for old, new in zip(before, after, strict=True):
+        lines += [f"held-out photos read by {args.model}:", format_report(old)]
+        lines += [f"the same photos read by {model_path}:", format_report(new)]
+    if not measured:
+        lines.append(
+            "no held-out photo (pipcam photos holds out the photos of a fifth of the games):"
+            " the tuned model is not measured; check it with `pipcam eval --model` first"
+        )
+    report = {
+        "model": str(args.model),
+        "tuned": str(model_path),
+        "sha256": sha256_of(model_path),
+        "config": asdict(config),
+        "train_crops": len(datasets.train),
+        "seconds": round(time.perf_counter() - started, 1),
+        "before": [_summary(r) for r in before],
+        "after": [_summary(r) for r in after],
+    }
+    (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    lines.append(
+        f"tuned model written to {model_path}; use it with PIPCAM_MODEL={model_path}"
+        " (or `model` in the config) if it reads the held-out photos better"
+    )
+    print("\n".join(lines))  # noqa: T201
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
