@@ -157,3 +157,25 @@ def test_tuning_writes_a_composed_model_that_still_reads_the_held_out_photo(
     assert report["after"][0]["exact_photos"] == 1
     printed = capsys.readouterr().out
     assert f"PIPCAM_MODEL={out / 'dice_faces.onnx'}" in printed
+
+
+def test_untrained_members_compose_back_to_the_model_and_no_held_out_photo_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision.train import tune
+
+    # Without training, rebuilding, exporting and composing must give back the shipped model.
+    monkeypatch.setattr(tune, "tune_member", lambda member, *_: member)
+    folder = _table(tmp_path)
+    labels = folder / "labels.jsonl"
+    records = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
+    for record in records:
+        record["split"] = "train"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main([str(folder), "--out", str(out), "--renders", "8", "--threads", "1"]) == 0
+    assert "no held-out photo" in capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["after"] == []
+    rebuilt = [rebuild(w) for w in member_weights(onnx.load(str(DEFAULT_MODEL)))]
+    assert check_rebuilt(rebuilt, onnx.load(str(out / "dice_faces.onnx")), _real_crops()) < 1e-4

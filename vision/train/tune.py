@@ -170,7 +170,7 @@ def check_rebuilt(
 
 @dataclass(frozen=True)
 class TuneConfig:
-    """What decides a tuning run; the defaults were measured (models/MODEL_CARD.md)."""
+    """What decides a tuning run; models/MODEL_CARD.md measures these defaults (not a sweep)."""
 
     seed: int = 4
     epochs: int = 3
@@ -315,10 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     measured = any(r.images for r in before)
     after = _held_out_figures(args.photos, model_path) if measured else []
     lines = []
-    for old, new in zip(before, after, strict=True):
-        lines += [f"held-out photos read by {args.model}:", format_report(old)]
-        lines += [f"the same photos read by {model_path}:", format_report(new)]
-    if not measured:
+    if measured:
+        for old, new in zip(before, after, strict=True):
+            lines += [f"held-out photos read by {args.model}:", format_report(old)]
+            lines += [f"the same photos read by {model_path}:", format_report(new)]
+    else:
         lines.append(
             "no held-out photo (pipcam photos holds out the photos of a fifth of the games):"
             " the tuned model is not measured; check it with `pipcam eval --model` first"
