@@ -266,6 +266,9 @@ them in this frame (not checked by anybody). A die nobody corrected carries the 
 confidence (on held-out photos, dice read at 0.9 or more were right 99 % of the time, those
 at 0.5-0.7 about 61 %: `pipcam eval` prints these bands). A photo with a die nobody read or
 corrected has `known_issue`. `split` is by game ({VAL_PERCENT} % of games are `val`).
+Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune
+FOLDER --out DIR` tunes the face model on the `train` games and reads the `val` games with the
+old and the new model.
 """
 
 
