@@ -151,7 +151,9 @@ def composed_logits(members: Sequence[nn.Module], images: torch.Tensor) -> torch
     """What the model file computes from its members: one member's logits, or the mean of the
     members' log-softmax (``vision.train.ensemble.compose`` without turns)."""
     if len(members) == 1:
-        return members[0](images)  # type: ignore[no-any-return]
+        # Bound to a typed name: nn.Module's call is untyped with torch and Any without it.
+        logits: torch.Tensor = members[0](images)
+        return logits
     return torch.stack([torch.log_softmax(m(images), dim=1) for m in members]).mean(0)
 
 
