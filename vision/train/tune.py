@@ -275,12 +275,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train.tune", description=__doc__)
     parser.add_argument("photos", type=Path, nargs="+", help="folders from `pipcam photos OUT`")
     parser.add_argument("--out", type=Path, required=True, help="where the tuned model goes")
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model to tune")
+    parser.add_argument(
+        "--model", type=Path, default=DEFAULT_MODEL, help="face model to tune (the shipped one)"
+    )
     defaults = TuneConfig()
-    parser.add_argument("--epochs", type=int, default=defaults.epochs)
-    parser.add_argument("--renders", type=int, default=defaults.renders)
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--threads", type=int, default=defaults.threads)
+    parser.add_argument(
+        "--epochs", type=int, default=defaults.epochs, help="passes over the crops (%(default)s)"
+    )
+    parser.add_argument(
+        "--renders",
+        type=int,
+        default=defaults.renders,
+        help="fresh synthetic crops beside the table's, so other dice are not forgotten"
+        " (%(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=defaults.seed, help="seed of the crops and the training"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=defaults.threads, help="CPU threads torch uses (%(default)s)"
+    )
     args = parser.parse_args(argv)
     config = replace(
         defaults, epochs=args.epochs, renders=args.renders, seed=args.seed, threads=args.threads
