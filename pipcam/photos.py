@@ -268,7 +268,9 @@ at 0.5-0.7 about 61 %: `pipcam eval` prints these bands). A photo with a die nob
 corrected has `known_issue`. `split` is by game ({VAL_PERCENT} % of games are `val`).
 Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune
 FOLDER --out DIR` tunes the face model on the `train` games and reads the `val` games with the
-old and the new model.
+old and the new model. Uncorrected sure reads tune as well as checked labels; the answers to the
+dice the table asked about are what teach it (models/MODEL_CARD.md, "Tuning on a table's own
+photos").
 """
 
 
