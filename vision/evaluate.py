@@ -33,6 +33,7 @@ __all__ = [
     "BANDS",
     "COLUMNS",
     "ROWS",
+    "WRONG_COST",
     "EvalReport",
     "Found",
     "ImageResult",
@@ -40,6 +41,7 @@ __all__ = [
     "evaluate_folder",
     "format_report",
     "match_dice",
+    "reading_cost",
     "write_confusion_png",
 ]
 
@@ -241,6 +243,24 @@ def _band(confidence: float) -> int | None:
     """The index of the band of ``BANDS`` that ``confidence`` falls in (None: below them all)."""
     index = bisect.bisect_right(BANDS, confidence) - 1
     return index if index >= 0 else None
+
+
+WRONG_COST = 3
+"""A wrong value costs as much as three dice the players are asked about (models/MODEL_CARD.md: the
+same weighing chose the reader's ``ok`` threshold); ``pipcam tune`` installs a model by it."""
+
+
+def reading_cost(reports: EvalReport | Sequence[EvalReport]) -> int:
+    """What reading the photos costs the players: each wrong value ``WRONG_COST``, each labelled
+    die not read right for another reason (missed, unread) 1."""
+    total = 0
+    for report in [reports] if isinstance(reports, EvalReport) else reports:
+        for photo in report.results:
+            read = Counter(v for v in photo.reported if v is not None)
+            right = sum((Counter(photo.labelled) & read).values())
+            wrong = sum(read.values()) - right  # misread dice and dice that are not there
+            total += WRONG_COST * wrong + max(0, len(photo.labelled) - right - wrong)
+    return total
 
 
 def format_report(report: EvalReport) -> str:

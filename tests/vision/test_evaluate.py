@@ -14,9 +14,13 @@ import pytest
 from vision.evaluate import (
     COLUMNS,
     ROWS,
+    WRONG_COST,
+    EvalReport,
+    ImageResult,
     evaluate_folder,
     format_report,
     match_dice,
+    reading_cost,
     write_confusion_png,
 )
 
@@ -191,3 +195,24 @@ def test_confusion_png_is_written(tmp_path: Path) -> None:
 def test_missing_labels_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no labels.jsonl in"):
         evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("labelled", "reported", "cost"),
+    [
+        ((1, 2), (1, 2), 0),  # exact
+        ((1, 2), (1, 3), WRONG_COST),  # a misread die costs as a wrong value, not twice
+        ((1, 2), (1, None), 1),  # found but not read: the players are asked
+        ((1, 2), (1,), 1),  # missed
+        ((1,), (1, 5), WRONG_COST),  # a die that is not there
+        ((1, 2, 3), (1, 4), WRONG_COST + 1),  # one misread, one missed
+        ((), (), 0),  # an empty tray read empty
+    ],
+)
+def test_reading_cost_weighs_a_wrong_value_against_a_die_not_read(
+    labelled: tuple[int, ...], reported: tuple[int | None, ...], cost: int
+) -> None:
+    report = EvalReport(Path("t"), results=[ImageResult("a.png", labelled, reported)])
+    assert reading_cost(report) == cost
+    # Photos add up, within a folder and across folders.
+    assert reading_cost([report, report]) == 2 * cost

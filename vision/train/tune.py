@@ -8,7 +8,8 @@ on crops of the table's photos beside fresh renders, so that what it knew of oth
 The members are composed again as the shipped model is. The table's held-out photos (the
 training code's own split: a fifth of them by file name) are read by the old model and the new
 one, and both figures are printed: install the new model (``PIPCAM_MODEL`` or the config's
-``model``) only if it reads them better.
+``model``) only if it reads them better. ``pipcam tune`` (pipcam/tune.py) does all of it on the
+photos a table kept, and installs the tuned model itself when it does.
 """
 
 from __future__ import annotations
@@ -31,7 +32,15 @@ from onnx import numpy_helper
 from torch import nn
 
 from vision.classify import DEFAULT_MODEL, OnnxClassifier
-from vision.evaluate import EvalReport, box_reader, evaluate_folder, format_report, split_view
+from vision.evaluate import (
+    WRONG_COST,
+    EvalReport,
+    box_reader,
+    evaluate_folder,
+    format_report,
+    reading_cost,
+    split_view,
+)
 from vision.reader import DiceReader, default_locator
 from vision.train.__main__ import MODEL_NAME
 from vision.train.backbone import EffFaceNet
@@ -49,7 +58,15 @@ from vision.train.train import (
     train,
 )
 
-__all__ = ["MemberWeights", "TuneError", "member_weights", "rebuild", "tune_member"]
+__all__ = [
+    "MemberWeights",
+    "TuneError",
+    "TuneResult",
+    "member_weights",
+    "rebuild",
+    "tune_member",
+    "tune_model",
+]
 
 _MEMBER = re.compile(r"^(m\d+/)")
 PLAIN_CONVS = 7
@@ -267,7 +284,98 @@ def _summary(report: EvalReport) -> dict[str, Any]:
         "recall": round(report.recall, 4),
         "precision": round(report.precision, 4),
         "exact_photos": report.exact,
+        "cost": reading_cost(report),
     }
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """A tuned model and the held-out photos read by the baseline and by it."""
+
+    tuned: Path
+    baseline: Path
+    before: list[EvalReport]
+    after: list[EvalReport]
+    report: dict[str, Any]
+
+    @property
+    def measured(self) -> bool:
+        """Whether any held-out photo was read (else nothing says the tuned model is better)."""
+        return any(r.images for r in self.before)
+
+    @property
+    def better(self) -> bool:
+        """The tuned model costs the players less on the held-out photos than the baseline."""
+        return self.measured and reading_cost(self.after) < reading_cost(self.before)
+
+    def lines(self) -> list[str]:
+        """What to print: both readings of each folder's held-out photos, or why there are none."""
+        if not self.measured:
+            return [
+                "no held-out photo (pipcam photos holds out the photos of a fifth of the games):"
+                " the tuned model is not measured; check it with `pipcam eval --model` first"
+            ]
+        lines = []
+        for old, new in zip(self.before, self.after, strict=True):
+            lines += [f"held-out photos read by {self.baseline}:", format_report(old)]
+            lines += [f"the same photos read by {self.tuned}:", format_report(new)]
+        lines.append(
+            f"cost to the players (a wrong value {WRONG_COST}, a die not read 1):"
+            f" {reading_cost(self.before)} before, {reading_cost(self.after)} after"
+        )
+        return lines
+
+
+def tune_model(
+    photos: Sequence[Path],
+    out: Path,
+    config: TuneConfig,
+    model: Path = DEFAULT_MODEL,
+    baseline: Path | None = None,
+) -> TuneResult:
+    """Tune ``model`` on the table folders ``photos`` into ``out``; read their held-out photos
+    with ``baseline`` (by default ``model``) and the tuned model. Raises ``TuneError``."""
+    started = time.perf_counter()
+    baseline = baseline or model
+    try:
+        source = onnx.load(str(model))
+    except (OSError, ValueError) as err:
+        raise TuneError(f"{model}: cannot load the face model to tune: {err}") from err
+    members = [rebuild(w) for w in member_weights(source)]
+    probe = np.random.default_rng(config.seed).random((8, 3, 64, 64), dtype=np.float32)
+    differs = check_rebuilt(members, source, probe)
+    if differs > REBUILT_LIMIT:
+        raise TuneError(
+            f"{model}: its members rebuilt in torch differ from it by {differs:.2g}"
+            f" (limit {REBUILT_LIMIT}): it was not composed by `vision.train.ensemble`"
+            " without --rotations; tune a model that was"
+        )
+    rng = np.random.default_rng(config.seed)
+    datasets = tune_datasets(photos, config, rng, proposer=locator_proposer(face_path=model))
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for index, member in enumerate(members):
+        path = out / f"member{index}.onnx"
+        export_onnx(tune_member(member, datasets, config), path)
+        paths.append(path)
+    model_path = out / MODEL_NAME
+    composed = compose(paths, rotations=False) if len(paths) > 1 else onnx.load(str(paths[0]))
+    onnx.save(composed, str(model_path))
+    before = _held_out_figures(photos, baseline)
+    after = _held_out_figures(photos, model_path) if any(r.images for r in before) else []
+    report = {
+        "model": str(model),
+        "baseline": str(baseline),
+        "tuned": str(model_path),
+        "sha256": sha256_of(model_path),
+        "config": asdict(config),
+        "train_crops": len(datasets.train),
+        "seconds": round(time.perf_counter() - started, 1),
+        "before": [_summary(r) for r in before],
+        "after": [_summary(r) for r in after],
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return TuneResult(model_path, baseline, before, after, report)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,60 +407,14 @@ def main(argv: list[str] | None = None) -> int:
     config = replace(
         defaults, epochs=args.epochs, renders=args.renders, seed=args.seed, threads=args.threads
     )
-    started = time.perf_counter()
     try:
-        source = onnx.load(str(args.model))
-        members = [rebuild(w) for w in member_weights(source)]
-        probe = np.random.default_rng(config.seed).random((8, 3, 64, 64), dtype=np.float32)
-        differs = check_rebuilt(members, source, probe)
-        if differs > REBUILT_LIMIT:
-            raise TuneError(
-                f"{args.model}: its members rebuilt in torch differ from it by {differs:.2g}"
-                f" (limit {REBUILT_LIMIT}): it was not composed by `vision.train.ensemble`"
-                " without --rotations; tune a model that was"
-            )
-        rng = np.random.default_rng(config.seed)
-        datasets = tune_datasets(
-            args.photos, config, rng, proposer=locator_proposer(face_path=args.model)
-        )
+        result = tune_model(args.photos, args.out, config, model=args.model)
     except (TuneError, OSError, ValueError) as err:
         print(f"tune: {err}", file=sys.stderr)  # noqa: T201
         return 1
-    args.out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for index, member in enumerate(members):
-        path = args.out / f"member{index}.onnx"
-        export_onnx(tune_member(member, datasets, config), path)
-        paths.append(path)
-    model_path = args.out / MODEL_NAME
-    composed = compose(paths, rotations=False) if len(paths) > 1 else onnx.load(str(paths[0]))
-    onnx.save(composed, str(model_path))
-    before = _held_out_figures(args.photos, args.model)
-    measured = any(r.images for r in before)
-    after = _held_out_figures(args.photos, model_path) if measured else []
-    lines = []
-    if measured:
-        for old, new in zip(before, after, strict=True):
-            lines += [f"held-out photos read by {args.model}:", format_report(old)]
-            lines += [f"the same photos read by {model_path}:", format_report(new)]
-    else:
-        lines.append(
-            "no held-out photo (pipcam photos holds out the photos of a fifth of the games):"
-            " the tuned model is not measured; check it with `pipcam eval --model` first"
-        )
-    report = {
-        "model": str(args.model),
-        "tuned": str(model_path),
-        "sha256": sha256_of(model_path),
-        "config": asdict(config),
-        "train_crops": len(datasets.train),
-        "seconds": round(time.perf_counter() - started, 1),
-        "before": [_summary(r) for r in before],
-        "after": [_summary(r) for r in after],
-    }
-    (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    lines = result.lines()
     lines.append(
-        f"tuned model written to {model_path}; use it with PIPCAM_MODEL={model_path}"
+        f"tuned model written to {result.tuned}; use it with PIPCAM_MODEL={result.tuned}"
         " (or `model` in the config) if it reads the held-out photos better"
     )
     print("\n".join(lines))  # noqa: T201
