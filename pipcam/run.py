@@ -185,13 +185,43 @@ def find_model() -> Path:
     return candidates[0]  # the loader's error names it and says what to do
 
 
-def make_reader(config: Config, calibration_json: dict[str, Any] | None) -> Any:
-    """The dice reader with the shipped model and the calibration, if any."""
+def table_model(data: Path) -> Path:
+    """Where ``pipcam tune`` installs the model tuned on this table's own photos."""
+    return data / MODEL_NAME
+
+
+def chosen_model(config: Config, data: Path | None) -> tuple[Path, str]:
+    """The face model the table reads with, and why: the config's ``model``, $PIPCAM_MODEL, the
+    model tuned on this table (``pipcam tune``), else the shipped one."""
+    if config.model is not None:
+        return config.model, f"model in {config.source}"
+    if os.environ.get("PIPCAM_MODEL"):
+        return find_model(), "PIPCAM_MODEL"
+    if data is not None and table_model(data).is_file():
+        return table_model(data), "tuned on this table's photos (pipcam tune --revert undoes it)"
+    return find_model(), "shipped"
+
+
+def make_reader(
+    config: Config, calibration_json: dict[str, Any] | None, data: Path | None = None
+) -> Any:
+    """The dice reader with the chosen face model (``chosen_model``) and the calibration."""
     from vision.calibrate import Calibration, load_calibration
     from vision.classify import OnnxClassifier
+    from vision.errors import ModelLoadError
     from vision.reader import DiceReader
 
-    classifier = OnnxClassifier(config.model or find_model(), threads=1)
+    path, why = chosen_model(config, data)
+    try:
+        classifier = OnnxClassifier(path, threads=1)
+    except ModelLoadError as exc:
+        if data is None or path != table_model(data):
+            raise
+        # A table must still read dice when its tuned model is unusable: say so, use the shipped.
+        print(f"pipcam: {exc}; reading with the shipped model instead", file=sys.stderr)
+        path, why = find_model(), "shipped"
+        classifier = OnnxClassifier(path, threads=1)
+    print(f"pipcam: face model {path} ({why})")
     calibration = None
     if config.calibration is not None:
         calibration = load_calibration(config.calibration)
@@ -309,7 +339,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         show(table.state_json())
         loop: CameraLoop | None = None
         if spec != "none":
-            reader = make_reader(config, calibration)
+            reader = make_reader(config, calibration, data)
             keeper = None
             if args.keep_photos or config.keep_photos:
                 from pipcam.photos import PhotoKeeper
