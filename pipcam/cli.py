@@ -210,11 +210,13 @@ def build_parser() -> argparse.ArgumentParser:
     try:
         vision_cli = importlib.import_module("pipcam.vision_cli")
         photos = importlib.import_module("pipcam.photos")
+        tune = importlib.import_module("pipcam.tune")
     except ImportError:  # the camera commands need numpy/OpenCV; the rules work without them
         pass
     else:
         vision_cli.add_vision_commands(sub)
         photos.add_photos_command(sub)
+        tune.add_tune_command(sub)
     return parser
 
 

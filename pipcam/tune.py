@@ -1,0 +1,183 @@
+"""``pipcam tune``: tune the face model on the photos this table kept, and read with it only if it
+reads the table's own held-out photos better.
+
+One command for what ``pipcam photos`` and ``python -m vision.train.tune`` do in two: the kept
+photos are exported (labelled with what the players left standing) into ``DATA/tune/photos``,
+the shipped model is tuned on the games the export trains on, both models read the games it
+holds out, and the tuned one is installed as ``DATA/dice_faces.onnx`` when it costs the players
+less there (``vision.evaluate.reading_cost``: a wrong value 3, a die not read 1). ``pipcam run``
+reads with that file from its next start; ``pipcam tune --revert`` goes back to the shipped model.
+Tuning needs torch (the ``train`` extra) and about 20 minutes on a two-core PC; on a Pi without
+it, copy the data folder to a PC, tune there with ``--data``, and copy ``dice_faces.onnx`` back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import shutil
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pipcam.config import ConfigError, default_data_dir, load_config
+from pipcam.photos import export_photos, kept_photos
+from pipcam.run import chosen_model, find_model, table_model
+from pipcam.store import Store, StoreError
+
+MIN_HELD_OUT = 10
+"""Held-out photos below which a difference is not trusted enough to install (``--force`` does)."""
+
+RESTART = "restart the table to read with it (sudo systemctl restart pipcam, or stop and start"
+RESTART += " pipcam run)"
+
+
+def _tuner() -> Any:
+    """``vision.train.tune``, which needs torch; None when the ``train`` extra is not installed."""
+    try:
+        return importlib.import_module("vision.train.tune")
+    except ImportError:
+        return None
+
+
+def install_model(tuned: Path, data: Path) -> Path:
+    """Put ``tuned`` where the table reads it, atomically; an earlier tuned model is kept as
+    ``dice_faces.previous.onnx``. Returns the installed path."""
+    target = table_model(data)
+    partial = target.with_name(target.name + ".partial")
+    shutil.copyfile(tuned, partial)
+    with partial.open("rb") as handle:
+        os.fsync(handle.fileno())  # the model is whole on disk before it replaces anything
+    if target.is_file():
+        shutil.copyfile(target, target.with_name("dice_faces.previous.onnx"))
+    os.replace(partial, target)
+    return target
+
+
+def revert_model(data: Path) -> Path | None:
+    """Stop reading with the tuned model (it is kept as ``dice_faces.reverted.onnx``)."""
+    target = table_model(data)
+    if not target.is_file():
+        return None
+    kept = target.with_name("dice_faces.reverted.onnx")
+    os.replace(target, kept)
+    return kept
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """``pipcam tune``: export, tune, measure and (when better) install."""
+    try:
+        config = load_config(Path(args.config) if args.config else None)
+    except ConfigError as exc:
+        print(f"pipcam tune: {exc}", file=sys.stderr)
+        return 2
+    data = Path(args.data) if args.data else (config.data or default_data_dir())
+    if args.revert:
+        kept = revert_model(data)
+        if kept is None:
+            print(
+                f"pipcam tune: no tuned model in {data}; the table reads with the shipped one",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"pipcam tune: the tuned model is set aside as {kept}; {RESTART}")
+        return 0
+    photos = data / "photos"
+    if not kept_photos(photos):
+        print(
+            f"pipcam tune: no photos in {photos}; run the table with --keep-photos "
+            "(or keep_photos = true in its configuration), play, correct what it misreads, "
+            "then tune",
+            file=sys.stderr,
+        )
+        return 1
+    tuner = _tuner()
+    if tuner is None:
+        print(
+            "pipcam tune: tuning needs torch, which the `train` extra installs:"
+            " .venv/bin/pip install -e '.[train]' (a CPU build is enough); on a Pi without it,"
+            f" copy {data} to a PC and run pipcam tune --data there",
+            file=sys.stderr,
+        )
+        return 2
+    work = data / "tune"
+    try:
+        with Store(data / "pipcam.db") as store:
+            summary = export_photos(store, photos, work / "photos")
+    except (StoreError, FileExistsError) as exc:
+        print(f"pipcam tune: {exc}", file=sys.stderr)
+        return 2
+    print(f"pipcam tune: {work / 'photos'}: {summary.line()}", flush=True)
+    current, why = chosen_model(config, data)
+    asked = {k: getattr(args, k) for k in ("epochs", "renders", "threads")}
+    settings = replace(tuner.TuneConfig(), **{k: v for k, v in asked.items() if v is not None})
+    out = work / time.strftime("%Y%m%d-%H%M%S")
+    try:
+        result = tuner.tune_model(
+            [work / "photos"], out, settings, model=args.model or find_model(), baseline=current
+        )
+    except (tuner.TuneError, OSError) as exc:
+        print(f"pipcam tune: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(result.lines()))
+    print(f"pipcam tune: compared with the model the table reads with now: {current} ({why})")
+    held_out = sum(r.images for r in result.before)
+    if not args.force:
+        if not result.better:
+            print(
+                f"pipcam tune: not installed: it reads the held-out photos no better; the table"
+                f" keeps {current} ({result.tuned} stays for pipcam eval --model)"
+            )
+            return 0
+        if held_out < MIN_HELD_OUT:
+            print(
+                f"pipcam tune: not installed: {held_out} held-out photos are too few to trust"
+                f" (at least {MIN_HELD_OUT}); keep playing with --keep-photos and tune again, or"
+                " install it anyway with --force"
+            )
+            return 0
+    if args.no_install:
+        print(f"pipcam tune: {result.tuned} would be installed; left out (--no-install)")
+        return 0
+    installed = install_model(result.tuned, data)
+    print(f"pipcam tune: installed as {installed}; {RESTART}; pipcam tune --revert undoes it")
+    if config.model is not None or os.environ.get("PIPCAM_MODEL"):
+        print(
+            "pipcam tune: note: the configuration's `model` or PIPCAM_MODEL names another"
+            " model, which the table reads with first; remove it to read with this one"
+        )
+    return 0
+
+
+def add_tune_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``pipcam tune [--data DIR] [--config FILE] [--revert] ...``."""
+    p = subparsers.add_parser(
+        "tune",
+        help="tune the face model on this table's kept photos; read with it if it reads better",
+    )
+    p.add_argument("--data", help="where the table keeps its games (as pipcam run --data)")
+    p.add_argument("--config", help="the table's TOML configuration file")
+    p.add_argument(
+        "--revert", action="store_true", help="go back to the shipped model (the tuned is kept)"
+    )
+    p.add_argument("--model", type=Path, help="face model to tune (the shipped one)")
+    # The defaults are vision.train.tune's (TuneConfig), which needs torch to import.
+    p.add_argument("--epochs", type=int, help="passes over the crops (3)")
+    p.add_argument(
+        "--renders",
+        type=int,
+        help="fresh synthetic crops beside the table's, so other dice are not forgotten (6000)",
+    )
+    p.add_argument("--threads", type=int, help="CPU threads torch uses (2)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="install the tuned model even if the held-out photos do not show it reads better",
+    )
+    p.add_argument(
+        "--no-install", action="store_true", help="tune and measure only; change nothing"
+    )
+    p.set_defaults(func=cmd_tune)

@@ -1,0 +1,171 @@
+"""`pipcam tune`: the table's own model is chosen, installed and reverted safely, what cannot run
+says what to do, and (with torch) a whole tuning run on kept photos of real dice."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipcam.cli import main
+from pipcam.config import Config
+from pipcam.photos import PhotoKeeper
+from pipcam.run import chosen_model, find_model, make_reader, table_model
+from pipcam.store import Store
+from pipcam.table import Table
+from pipcam.tune import install_model, revert_model
+from tests.pipcam._fakes import FakeDie, FakeReading
+from tests.pipcam.test_photos import play
+from vision.classify import DEFAULT_MODEL
+from vision.source import read_image
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "dice"
+
+
+def _kept(data: Path) -> None:
+    """A table that kept three photos (pipcam/photos.py's own test game)."""
+    with Store(data / "pipcam.db") as store:
+        play(store, PhotoKeeper(data / "photos"))
+
+
+def test_without_kept_photos_it_says_how_to_keep_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tune", "--data", str(tmp_path)]) == 1
+    assert "run the table with --keep-photos" in capsys.readouterr().err
+
+
+def test_without_torch_it_says_how_to_install_it_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept(tmp_path)
+    # None in sys.modules makes the import fail, as it does where the train extra is missing.
+    monkeypatch.setitem(sys.modules, "vision.train.tune", None)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["tune", "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "pip install -e '.[train]'" in err
+    assert f"copy {tmp_path} to a PC" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_install_keeps_the_previous_model_and_revert_sets_it_aside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "first.onnx", tmp_path / "second.onnx"
+    first.write_bytes(b"first")
+    second.write_bytes(b"second")
+    data = tmp_path / "data"
+    data.mkdir()
+    assert install_model(first, data) == table_model(data)
+    install_model(second, data)
+    assert table_model(data).read_bytes() == b"second"
+    assert (data / "dice_faces.previous.onnx").read_bytes() == b"first"
+    assert not list(data.glob("*.partial"))
+    assert main(["tune", "--data", str(data), "--revert"]) == 0
+    assert "set aside" in capsys.readouterr().out
+    assert not table_model(data).exists()
+    assert (data / "dice_faces.reverted.onnx").read_bytes() == b"second"
+    assert revert_model(data) is None
+    assert main(["tune", "--data", str(data), "--revert"]) == 1
+    assert "reads with the shipped one" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("config_model", "env", "tuned", "want", "why"),
+    [
+        (False, False, False, "shipped", "shipped"),
+        (False, False, True, "tuned", "tuned on this table"),
+        (False, True, True, "env", "PIPCAM_MODEL"),
+        (True, True, True, "config", "model in"),
+    ],
+)
+def test_the_model_read_with_is_config_then_environment_then_tuned_then_shipped(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    config_model: bool,
+    env: bool,
+    tuned: bool,
+    want: str,
+    why: str,
+) -> None:
+    paths = {
+        "shipped": find_model(),
+        "env": tmp_path / "env.onnx",
+        "config": tmp_path / "config.onnx",
+        "tuned": table_model(tmp_path),
+    }
+    monkeypatch.delenv("PIPCAM_MODEL", raising=False)
+    if env:
+        monkeypatch.setenv("PIPCAM_MODEL", str(paths["env"]))
+    if tuned:
+        shutil.copyfile(DEFAULT_MODEL, paths["tuned"])
+    config = Config(model=paths["config"], source=tmp_path / "t.toml") if config_model else Config()
+    path, reason = chosen_model(config, tmp_path)
+    assert path == paths[want]
+    assert why in reason
+
+
+def test_a_damaged_tuned_model_falls_back_to_the_shipped_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PIPCAM_MODEL", raising=False)
+    table_model(tmp_path).write_bytes(b"not an onnx model")
+    reader = make_reader(Config(), None, tmp_path)
+    captured = capsys.readouterr()
+    assert str(table_model(tmp_path)) in captured.err
+    assert "reading with the shipped model instead" in captured.err
+    assert f"face model {find_model()} (shipped)" in captured.out
+    # It still reads dice: the committed six-dice photo, exactly.
+    record = json.loads((DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    reading = reader.read(read_image(DATA / record["image"]))
+    assert sorted(d.value for d in reading.dice) == sorted(d["value"] for d in record["dice"])
+
+
+def _real_table(data: Path) -> None:
+    """The committed real photos kept by a table, one game each, labelled as read: game 4 is in
+    the held-out share (pipcam.photos.split_of_game), the others are tuned on."""
+    records = [json.loads(line) for line in (DATA / "labels.jsonl").read_text().splitlines()]
+    with Store(data / "pipcam.db") as store:
+        table = Table(store)
+        keeper = PhotoKeeper(data / "photos")
+        for record in records:
+            table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+            dice = []
+            for die in record["dice"]:
+                x0, y0, x1, y1 = (round(v) for v in die["box"])
+                dice.append(FakeDie(die["value"], box=(x0, y0, x1, y1)))
+            reading_id = table.on_reading(FakeReading(tuple(dice)), settled_now=True)
+            assert reading_id is not None
+            keeper.keep(reading_id, read_image(DATA / record["image"]))
+
+
+def test_a_whole_tuning_run_on_kept_photos_installs_only_when_asked_or_better(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("efficientnet_lite_pytorch")
+    monkeypatch.delenv("PIPCAM_MODEL", raising=False)
+    _real_table(tmp_path)
+    short = ["--epochs", "1", "--renders", "64", "--threads", "1"]
+    assert main(["tune", "--data", str(tmp_path), *short]) == 0
+    out = capsys.readouterr().out
+    assert "5 photos, 22 dice labelled" in out
+    assert "cost to the players" in out
+    # One held-out photo is too few to trust (or the tuned model is no better): not installed.
+    assert "not installed" in out
+    assert not table_model(tmp_path).exists()
+    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
+    report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+    assert [r["photos"] for r in report["before"]] == [1]
+    assert report["baseline"] == str(find_model())
+    # --force installs what the run tuned, byte for byte; the table then reads with it.
+    shutil.rmtree(run)
+    assert main(["tune", "--data", str(tmp_path), *short, "--force"]) == 0
+    assert "installed as" in capsys.readouterr().out
+    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
+    assert table_model(tmp_path).read_bytes() == (run / "dice_faces.onnx").read_bytes()
+    assert chosen_model(Config(), tmp_path)[0] == table_model(tmp_path)
