@@ -134,3 +134,10 @@ def default_data_dir() -> Path:
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg else Path.home() / ".local" / "share"
     return base / "pipcam"
+
+
+def table_config(config_arg: str | None, data_arg: str | None) -> tuple[Config, Path]:
+    """The configuration (``--config``) and the data folder (``--data``, else the
+    configuration's, else ``default_data_dir``) a command works on; raises ``ConfigError``."""
+    config = load_config(Path(config_arg) if config_arg else None)
+    return config, Path(data_arg) if data_arg else (config.data or default_data_dir())

@@ -34,7 +34,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from pipcam.config import PHOTO_LIMIT, ConfigError, default_data_dir, load_config
+from pipcam.config import PHOTO_LIMIT, ConfigError, table_config
 from pipcam.store import Store, StoredReading, StoreError
 
 log = logging.getLogger("pipcam.photos")
@@ -277,11 +277,10 @@ photos").
 def cmd_photos(args: argparse.Namespace) -> int:
     """``pipcam photos OUT``: export the kept photos as a labelled folder."""
     try:
-        config = load_config(Path(args.config) if args.config else None)
+        config, data = table_config(args.config, args.data)
     except ConfigError as exc:
         print(f"pipcam photos: {exc}", file=sys.stderr)
         return 2
-    data = Path(args.data) if args.data else (config.data or default_data_dir())
     photos = data / "photos"
     if not kept_photos(photos):
         print(

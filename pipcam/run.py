@@ -17,7 +17,7 @@ from typing import Any, Protocol, TextIO
 
 import uvicorn
 
-from pipcam.config import Config, ConfigError, default_data_dir, load_config
+from pipcam.config import Config, ConfigError, table_config
 from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from scoring.core import JSON, Action
@@ -281,13 +281,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from web.app import create_app
 
     try:
-        config = load_config(Path(args.config) if args.config else None)
+        config, data = table_config(args.config, args.data)
         pins = PinMap.from_dict(config.pins) if config.pins else PinMap()
     except (ConfigError, ValueError) as exc:
         print(f"pipcam run: {exc}", file=sys.stderr)
         return 2
     port = args.port or config.port
-    data = Path(args.data) if args.data else (config.data or default_data_dir())
     spec = args.camera or config.camera or os.environ.get("PIPCAM_CAMERA") or default_camera()
     pin = os.environ.get("PIPCAM_PIN") or config.pin or f"{secrets.randbelow(10000):04d}"
 

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pipcam.config import ConfigError, default_data_dir, load_config
+from pipcam.config import ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos
 from pipcam.run import chosen_model, find_model, table_model
 from pipcam.store import Store, StoreError
@@ -70,11 +70,10 @@ def revert_model(data: Path) -> Path | None:
 def cmd_tune(args: argparse.Namespace) -> int:
     """``pipcam tune``: export, tune, measure and (when better) install."""
     try:
-        config = load_config(Path(args.config) if args.config else None)
+        config, data = table_config(args.config, args.data)
     except ConfigError as exc:
         print(f"pipcam tune: {exc}", file=sys.stderr)
         return 2
-    data = Path(args.data) if args.data else (config.data or default_data_dir())
     if args.revert:
         kept = revert_model(data)
         if kept is None:
