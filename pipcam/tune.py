@@ -103,9 +103,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
         )
         return 2
     work = data / "tune"
+    # The export is this command's own: made anew, so photos the table no longer keeps go too.
+    shutil.rmtree(work / "photos", ignore_errors=True)
     try:
         with Store(data / "pipcam.db") as store:
-            summary = export_photos(store, photos, work / "photos")
+            summary = export_photos(store, photos, work / "photos", link=True)
     except (StoreError, FileExistsError) as exc:
         print(f"pipcam tune: {exc}", file=sys.stderr)
         return 2

@@ -161,6 +161,21 @@ def test_export_is_brought_up_to_date_and_never_mixes_into_other_data(
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
 
 
+def test_export_can_link_the_photos_instead_of_copying_them(tmp_path: Path, store: Store) -> None:
+    """Linked, an export costs no second copy of the photos; a copy stays a separate file."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+    kept = kept_photos(tmp_path / "photos")
+    export_photos(store, tmp_path / "photos", tmp_path / "linked", link=True)
+    export_photos(store, tmp_path / "photos", tmp_path / "copied")
+    for path in kept.values():
+        assert (tmp_path / "linked" / "images" / path.name).samefile(path)
+        copy = tmp_path / "copied" / "images" / path.name
+        assert not copy.samefile(path)
+        assert copy.read_bytes() == path.read_bytes()
+    # Brought up to date, a linked export links again (the old link is replaced, not kept).
+    assert export_photos(store, tmp_path / "photos", tmp_path / "linked", link=True).photos == 3
+
+
 def test_split_is_by_whole_games() -> None:
     """About the val share of games go to val, always the same ones."""
     splits = [split_of_game(g) for g in range(1, 1001)]

@@ -155,6 +155,10 @@ def test_a_whole_tuning_run_on_kept_photos_installs_only_when_asked_or_better(
     out = capsys.readouterr().out
     assert "5 photos, 22 dice labelled" in out
     assert "cost to the players" in out
+    kept = sorted((tmp_path / "photos").glob("*.jpg"))
+    assert len(kept) == 5
+    for photo in kept:  # exported beside them without a copy
+        assert (tmp_path / "tune" / "photos" / "images" / photo.name).samefile(photo)
     # One held-out photo is too few to trust (or the tuned model is no better): not installed.
     assert "not installed" in out
     assert not table_model(tmp_path).exists()
