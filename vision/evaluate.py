@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
+from vision.review import reviewed
 
 if TYPE_CHECKING:
     from vision.reader import DiceReader, Die
@@ -145,12 +146,13 @@ def match_dice(
 
 
 def _load_labels(folder: Path) -> list[dict[str, object]]:
-    """The records of a folder's labels.jsonl."""
+    """The records of a folder's labels.jsonl, with our review of the labels (vision/review.py)."""
     path = folder / "labels.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"no labels.jsonl in {str(folder)!r}")
     with path.open(encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+        # split_view keeps the source's folder name, so the review applies there too.
+        return [reviewed(folder.name, json.loads(line)) for line in lines if line.strip()]
 
 
 def _truth(record: dict[str, object], image: npt.NDArray[np.uint8]) -> list[tuple[int, IntBox]]:

@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
 from vision.preprocess import MODEL_SIZE, crop_for_model, square_around
+from vision.review import reviewed
 
 __all__ = [
     "DEFAULT_DATA",
@@ -104,14 +105,15 @@ def split_of(source: str, image: str, source_split: str | None) -> Split:
 
 
 def load_folder(folder: Path) -> list[Record]:
-    """Read one source folder's ``labels.jsonl`` into records (all of them, flagged ones too)."""
+    """Read one source folder's ``labels.jsonl`` into records (all of them, flagged ones too),
+    with our review of the labels applied (vision/review.py)."""
     source = folder.name
     records: list[Record] = []
     with (folder / "labels.jsonl").open(encoding="utf-8") as lines:
         for line in lines:
             if not line.strip():
                 continue
-            raw = json.loads(line)
+            raw = reviewed(source, json.loads(line))
             image = str(raw["image"])
             split = split_of(source, image, raw.get("split"))
             if "dice" not in raw:
