@@ -123,21 +123,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
     except (tuner.TuneError, OSError) as exc:
         print(f"pipcam tune: {exc}", file=sys.stderr)
         return 1
-    print("\n".join(result.lines()))
+    comparison = result.comparison
+    print("\n".join(comparison.lines()))
     print(f"pipcam tune: compared with the model the table reads with now: {current} ({why})")
-    held_out = sum(r.images for r in result.before)
+    held_out = comparison.photos
     if not args.force:
-        if not result.better:
-            print(
-                f"pipcam tune: not installed: it reads the held-out photos no better; the table"
-                f" keeps {current} ({result.tuned} stays for pipcam eval --model)"
-            )
-            return 0
         if held_out < MIN_HELD_OUT:
             print(
                 f"pipcam tune: not installed: {held_out} held-out photos are too few to trust"
-                f" (at least {MIN_HELD_OUT}); keep playing with --keep-photos and tune again, or"
-                " install it anyway with --force"
+                f" (at least {MIN_HELD_OUT}; the photos of a fifth of the games are held out);"
+                " keep playing with --keep-photos and tune again, or install it anyway with"
+                " --force"
+            )
+            return 0
+        if not comparison.better:
+            print(
+                f"pipcam tune: not installed: it reads the held-out photos no better; the table"
+                f" keeps {current} ({result.tuned} stays for pipcam eval --model)"
             )
             return 0
     if args.no_install:

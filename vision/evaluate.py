@@ -34,6 +34,7 @@ __all__ = [
     "BANDS",
     "COLUMNS",
     "ROWS",
+    "Comparison",
     "WRONG_COST",
     "EvalReport",
     "Found",
@@ -263,6 +264,43 @@ def reading_cost(reports: EvalReport | Sequence[EvalReport]) -> int:
             wrong = sum(read.values()) - right  # misread dice and dice that are not there
             total += WRONG_COST * wrong + max(0, len(photo.labelled) - right - wrong)
     return total
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The same photos read by a baseline model and a candidate, folder by folder."""
+
+    baseline: Path
+    candidate: Path
+    before: list[EvalReport]
+    after: list[EvalReport]
+
+    @property
+    def photos(self) -> int:
+        """Photos both read (none: nothing says which model is better)."""
+        return sum(r.images for r in self.before)
+
+    @property
+    def better(self) -> bool:
+        """The candidate costs the players less on the photos (``reading_cost``)."""
+        return self.photos > 0 and reading_cost(self.after) < reading_cost(self.before)
+
+    def lines(self) -> list[str]:
+        """What to print: both readings of each folder, and both costs; or that none was read."""
+        if not self.photos:
+            return [
+                "no held-out photo (pipcam photos holds out the photos of a fifth of the games):"
+                " the tuned model is not measured; check it with `pipcam eval --model` first"
+            ]
+        lines = []
+        for old, new in zip(self.before, self.after, strict=True):
+            lines += [f"held-out photos read by {self.baseline}:", format_report(old)]
+            lines += [f"the same photos read by {self.candidate}:", format_report(new)]
+        lines.append(
+            f"cost to the players (a wrong value {WRONG_COST}, a die not read 1):"
+            f" {reading_cost(self.before)} before, {reading_cost(self.after)} after"
+        )
+        return lines
 
 
 def format_report(report: EvalReport) -> str:

@@ -6,20 +6,25 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
+from pipcam import tune
 from pipcam.cli import main
 from pipcam.config import Config
 from pipcam.photos import PhotoKeeper
 from pipcam.run import chosen_model, find_model, make_reader, table_model
 from pipcam.store import Store
 from pipcam.table import Table
-from pipcam.tune import install_model, revert_model
+from pipcam.tune import MIN_HELD_OUT, install_model, revert_model
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_photos import play
 from vision.classify import DEFAULT_MODEL
+from vision.evaluate import Comparison, EvalReport, ImageResult
 from vision.source import read_image
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dice"
@@ -50,6 +55,73 @@ def test_without_torch_it_says_how_to_install_it_and_changes_nothing(
     assert "pip install -e '.[train]'" in err
     assert f"copy {tmp_path} to a PC" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@dataclass(frozen=True)
+class _Settings:
+    epochs: int = 3
+    renders: int = 6000
+    threads: int = 2
+
+
+def _photos(n: int, reported: tuple[int | None, ...]) -> list[EvalReport]:
+    """One folder of ``n`` held-out photos of a 1 and a 2, each read as ``reported``."""
+    results = [ImageResult(f"{i}.jpg", (1, 2), reported) for i in range(n)]
+    return [EvalReport(Path("photos"), images=n, results=results)]
+
+
+def _tuner(held_out: int, after: tuple[int | None, ...], calls: list[Any]) -> SimpleNamespace:
+    """vision.train.tune with the training left out: the tuned model is a file of known bytes,
+    and the held-out photos read (1, None) before it and ``after`` with it."""
+
+    def tune_model(
+        photos: list[Path], out: Path, config: _Settings, model: Path, baseline: Path
+    ) -> SimpleNamespace:
+        calls.append((photos, config, model))
+        out.mkdir(parents=True)
+        (out / "dice_faces.onnx").write_bytes(b"tuned")
+        before = _photos(held_out, (1, None))  # each photo costs 1: a die asked about
+        comparison = Comparison(baseline, out / "dice_faces.onnx", before, _photos(held_out, after))
+        return SimpleNamespace(comparison=comparison, tuned=out / "dice_faces.onnx")
+
+    return SimpleNamespace(TuneConfig=_Settings, TuneError=ValueError, tune_model=tune_model)
+
+
+@pytest.mark.parametrize(
+    ("held_out", "after", "flags", "installed", "said"),
+    [
+        (MIN_HELD_OUT, (1, 2), [], True, "installed as"),
+        (MIN_HELD_OUT, (1, None), [], False, "no better"),  # the same cost
+        (MIN_HELD_OUT, (1, 3), [], False, "no better"),  # a wrong value costs more
+        (MIN_HELD_OUT - 1, (1, 2), [], False, "too few to trust"),
+        (MIN_HELD_OUT - 1, (1, 2), ["--force"], True, "installed as"),
+        (0, (1, 2), ["--force"], True, "installed as"),
+        (MIN_HELD_OUT, (1, 2), ["--no-install"], False, "would be installed"),
+    ],
+)
+def test_the_tuned_model_is_installed_only_when_it_costs_less_on_enough_photos(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    held_out: int,
+    after: tuple[int | None, ...],
+    flags: list[str],
+    installed: bool,
+    said: str,
+) -> None:
+    monkeypatch.delenv("PIPCAM_MODEL", raising=False)
+    _kept(tmp_path)
+    calls: list[Any] = []
+    monkeypatch.setattr(tune, "_tuner", lambda: _tuner(held_out, after, calls))
+    assert main(["tune", "--data", str(tmp_path), "--epochs", "2", *flags]) == 0
+    assert said in capsys.readouterr().out
+    assert table_model(tmp_path).exists() == installed
+    if installed:
+        assert table_model(tmp_path).read_bytes() == b"tuned"
+    # The export is tuned on, from the shipped model, with the options given and the tuner's
+    # defaults for the rest.
+    assert calls == [([tmp_path / "tune" / "photos"], _Settings(epochs=2), find_model())]
+    assert (tmp_path / "tune" / "photos" / "labels.jsonl").is_file()
 
 
 def test_install_keeps_the_previous_model_and_revert_sets_it_aside(
@@ -159,8 +231,8 @@ def test_a_whole_tuning_run_on_kept_photos_installs_only_when_asked_or_better(
     assert len(kept) == 5
     for photo in kept:  # exported beside them without a copy
         assert (tmp_path / "tune" / "photos" / "images" / photo.name).samefile(photo)
-    # One held-out photo is too few to trust (or the tuned model is no better): not installed.
-    assert "not installed" in out
+    # One held-out photo is too few to trust, whatever it shows: not installed.
+    assert "not installed: 1 held-out photos are too few to trust" in out
     assert not table_model(tmp_path).exists()
     (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))

@@ -33,11 +33,10 @@ from torch import nn
 
 from vision.classify import DEFAULT_MODEL, OnnxClassifier
 from vision.evaluate import (
-    WRONG_COST,
+    Comparison,
     EvalReport,
     box_reader,
     evaluate_folder,
-    format_report,
     reading_cost,
     split_view,
 )
@@ -290,40 +289,15 @@ def _summary(report: EvalReport) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class TuneResult:
-    """A tuned model and the held-out photos read by the baseline and by it."""
+    """A tuned model, the held-out photos read by the baseline and by it, and the run's report."""
 
-    tuned: Path
-    baseline: Path
-    before: list[EvalReport]
-    after: list[EvalReport]
+    comparison: Comparison
     report: dict[str, Any]
 
     @property
-    def measured(self) -> bool:
-        """Whether any held-out photo was read (else nothing says the tuned model is better)."""
-        return any(r.images for r in self.before)
-
-    @property
-    def better(self) -> bool:
-        """The tuned model costs the players less on the held-out photos than the baseline."""
-        return self.measured and reading_cost(self.after) < reading_cost(self.before)
-
-    def lines(self) -> list[str]:
-        """What to print: both readings of each folder's held-out photos, or why there are none."""
-        if not self.measured:
-            return [
-                "no held-out photo (pipcam photos holds out the photos of a fifth of the games):"
-                " the tuned model is not measured; check it with `pipcam eval --model` first"
-            ]
-        lines = []
-        for old, new in zip(self.before, self.after, strict=True):
-            lines += [f"held-out photos read by {self.baseline}:", format_report(old)]
-            lines += [f"the same photos read by {self.tuned}:", format_report(new)]
-        lines.append(
-            f"cost to the players (a wrong value {WRONG_COST}, a die not read 1):"
-            f" {reading_cost(self.before)} before, {reading_cost(self.after)} after"
-        )
-        return lines
+    def tuned(self) -> Path:
+        """The tuned model's file."""
+        return self.comparison.candidate
 
 
 def tune_model(
@@ -375,7 +349,7 @@ def tune_model(
         "after": [_summary(r) for r in after],
     }
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    return TuneResult(model_path, baseline, before, after, report)
+    return TuneResult(Comparison(baseline, model_path, before, after), report)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -412,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     except (TuneError, OSError, ValueError) as err:
         print(f"tune: {err}", file=sys.stderr)  # noqa: T201
         return 1
-    lines = result.lines()
+    lines = result.comparison.lines()
     lines.append(
         f"tuned model written to {result.tuned}; use it with PIPCAM_MODEL={result.tuned}"
         " (or `model` in the config) if it reads the held-out photos better"
