@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -174,6 +176,23 @@ def test_export_can_link_the_photos_instead_of_copying_them(tmp_path: Path, stor
         assert copy.read_bytes() == path.read_bytes()
     # Brought up to date, a linked export links again (the old link is replaced, not kept).
     assert export_photos(store, tmp_path / "photos", tmp_path / "linked", link=True).photos == 3
+
+
+def test_a_link_across_filesystems_falls_back_to_a_copy(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where hard links cannot be made (another filesystem, FAT), the photos are copied."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+
+    def cannot_link(source: object, target: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link", str(source), None, str(target))
+
+    monkeypatch.setattr(os, "link", cannot_link)
+    assert export_photos(store, tmp_path / "photos", tmp_path / "out", link=True).photos == 3
+    for path in kept_photos(tmp_path / "photos").values():
+        copy = tmp_path / "out" / "images" / path.name
+        assert not copy.samefile(path)
+        assert copy.read_bytes() == path.read_bytes()
 
 
 def test_split_is_by_whole_games() -> None:
