@@ -31,6 +31,9 @@ from pipcam.store import Store, StoreError
 MIN_HELD_OUT = 10
 """Held-out photos below which a difference is not trusted enough to install (``--force`` does)."""
 
+KEEP_RUNS = 3
+"""Tuning runs kept in ``DATA/tune`` (about 15 MB each); older ones are deleted after a run."""
+
 RESTART = "restart the table to read with it (sudo systemctl restart pipcam, or stop and start"
 RESTART += " pipcam run)"
 
@@ -41,6 +44,29 @@ def _tuner() -> Any:
         return importlib.import_module("vision.train.tune")
     except ImportError:
         return None
+
+
+def new_run_folder(work: Path) -> Path:
+    """A folder for this run, named by its start time (a suffix if one of that name exists)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out, n = work / stamp, 1
+    while out.exists():
+        n += 1
+        out = work / f"{stamp}-{n}"
+    return out
+
+
+def prune_runs(work: Path, keep: int = KEEP_RUNS) -> list[Path]:
+    """Delete all but the newest ``keep`` run folders (the export stays); returns those deleted.
+    The installed model is a copy beside the games, so no run is needed to read with it."""
+    runs = sorted(
+        (p for p in work.iterdir() if p.is_dir() and p.name != "photos"),
+        key=lambda p: p.stat().st_mtime_ns,
+    )
+    old = runs[: max(0, len(runs) - keep)]
+    for run in old:
+        shutil.rmtree(run, ignore_errors=True)
+    return old
 
 
 def install_model(tuned: Path, data: Path) -> Path:
@@ -115,7 +141,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     current, why = chosen_model(config, data)
     asked = {k: getattr(args, k) for k in ("epochs", "renders", "threads")}
     settings = replace(tuner.TuneConfig(), **{k: v for k, v in asked.items() if v is not None})
-    out = work / time.strftime("%Y%m%d-%H%M%S")
+    out = new_run_folder(work)
     try:
         result = tuner.tune_model(
             [work / "photos"], out, settings, model=args.model or find_model(), baseline=current
@@ -123,6 +149,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     except (tuner.TuneError, OSError) as exc:
         print(f"pipcam tune: {exc}", file=sys.stderr)
         return 1
+    old = prune_runs(work)
+    if old:
+        print(f"pipcam tune: deleted {len(old)} older tuning runs in {work} (the newest stay)")
     comparison = result.comparison
     print("\n".join(comparison.lines()))
     print(f"pipcam tune: compared with the model the table reads with now: {current} ({why})")

@@ -20,7 +20,7 @@ from pipcam.photos import PhotoKeeper
 from pipcam.run import chosen_model, find_model, make_reader, table_model
 from pipcam.store import Store
 from pipcam.table import Table
-from pipcam.tune import MIN_HELD_OUT, install_model, revert_model
+from pipcam.tune import KEEP_RUNS, MIN_HELD_OUT, install_model, revert_model
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_photos import play
 from vision.classify import DEFAULT_MODEL
@@ -78,13 +78,17 @@ def _tuner(held_out: int, after: tuple[int | None, ...], calls: list[Any]) -> Si
         photos: list[Path], out: Path, config: _Settings, model: Path, baseline: Path
     ) -> SimpleNamespace:
         calls.append((photos, config, model))
+        outs.append(out)
         out.mkdir(parents=True)
         (out / "dice_faces.onnx").write_bytes(b"tuned")
         before = _photos(held_out, (1, None))  # each photo costs 1: a die asked about
         comparison = Comparison(baseline, out / "dice_faces.onnx", before, _photos(held_out, after))
         return SimpleNamespace(comparison=comparison, tuned=out / "dice_faces.onnx")
 
-    return SimpleNamespace(TuneConfig=_Settings, TuneError=ValueError, tune_model=tune_model)
+    outs: list[Path] = []
+    return SimpleNamespace(
+        TuneConfig=_Settings, TuneError=ValueError, tune_model=tune_model, outs=outs
+    )
 
 
 @pytest.mark.parametrize(
@@ -121,6 +125,22 @@ def test_the_tuned_model_is_installed_only_when_it_costs_less_on_enough_photos(
     # The export is tuned on, from the shipped model, with the options given and the tuner's
     # defaults for the rest.
     assert calls == [([tmp_path / "tune" / "photos"], _Settings(epochs=2), find_model())]
+    assert (tmp_path / "tune" / "photos" / "labels.jsonl").is_file()
+
+
+def test_only_the_newest_runs_are_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each run leaves a folder of about 15 MB; on an SD card only the newest few stay."""
+    _kept(tmp_path)
+    fake = _tuner(MIN_HELD_OUT, (1, 2), [])
+    monkeypatch.setattr(tune, "_tuner", lambda: fake)
+    # Quick runs: the same second gives suffixed names (the fake refuses an existing folder).
+    for _ in range(KEEP_RUNS + 2):
+        assert main(["tune", "--data", str(tmp_path), "--no-install"]) == 0
+    runs = {p for p in (tmp_path / "tune").iterdir() if p.name != "photos"}
+    assert runs == set(fake.outs[-KEEP_RUNS:])
+    assert capsys.readouterr().out.count("deleted 1 older tuning runs") == 2
     assert (tmp_path / "tune" / "photos" / "labels.jsonl").is_file()
 
 
