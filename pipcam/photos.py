@@ -287,20 +287,29 @@ photos").
 """
 
 
+def kept_photos_or_say(data: Path, command: str, then: str) -> Path | None:
+    """``DATA/photos`` when the table kept photos there; else None, having said how to keep them
+    and ``then`` what to do."""
+    photos = data / "photos"
+    if kept_photos(photos):
+        return photos
+    print(
+        f"pipcam {command}: no photos in {photos}; run the table with --keep-photos "
+        f"(or keep_photos = true in its configuration) {then}",
+        file=sys.stderr,
+    )
+    return None
+
+
 def cmd_photos(args: argparse.Namespace) -> int:
     """``pipcam photos OUT``: export the kept photos as a labelled folder."""
     try:
-        config, data = table_config(args.config, args.data)
+        _, data = table_config(args.config, args.data)
     except ConfigError as exc:
         print(f"pipcam photos: {exc}", file=sys.stderr)
         return 2
-    photos = data / "photos"
-    if not kept_photos(photos):
-        print(
-            f"pipcam photos: no photos in {photos}; run the table with --keep-photos "
-            "(or keep_photos = true in its configuration) and play a while",
-            file=sys.stderr,
-        )
+    photos = kept_photos_or_say(data, "photos", "and play a while")
+    if photos is None:
         return 1
     try:
         with Store(data / "pipcam.db") as store:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pipcam.config import ConfigError, table_config
-from pipcam.photos import export_photos, kept_photos
+from pipcam.photos import export_photos, kept_photos_or_say
 from pipcam.run import chosen_model, find_model, table_model
 from pipcam.store import Store, StoreError
 
@@ -34,8 +34,10 @@ MIN_HELD_OUT = 10
 KEEP_RUNS = 3
 """Tuning runs kept in ``DATA/tune`` (about 15 MB each); older ones are deleted after a run."""
 
-RESTART = "restart the table to read with it (sudo systemctl restart pipcam, or stop and start"
-RESTART += " pipcam run)"
+RESTART = (
+    "restart the table to read with it (sudo systemctl restart pipcam, or stop and start"
+    " pipcam run)"
+)
 
 
 def _tuner() -> Any:
@@ -110,14 +112,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
             return 1
         print(f"pipcam tune: the tuned model is set aside as {kept}; {RESTART}")
         return 0
-    photos = data / "photos"
-    if not kept_photos(photos):
-        print(
-            f"pipcam tune: no photos in {photos}; run the table with --keep-photos "
-            "(or keep_photos = true in its configuration), play, correct what it misreads, "
-            "then tune",
-            file=sys.stderr,
-        )
+    photos = kept_photos_or_say(data, "tune", "play, correct what it misreads, then tune")
+    if photos is None:
         return 1
     tuner = _tuner()
     if tuner is None:

@@ -70,7 +70,8 @@ REVIEWS: dict[tuple[str, str], Review] = {
 
 
 def reviewed(source: str, record: dict[str, Any]) -> dict[str, Any]:
-    """``record`` (one line of a source's labels.jsonl) with the review applied, as a copy."""
+    """``record`` (one line of a source's labels.jsonl) with the review applied: a copy when
+    the photo was reviewed, else the record itself."""
     review = REVIEWS.get((source, str(record.get("image"))))
     if review is None:
         return record
