@@ -7,8 +7,10 @@ the shipped model is tuned on the games the export trains on, both models read t
 holds out, and the tuned one is installed as ``DATA/dice_faces.onnx`` when it costs the players
 less there (``vision.evaluate.reading_cost``: a wrong value 3, a die not read 1). ``pipcam run``
 reads with that file from its next start; ``pipcam tune --revert`` goes back to the shipped model.
-Tuning needs torch (the ``train`` extra) and about 20 minutes on a two-core PC; on a Pi without
-it, copy the data folder to a PC, tune there with ``--data``, and copy ``dice_faces.onnx`` back.
+Tuning the whole model needs torch (the ``train`` extra) and about 20 minutes on a two-core PC.
+Without torch (a Pi), or with ``--head``, only the model's last layer is tuned
+(``vision.tuning``): seconds, with what the table has already, and worth about half as much on
+dice the model never saw (models/MODEL_CARD.md). The same held-out measure decides either way.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from pipcam.config import ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos_or_say
 from pipcam.run import chosen_model, find_model, table_model
 from pipcam.store import Store, StoreError
+from vision.errors import ModelLoadError, TuneError
+from vision.tuning import HeadConfig, tune_heads
 
 MIN_HELD_OUT = 10
 """Held-out photos below which a difference is not trusted enough to install (``--force`` does)."""
@@ -115,15 +119,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
     photos = kept_photos_or_say(data, "tune", "play, correct what it misreads, then tune")
     if photos is None:
         return 1
-    tuner = _tuner()
-    if tuner is None:
+    whole = None if args.head else _tuner()
+    if whole is None and (args.epochs is not None or args.renders is not None):
+        why = "--head tunes" if args.head else "without torch (the `train` extra) it can tune"
         print(
-            "pipcam tune: tuning needs torch, which the `train` extra installs:"
-            " .venv/bin/pip install -e '.[train]' (a CPU build is enough); on a Pi without it,"
-            f" copy {data} to a PC and run pipcam tune --data there",
+            f"pipcam tune: --epochs and --renders are for tuning the whole model; {why} only the"
+            " last layer: leave them out, or install torch with .venv/bin/pip install -e"
+            f" '.[train]' (or copy {data} to a PC and run pipcam tune --data there)",
             file=sys.stderr,
         )
         return 2
+    if whole is None and not args.head:
+        print(
+            "pipcam tune: torch (the `train` extra) is not installed: tuning the last layer"
+            " only, which takes seconds; the whole model tunes further with .venv/bin/pip"
+            f" install -e '.[train]', or on a PC (copy {data} and run pipcam tune --data there)",
+            flush=True,
+        )
     work = data / "tune"
     # The export is this command's own: made anew, so photos the table no longer keeps go too.
     shutil.rmtree(work / "photos", ignore_errors=True)
@@ -135,14 +147,22 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 2
     print(f"pipcam tune: {work / 'photos'}: {summary.line()}", flush=True)
     current, why = chosen_model(config, data)
-    asked = {k: getattr(args, k) for k in ("epochs", "renders", "threads")}
-    settings = replace(tuner.TuneConfig(), **{k: v for k, v in asked.items() if v is not None})
+    model = args.model or find_model()
     out = new_run_folder(work)
     try:
-        result = tuner.tune_model(
-            [work / "photos"], out, settings, model=args.model or find_model(), baseline=current
-        )
-    except (tuner.TuneError, OSError) as exc:
+        if whole is None:
+            threads = 1 if args.threads is None else args.threads
+            result = tune_heads(
+                [work / "photos"], out, HeadConfig(threads=threads), model=model, baseline=current
+            )
+        else:
+            asked = {k: getattr(args, k) for k in ("epochs", "renders", "threads")}
+            defaults = whole.TuneConfig()
+            settings = replace(defaults, **{k: v for k, v in asked.items() if v is not None})
+            result = whole.tune_model(
+                [work / "photos"], out, settings, model=model, baseline=current
+            )
+    except (TuneError, ModelLoadError, OSError) as exc:
         print(f"pipcam tune: {exc}", file=sys.stderr)
         return 1
     old = prune_runs(work)
@@ -192,6 +212,11 @@ def add_tune_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         "--revert", action="store_true", help="go back to the shipped model (the tuned is kept)"
     )
     p.add_argument("--model", type=Path, help="face model to tune (the shipped one)")
+    p.add_argument(
+        "--head",
+        action="store_true",
+        help="tune only the last layer: seconds, no torch (what it does without torch anyway)",
+    )
     # The defaults are vision.train.tune's (TuneConfig), which needs torch to import.
     p.add_argument("--epochs", type=int, help="passes over the crops (3)")
     p.add_argument(
@@ -199,7 +224,9 @@ def add_tune_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         type=int,
         help="fresh synthetic crops beside the table's, so other dice are not forgotten (6000)",
     )
-    p.add_argument("--threads", type=int, help="CPU threads torch uses (2)")
+    p.add_argument(
+        "--threads", type=int, help="CPU threads (2 for the whole model, 1 for the last layer)"
+    )
     p.add_argument(
         "--force",
         action="store_true",

@@ -25,6 +25,7 @@ __all__ = [
     "OnnxClassifier",
     "OnnxLocator",
     "onnxruntime_version",
+    "session_options",
     "read_unsure_turned",
     "softmax",
 ]
@@ -100,12 +101,10 @@ def onnxruntime_version() -> str:
     return str(onnxruntime.__version__)
 
 
-def _session(path: Path, threads: int, *, what: str, missing: str, damaged: str) -> Any:
-    """Open an onnxruntime CPU session on ``threads`` threads; errors name the file."""
+def session_options(threads: int) -> Any:
+    """onnxruntime options for a CPU session on exactly ``threads`` threads, run in order."""
     import onnxruntime
 
-    if not path.is_file():
-        raise ModelLoadError(f"{what} {str(path)!r} not found: {missing}")
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
     options = onnxruntime.SessionOptions()
@@ -115,6 +114,16 @@ def _session(path: Path, threads: int, *, what: str, missing: str, damaged: str)
     options.inter_op_num_threads = 1
     options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return options
+
+
+def _session(path: Path, threads: int, *, what: str, missing: str, damaged: str) -> Any:
+    """Open an onnxruntime CPU session on ``threads`` threads; errors name the file."""
+    import onnxruntime
+
+    if not path.is_file():
+        raise ModelLoadError(f"{what} {str(path)!r} not found: {missing}")
+    options = session_options(threads)
     try:
         return onnxruntime.InferenceSession(
             str(path), sess_options=options, providers=["CPUExecutionProvider"]

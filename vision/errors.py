@@ -9,6 +9,7 @@ __all__ = [
     "ModelLoadError",
     "SourceClosed",
     "SourceExhausted",
+    "TuneError",
     "UnreadableImage",
     "VisionError",
 ]
@@ -44,3 +45,7 @@ class SourceClosed(VisionError, RuntimeError):
 
 class CalibrationError(VisionError, ValueError):
     """A calibration file that cannot be read or written, or a tray that cannot be calibrated."""
+
+
+class TuneError(VisionError, ValueError):
+    """The model cannot be tuned: not a face model this code wrote, or no photos to tune on."""

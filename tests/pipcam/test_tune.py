@@ -43,15 +43,27 @@ def test_without_kept_photos_it_says_how_to_keep_them(
     assert "run the table with --keep-photos" in capsys.readouterr().err
 
 
-def test_without_torch_it_says_how_to_install_it_and_changes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--epochs", "2"], "without torch (the `train` extra) it can tune only the last layer"),
+        (["--head", "--renders", "10"], "--head tunes only the last layer"),
+    ],
+)
+def test_whole_model_options_without_the_whole_model_are_refused_and_change_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flags: list[str],
+    said: str,
 ) -> None:
     _kept(tmp_path)
     # None in sys.modules makes the import fail, as it does where the train extra is missing.
     monkeypatch.setitem(sys.modules, "vision.train.tune", None)
     before = sorted(p.name for p in tmp_path.iterdir())
-    assert main(["tune", "--data", str(tmp_path)]) == 2
+    assert main(["tune", "--data", str(tmp_path), *flags]) == 2
     err = capsys.readouterr().err
+    assert said in err
     assert "pip install -e '.[train]'" in err
     assert f"copy {tmp_path} to a PC" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
@@ -265,3 +277,33 @@ def test_a_whole_tuning_run_on_kept_photos_installs_only_when_asked_or_better(
     (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
     assert table_model(tmp_path).read_bytes() == (run / "dice_faces.onnx").read_bytes()
     assert chosen_model(Config(), tmp_path)[0] == table_model(tmp_path)
+
+
+def test_without_torch_the_last_layer_is_tuned_on_the_kept_photos_of_real_dice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PIPCAM_MODEL", raising=False)
+    monkeypatch.setitem(sys.modules, "vision.train.tune", None)  # a Pi without the train extra
+    _real_table(tmp_path)
+    assert main(["tune", "--data", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "torch (the `train` extra) is not installed: tuning the last layer only" in out
+    assert "not installed: 1 held-out photos are too few to trust" in out
+    assert not table_model(tmp_path).exists()
+    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
+    report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+    assert report["kind"] == "last layer"
+    assert report["train_photos"] == 4
+    # --force installs it byte for byte, and the table reads the committed photos with it.
+    assert main(["tune", "--data", str(tmp_path), "--force"]) == 0
+    assert "installed as" in capsys.readouterr().out
+    newest = max(
+        (p for p in (tmp_path / "tune").iterdir() if p.name != "photos"),
+        key=lambda p: p.stat().st_mtime_ns,
+    )
+    assert table_model(tmp_path).read_bytes() == (newest / "dice_faces.onnx").read_bytes()
+    assert chosen_model(Config(), tmp_path)[0] == table_model(tmp_path)
+    reader = make_reader(Config(), None, tmp_path)
+    record = json.loads((DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    reading = reader.read(read_image(DATA / record["image"]))
+    assert sorted(d.value for d in reading.dice) == sorted(d["value"] for d in record["dice"])

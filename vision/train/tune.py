@@ -22,7 +22,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,19 +30,12 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from vision.classify import DEFAULT_MODEL, OnnxClassifier
-from vision.evaluate import (
-    Comparison,
-    EvalReport,
-    box_reader,
-    evaluate_folder,
-    reading_cost,
-    split_view,
-)
-from vision.reader import DiceReader, default_locator
+from vision.classify import DEFAULT_MODEL
+from vision.errors import TuneError
+from vision.evaluate import Comparison
 from vision.train.__main__ import MODEL_NAME
 from vision.train.backbone import EffFaceNet
-from vision.train.data import CropSet, Proposer, Record, load_folder, train_and_val
+from vision.train.data import CropSet, Proposer, train_and_val
 from vision.train.ensemble import compose
 from vision.train.export import export_onnx, sha256_of
 from vision.train.train import (
@@ -56,6 +48,7 @@ from vision.train.train import (
     locator_proposer,
     train,
 )
+from vision.tuning import TuneResult, held_out_figures, load_model, summary, table_records
 
 __all__ = [
     "MemberWeights",
@@ -70,10 +63,6 @@ __all__ = [
 _MEMBER = re.compile(r"^(m\d+/)")
 PLAIN_CONVS = 7
 """Convolutions in ``FaceNet``; the EfficientNet trunk has 33."""
-
-
-class TuneError(ValueError):
-    """The model cannot be tuned: not a face model this code wrote, or no photos to tune on."""
 
 
 @dataclass(frozen=True)
@@ -203,17 +192,6 @@ class TuneConfig:
     threads: int = 2
 
 
-def _table_records(folders: Sequence[Path]) -> list[Record]:
-    """The photos of the table folders (``pipcam photos`` writes them)."""
-    for folder in folders:
-        if not (folder / "labels.jsonl").is_file():
-            raise TuneError(
-                f"{folder}: no labels.jsonl there; tune on folders that `pipcam photos OUT`"
-                " wrote (or any folder in the shared data format)"
-            )
-    return [record for folder in folders for record in load_folder(folder)]
-
-
 def tune_datasets(
     folders: Sequence[Path],
     config: TuneConfig,
@@ -221,7 +199,7 @@ def tune_datasets(
     proposer: Proposer | None = None,
 ) -> Datasets:
     """The table's training crops (repeated) with fresh renders; its held-out crops to watch."""
-    records = _table_records(folders)
+    records = table_records(folders)
     train_records, val_records = train_and_val(records)
     if not train_records:
         raise TuneError(
@@ -263,43 +241,6 @@ REBUILT_LIMIT = 1e-3
 """Largest logit difference allowed between the rebuilt members and the model file."""
 
 
-def _held_out_figures(folders: Sequence[Path], model: Path) -> list[EvalReport]:
-    """The reader with ``model`` on each folder's held-out photos (never tuned on)."""
-    reader = DiceReader(classifier=OnnxClassifier(model, threads=1), locator=default_locator())
-    reports = []
-    for folder in folders:
-        with split_view(folder, "val") as view:
-            report = evaluate_folder(view, box_reader(reader))
-        report.folder = folder
-        reports.append(report)
-    return reports
-
-
-def _summary(report: EvalReport) -> dict[str, Any]:
-    return {
-        "folder": str(report.folder),
-        "photos": report.images,
-        "dice": report.labelled,
-        "recall": round(report.recall, 4),
-        "precision": round(report.precision, 4),
-        "exact_photos": report.exact,
-        "cost": reading_cost(report),
-    }
-
-
-@dataclass(frozen=True)
-class TuneResult:
-    """A tuned model, the held-out photos read by the baseline and by it, and the run's report."""
-
-    comparison: Comparison
-    report: dict[str, Any]
-
-    @property
-    def tuned(self) -> Path:
-        """The tuned model's file."""
-        return self.comparison.candidate
-
-
 def tune_model(
     photos: Sequence[Path],
     out: Path,
@@ -311,10 +252,7 @@ def tune_model(
     with ``baseline`` (by default ``model``) and the tuned model. Raises ``TuneError``."""
     started = time.perf_counter()
     baseline = baseline or model
-    try:
-        source = onnx.load(str(model))
-    except (OSError, ValueError) as err:
-        raise TuneError(f"{model}: cannot load the face model to tune: {err}") from err
+    source = load_model(model)
     members = [rebuild(w) for w in member_weights(source)]
     probe = np.random.default_rng(config.seed).random((8, 3, 64, 64), dtype=np.float32)
     differs = check_rebuilt(members, source, probe)
@@ -335,8 +273,8 @@ def tune_model(
     model_path = out / MODEL_NAME
     composed = compose(paths, rotations=False) if len(paths) > 1 else onnx.load(str(paths[0]))
     onnx.save(composed, str(model_path))
-    before = _held_out_figures(photos, baseline)
-    after = _held_out_figures(photos, model_path) if any(r.images for r in before) else []
+    before = held_out_figures(photos, baseline)
+    after = held_out_figures(photos, model_path) if any(r.images for r in before) else []
     report = {
         "model": str(model),
         "baseline": str(baseline),
@@ -345,8 +283,8 @@ def tune_model(
         "config": asdict(config),
         "train_crops": len(datasets.train),
         "seconds": round(time.perf_counter() - started, 1),
-        "before": [_summary(r) for r in before],
-        "after": [_summary(r) for r in after],
+        "before": [summary(r) for r in before],
+        "after": [summary(r) for r in after],
     }
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return TuneResult(Comparison(baseline, model_path, before, after), report)

@@ -1,0 +1,387 @@
+"""Tune the face model's last layer on a table's own photos: seconds on a Pi, and no torch.
+
+A table's dice are few and always the same, and the players' answers label them
+(``pipcam photos``). ``vision.train.tune`` retrains the whole model on them, which needs torch
+and a PC. This module refits only each member's last layer (the ``Gemm`` that turns the pooled
+features into the seven class logits) on the features the model already computes: the reader's
+own boxes on the table's training photos, each read at four quarter turns, a box on a labelled
+die labelled with its value and a box clear of every label as "no face". The fit is full-batch
+gradient descent on the cross-entropy, pulled back toward the shipped weights (``anchor``) so
+that the little a table shows cannot undo what the model knew; the result is the same model file
+with new last-layer weights, read by the same code. The held-out photos are read by the model in
+use and by the tuned one, as the whole-model tuning does, and ``pipcam tune`` installs whichever
+costs the players less.
+
+The defaults were chosen on dice sets the model never saw (``models/MODEL_CARD.md``, "Tuning the
+last layer only"): the CNN trained without nell-byler's photos, tuned on 20 or 60 of them and
+scored on the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.classify import CLASSES, DEFAULT_MODEL, OnnxClassifier, session_options, softmax
+from vision.detect import iou
+from vision.errors import ModelLoadError, TuneError
+from vision.evaluate import (
+    Comparison,
+    EvalReport,
+    box_reader,
+    evaluate_folder,
+    match_dice,
+    reading_cost,
+    split_view,
+)
+from vision.preprocess import crops_for_model
+from vision.reader import DiceReader, default_locator
+
+if TYPE_CHECKING:
+    import onnx
+
+    from vision.locate import Locator
+    from vision.train.data import Record
+
+__all__ = [
+    "Head",
+    "HeadConfig",
+    "TuneResult",
+    "fit_head",
+    "held_out_figures",
+    "load_model",
+    "model_heads",
+    "table_records",
+    "tune_heads",
+    "with_heads",
+]
+
+Matrix = npt.NDArray[np.float64]
+
+NO_FACE_IOU = 0.05
+"""A located box overlapping every labelled die less than this is "no face" (as in training)."""
+
+
+@dataclass(frozen=True)
+class HeadConfig:
+    """What decides a last-layer tuning; models/MODEL_CARD.md measures these defaults."""
+
+    anchor: float = 0.01
+    """Pull toward the model's own weights (L2, per unit of mean cross-entropy)."""
+    rate: float = 0.5
+    steps: int = 300
+    threads: int = 1
+
+
+@dataclass(frozen=True)
+class Head:
+    """One member's last layer: ``logits = features @ weight.T + bias``, and where it lives."""
+
+    features: str
+    """The graph tensor the layer reads (the pooled features)."""
+    weight_name: str
+    bias_name: str
+    weight: npt.NDArray[np.float32]
+    """(7, D), as the logits are computed (transposed from the file's layout if need be)."""
+    bias: npt.NDArray[np.float32]
+    transposed: bool
+    """The file stores the weight as (D, 7) (``transB`` = 0)."""
+
+
+def model_heads(model: onnx.ModelProto) -> list[Head]:
+    """Every member's last layer, in graph order; raise ``TuneError`` if there is none or one is
+    not a plain ``Gemm`` with its weights in the file."""
+    from onnx import numpy_helper
+
+    values = {i.name: i for i in model.graph.initializer}
+    heads: list[Head] = []
+    for node in model.graph.node:
+        if node.op_type != "Gemm":
+            continue
+        attrs = {a.name: a for a in node.attribute}
+        alpha = attrs["alpha"].f if "alpha" in attrs else 1.0
+        beta = attrs["beta"].f if "beta" in attrs else 1.0
+        trans_a = attrs["transA"].i if "transA" in attrs else 0
+        plain = (
+            len(node.input) == 3
+            and node.input[1] in values
+            and node.input[2] in values
+            and alpha == 1.0
+            and beta == 1.0
+            and trans_a == 0
+        )
+        if not plain:
+            raise TuneError(
+                f"the model's layer {node.name or node.output[0]!r} is not a plain linear layer"
+                " with its weights in the file; tune a face model written by `python -m"
+                " vision.train` or `vision.train.ensemble`"
+            )
+        transposed = not (attrs["transB"].i if "transB" in attrs else 0)
+        weight = numpy_helper.to_array(values[node.input[1]]).astype(np.float32)
+        weight = weight.T if transposed else weight
+        bias = numpy_helper.to_array(values[node.input[2]]).astype(np.float32)
+        if weight.ndim != 2 or weight.shape[0] != CLASSES or bias.shape != (CLASSES,):
+            raise TuneError(
+                f"the model's layer {node.name or node.output[0]!r} gives {weight.shape[0]}"
+                f" outputs, not the {CLASSES} classes of a face model"
+            )
+        heads.append(Head(node.input[0], node.input[1], node.input[2], weight, bias, transposed))
+    if not heads:
+        raise TuneError(
+            "the model has no last linear layer to tune: tune a face model written by `python -m"
+            " vision.train` or `vision.train.ensemble`"
+        )
+    return heads
+
+
+def with_heads(model: onnx.ModelProto, heads: Sequence[Head]) -> onnx.ModelProto:
+    """A copy of ``model`` whose last layers carry ``heads``' weights (the rest is unchanged)."""
+    import onnx
+    from onnx import numpy_helper
+
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    new: dict[str, npt.NDArray[np.float32]] = {}
+    for head in heads:
+        new[head.weight_name] = np.ascontiguousarray(
+            head.weight.T if head.transposed else head.weight
+        )
+        new[head.bias_name] = head.bias
+    for index, init in enumerate(out.graph.initializer):
+        if init.name in new:
+            out.graph.initializer[index].CopyFrom(
+                numpy_helper.from_array(new[init.name].astype(np.float32), init.name)
+            )
+    return out
+
+
+def load_model(path: Path) -> onnx.ModelProto:
+    """The face model file ``path`` as ONNX; ``ModelLoadError`` names the file if it is not."""
+    import onnx
+
+    try:
+        return onnx.load(str(path))
+    except Exception as err:  # protobuf's DecodeError is no OSError or ValueError
+        raise ModelLoadError(
+            f"cannot load face model {str(path)!r} to tune it: {err}; restore or retrain it"
+        ) from err
+
+
+class FeatureReader:
+    """The face model run with each member's pooled features as extra outputs."""
+
+    def __init__(self, model_path: Path, *, threads: int = 1) -> None:
+        """Load the model; raise ``ModelLoadError`` or ``TuneError`` naming the file."""
+        import onnx
+
+        self.model = load_model(model_path)
+        self.heads = model_heads(self.model)
+        probe = onnx.ModelProto()
+        probe.CopyFrom(self.model)
+        for head in self.heads:
+            probe.graph.output.append(
+                onnx.helper.make_tensor_value_info(head.features, onnx.TensorProto.FLOAT, None)
+            )
+        import onnxruntime
+
+        self._session = onnxruntime.InferenceSession(
+            probe.SerializeToString(),
+            sess_options=session_options(threads),
+            providers=["CPUExecutionProvider"],
+        )
+
+    def features(self, crops: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float32]]:
+        """Each head's (N, D) input features for ``crops``."""
+        names = [h.features for h in self.heads]
+        outs = self._session.run(names, {"image": np.ascontiguousarray(crops, np.float32)})
+        return [np.asarray(o, np.float32).reshape(len(crops), -1) for o in outs]
+
+
+def fit_head(
+    head: Head, features: npt.NDArray[np.float32], labels: npt.NDArray[np.int64], config: HeadConfig
+) -> Head:
+    """Refit ``head`` on (features, labels) by full-batch gradient descent on the mean
+    cross-entropy plus ``anchor / 2`` times the squared distance to its own weights.
+
+    Deterministic (no sampling), so the same photos give the same model.
+
+    >>> head = Head("f", "w", "b", np.zeros((7, 2), np.float32), np.zeros(7, np.float32), False)
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0]], np.float32)
+    >>> tuned = fit_head(head, x, np.array([3, 5]), HeadConfig())
+    >>> [int(v) for v in (x @ tuned.weight.T + tuned.bias).argmax(axis=1)]
+    [3, 5]
+    """
+    if len(features) != len(labels):
+        raise ValueError(f"{len(features)} feature rows for {len(labels)} labels")
+    if len(labels) == 0:
+        return head
+    x = features.astype(np.float64)
+    target = np.eye(CLASSES)[labels]
+    w0, b0 = head.weight.astype(np.float64), head.bias.astype(np.float64)
+    w, b = w0.copy(), b0.copy()
+    for _ in range(config.steps):
+        grad = (softmax(x @ w.T + b).astype(np.float64) - target) / len(x)
+        w -= config.rate * (grad.T @ x + config.anchor * (w - w0))
+        b -= config.rate * (grad.sum(axis=0) + config.anchor * (b - b0))
+    return Head(
+        head.features,
+        head.weight_name,
+        head.bias_name,
+        w.astype(np.float32),
+        b.astype(np.float32),
+        head.transposed,
+    )
+
+
+def table_records(folders: Sequence[Path]) -> list[Record]:
+    """The photos of the table folders (``pipcam photos`` writes them); raise ``TuneError``."""
+    from vision.train.data import load_folder
+
+    for folder in folders:
+        if not (folder / "labels.jsonl").is_file():
+            raise TuneError(
+                f"{folder}: no labels.jsonl there; tune on folders that `pipcam photos OUT`"
+                " wrote (or any folder in the shared data format)"
+            )
+    return [record for folder in folders for record in load_folder(folder)]
+
+
+def table_examples(
+    records: Sequence[Record], reader: FeatureReader, locator: Locator
+) -> tuple[list[npt.NDArray[np.float32]], npt.NDArray[np.int64]]:
+    """Each head's features and the labels of the reader's own boxes on ``records``, each box
+    at four quarter turns: a box on a labelled die carries its value, a box clear of every label
+    is "no face" (0); a box on a die whose label is in doubt is left out."""
+    columns: list[list[npt.NDArray[np.float32]]] = [[] for _ in reader.heads]
+    labels: list[int] = []
+    for record in records:
+        loaded = cv2.imread(str(record.path), cv2.IMREAD_COLOR)
+        if loaded is None:
+            raise TuneError(f"cannot read {record.path}: restore it, or export the photos again")
+        image = np.asarray(loaded, dtype=np.uint8)
+        located = [d.box for d in locator.locate(image, zone=None, tray=None)]
+        truth = [d.box for d in record.dice]
+        boxes: list[tuple[int, int, int, int]] = []
+        values: list[int] = []
+        for i, j in match_dice(truth, located):
+            if not record.dice[i].suspect:
+                boxes.append(located[j])
+                values.append(record.dice[i].value)
+        for box in located:
+            if all(iou(box, t) < NO_FACE_IOU for t in truth):
+                boxes.append(box)
+                values.append(0)
+        if not boxes:
+            continue
+        crops = crops_for_model(image, boxes)
+        for turn in range(4):
+            turned = np.ascontiguousarray(np.rot90(crops, turn, axes=(2, 3)))
+            for column, features in zip(columns, reader.features(turned), strict=True):
+                column.append(features)
+            labels.extend(values)
+    if not labels:
+        return [np.zeros((0, h.weight.shape[1]), np.float32) for h in reader.heads], np.zeros(
+            0, np.int64
+        )
+    return [np.concatenate(c) for c in columns], np.asarray(labels, np.int64)
+
+
+def held_out_figures(folders: Sequence[Path], model: Path) -> list[EvalReport]:
+    """The reader with ``model`` on each folder's held-out photos (never tuned on)."""
+    reader = DiceReader(classifier=OnnxClassifier(model, threads=1), locator=default_locator())
+    reports = []
+    for folder in folders:
+        with split_view(folder, "val") as view:
+            report = evaluate_folder(view, box_reader(reader))
+        report.folder = folder
+        reports.append(report)
+    return reports
+
+
+def summary(report: EvalReport) -> dict[str, Any]:
+    """One folder's figures for a run's ``report.json``."""
+    return {
+        "folder": str(report.folder),
+        "photos": report.images,
+        "dice": report.labelled,
+        "recall": round(report.recall, 4),
+        "precision": round(report.precision, 4),
+        "exact_photos": report.exact,
+        "cost": reading_cost(report),
+    }
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """A tuned model, the held-out photos read by the baseline and by it, and the run's report."""
+
+    comparison: Comparison
+    report: dict[str, Any]
+
+    @property
+    def tuned(self) -> Path:
+        """The tuned model's file."""
+        return self.comparison.candidate
+
+
+def tune_heads(
+    photos: Sequence[Path],
+    out: Path,
+    config: HeadConfig = HeadConfig(),
+    model: Path = DEFAULT_MODEL,
+    baseline: Path | None = None,
+) -> TuneResult:
+    """Refit ``model``'s last layers on the training photos of the table folders ``photos``
+    into ``out``; read their held-out photos with ``baseline`` (by default ``model``) and the
+    tuned model. Raises ``TuneError``."""
+    import hashlib
+
+    import onnx
+
+    from vision.train.data import train_and_val
+
+    started = time.perf_counter()
+    baseline = baseline or model
+    records = table_records(photos)
+    train_records, val_records = train_and_val(records)
+    if not train_records:
+        raise TuneError(
+            f"no labelled photo to tune on in {', '.join(map(str, photos))} (of"
+            f" {len(records)} photos, {len(val_records)} are held out to measure the result):"
+            " keep more photos with `pipcam run --keep-photos`"
+        )
+    reader = FeatureReader(model, threads=config.threads)
+    columns, labels = table_examples(train_records, reader, default_locator())
+    heads = [
+        fit_head(head, column, labels, config)
+        for head, column in zip(reader.heads, columns, strict=True)
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    model_path = out / DEFAULT_MODEL.name  # the name the table installs it by
+    onnx.save(with_heads(reader.model, heads), str(model_path))
+    before = held_out_figures(photos, baseline)
+    after = held_out_figures(photos, model_path) if any(r.images for r in before) else []
+    report = {
+        "kind": "last layer",
+        "model": str(model),
+        "baseline": str(baseline),
+        "tuned": str(model_path),
+        "sha256": hashlib.sha256(model_path.read_bytes()).hexdigest(),
+        "config": asdict(config),
+        "train_photos": len(train_records),
+        "examples": int(len(labels)),
+        "by_class": np.bincount(labels, minlength=CLASSES).tolist(),
+        "seconds": round(time.perf_counter() - started, 1),
+        "before": [summary(r) for r in before],
+        "after": [summary(r) for r in after],
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return TuneResult(Comparison(baseline, model_path, before, after), report)
