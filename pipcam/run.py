@@ -202,26 +202,68 @@ def chosen_model(config: Config, data: Path | None) -> tuple[Path, str]:
     return find_model(), "shipped"
 
 
+class TableModel:
+    """The face model a running table reads with (``chosen_model``), picked again when
+    ``pipcam tune`` installs or reverts the table's tuned model: the next roll reads with it.
+
+    A classifier for :class:`vision.reader.DiceReader`. Only the tuned model's file is watched
+    (one ``stat`` per call), and only when neither the config nor $PIPCAM_MODEL names a model. A
+    tuned model that cannot be loaded is reported and the shipped one read with instead.
+    """
+
+    def __init__(self, config: Config, data: Path | None) -> None:
+        """Load the chosen model; raise ``ModelLoadError`` if no model can be loaded."""
+        fixed = config.model is not None or bool(os.environ.get("PIPCAM_MODEL"))
+        self._config = config
+        self._watched = None if fixed or data is None else table_model(data)
+        self._data = data
+        self._seen = self._stamp()
+        self.path, self._classifier = self._load()
+
+    def _stamp(self) -> tuple[int, int] | None:
+        if self._watched is None:
+            return None
+        try:
+            info = self._watched.stat()
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size)
+
+    def _load(self) -> tuple[Path, Any]:
+        from vision.classify import OnnxClassifier
+        from vision.errors import ModelLoadError
+
+        path, why = chosen_model(self._config, self._data)
+        try:
+            classifier = OnnxClassifier(path, threads=1)
+        except ModelLoadError as exc:
+            if path != self._watched:
+                raise
+            # A table must still read dice when its tuned model is unusable: say so, use the
+            # shipped one.
+            print(f"pipcam: {exc}; reading with the shipped model instead", file=sys.stderr)
+            path, why = find_model(), "shipped"
+            classifier = OnnxClassifier(path, threads=1)
+        print(f"pipcam: face model {path} ({why})", flush=True)
+        return path, classifier
+
+    def predict(self, crops: Any) -> Any:
+        """The chosen model's class probabilities; a newly installed or reverted model first."""
+        stamp = self._stamp()
+        if stamp != self._seen:
+            self._seen = stamp
+            self.path, self._classifier = self._load()
+        return self._classifier.predict(crops)
+
+
 def make_reader(
     config: Config, calibration_json: dict[str, Any] | None, data: Path | None = None
 ) -> Any:
-    """The dice reader with the chosen face model (``chosen_model``) and the calibration."""
+    """The dice reader with the table's face model (``TableModel``) and the calibration."""
     from vision.calibrate import Calibration, load_calibration
-    from vision.classify import OnnxClassifier
-    from vision.errors import ModelLoadError
     from vision.reader import DiceReader
 
-    path, why = chosen_model(config, data)
-    try:
-        classifier = OnnxClassifier(path, threads=1)
-    except ModelLoadError as exc:
-        if data is None or path != table_model(data):
-            raise
-        # A table must still read dice when its tuned model is unusable: say so, use the shipped.
-        print(f"pipcam: {exc}; reading with the shipped model instead", file=sys.stderr)
-        path, why = find_model(), "shipped"
-        classifier = OnnxClassifier(path, threads=1)
-    print(f"pipcam: face model {path} ({why})")
+    classifier = TableModel(config, data)
     calibration = None
     if config.calibration is not None:
         calibration = load_calibration(config.calibration)

@@ -6,7 +6,7 @@ photos are exported (labelled with what the players left standing) into ``DATA/t
 the shipped model is tuned on the games the export trains on, both models read the games it
 holds out, and the tuned one is installed as ``DATA/dice_faces.onnx`` when it costs the players
 less there (``vision.evaluate.reading_cost``: a wrong value 3, a die not read 1). ``pipcam run``
-reads with that file from its next start; ``pipcam tune --revert`` goes back to the shipped model.
+reads with that file from its next roll; ``pipcam tune --revert`` goes back to the shipped model.
 Tuning the whole model needs torch (the ``train`` extra) and about 20 minutes on a two-core PC.
 Without torch (a Pi), or with ``--head``, only the model's last layer is tuned
 (``vision.tuning``): seconds, with what the table has already, and worth about half as much on
@@ -38,10 +38,7 @@ MIN_HELD_OUT = 10
 KEEP_RUNS = 3
 """Tuning runs kept in ``DATA/tune`` (about 15 MB each); older ones are deleted after a run."""
 
-RESTART = (
-    "restart the table to read with it (sudo systemctl restart pipcam, or stop and start"
-    " pipcam run)"
-)
+NEXT_ROLL = "a running table reads with {} from its next roll (pipcam run watches the file)"
 
 
 def _tuner() -> Any:
@@ -114,7 +111,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
-        print(f"pipcam tune: the tuned model is set aside as {kept}; {RESTART}")
+        print(
+            f"pipcam tune: the tuned model is set aside as {kept};"
+            f" {NEXT_ROLL.format('the shipped model')}"
+        )
         return 0
     photos = kept_photos_or_say(data, "tune", "play, correct what it misreads, then tune")
     if photos is None:
@@ -191,7 +191,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"pipcam tune: {result.tuned} would be installed; left out (--no-install)")
         return 0
     installed = install_model(result.tuned, data)
-    print(f"pipcam tune: installed as {installed}; {RESTART}; pipcam tune --revert undoes it")
+    print(
+        f"pipcam tune: installed as {installed}; {NEXT_ROLL.format('it')};"
+        " pipcam tune --revert undoes it"
+    )
     if config.model is not None or os.environ.get("PIPCAM_MODEL"):
         print(
             "pipcam tune: note: the configuration's `model` or PIPCAM_MODEL names another"

@@ -17,13 +17,14 @@ from pipcam import tune
 from pipcam.cli import main
 from pipcam.config import Config
 from pipcam.photos import PhotoKeeper
-from pipcam.run import chosen_model, find_model, make_reader, table_model
+from pipcam.run import TableModel, chosen_model, find_model, make_reader, table_model
 from pipcam.store import Store
 from pipcam.table import Table
 from pipcam.tune import KEEP_RUNS, MIN_HELD_OUT, install_model, revert_model
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_photos import play
-from vision.classify import DEFAULT_MODEL
+from tests.vision.conftest import TINY_BIAS, TINY_WEIGHTS, tiny_model_bytes
+from vision.classify import DEFAULT_MODEL, OnnxClassifier
 from vision.evaluate import Comparison, EvalReport, ImageResult
 from vision.source import read_image
 
@@ -227,6 +228,47 @@ def test_a_damaged_tuned_model_falls_back_to_the_shipped_one(
     record = json.loads((DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()[0])
     reading = reader.read(read_image(DATA / record["image"]))
     assert sorted(d.value for d in reading.dice) == sorted(d["value"] for d in record["dice"])
+
+
+def _crops() -> Any:
+    import numpy as np
+
+    return np.random.default_rng(0).random((3, 3, 64, 64), dtype=np.float32)
+
+
+def test_a_running_table_reads_with_what_tune_installs_or_reverts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    monkeypatch.delenv("PIPCAM_MODEL", raising=False)
+    tiny = tmp_path / "tiny.onnx"
+    tiny.write_bytes(tiny_model_bytes(TINY_WEIGHTS, TINY_BIAS))
+    shipped = OnnxClassifier(DEFAULT_MODEL).predict(_crops())
+    other = OnnxClassifier(tiny).predict(_crops())
+    assert not np.allclose(shipped, other)
+    data = tmp_path / "data"
+    data.mkdir()
+    model = TableModel(Config(), data)
+    assert np.array_equal(model.predict(_crops()), shipped)
+    install_model(tiny, data)  # what pipcam tune does, while the table runs
+    assert np.array_equal(model.predict(_crops()), other)
+    assert model.path == table_model(data)
+    assert "tuned on this table's photos" in capsys.readouterr().out
+    revert_model(data)
+    assert np.array_equal(model.predict(_crops()), shipped)
+    assert f"face model {find_model()} (shipped)" in capsys.readouterr().out
+    # A model that cannot be loaded is said, and the shipped one read with.
+    damaged = tmp_path / "damaged.onnx"
+    damaged.write_bytes(b"not a model")
+    install_model(damaged, data)
+    assert np.array_equal(model.predict(_crops()), shipped)
+    assert "reading with the shipped model instead" in capsys.readouterr().err
+    # A model the configuration names is kept, whatever is installed.
+    named = TableModel(Config(model=tiny, source=tmp_path / "t.toml"), data)
+    install_model(DEFAULT_MODEL, data)
+    assert np.array_equal(named.predict(_crops()), other)
+    assert named.path == tiny
 
 
 def _real_table(data: Path) -> None:
