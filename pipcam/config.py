@@ -51,6 +51,7 @@ class Config:
     calibration: Path | None = None
     keep_photos: bool = False  # save each settled frame for pipcam photos (pipcam/photos.py)
     photo_limit: int = PHOTO_LIMIT
+    auto_tune: bool = True  # with kept photos: tune the last layer now and then (pipcam/tune.py)
 
     def header(self) -> dict[str, Any]:
         """The transcript header of the game a fresh table starts with."""
@@ -70,6 +71,7 @@ _TABLE_KEYS = {
     "calibration": str,
     "keep_photos": bool,
     "photo_limit": int,
+    "auto_tune": bool,
 }
 
 

@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
@@ -312,6 +312,32 @@ def summary_line(state: dict[str, JSON]) -> str:
     return " | ".join(bits)
 
 
+def _tuning_keeper(
+    keep: Callable[[int, Any, Sequence[Any]], Path | None],
+    data: Path,
+    config: Config,
+    stack: contextlib.ExitStack,
+) -> Callable[[int, Any, Sequence[Any]], Path | None]:
+    """``keep``, counting each photo kept toward the table's own tuning (``AutoTune``)."""
+    from pipcam.tune import AUTO_EVERY, AutoTune
+
+    auto = AutoTune(data, config.source)
+    stack.callback(auto.close)
+    print(
+        f"pipcam: the face model's last layer is tuned on the kept photos every {AUTO_EVERY}"
+        " photos, and read with when it reads the table's own games better (auto_tune = false"
+        " in the config stops it)"
+    )
+
+    def keep_and_count(reading_id: int, frame: Any, aside: Sequence[Any]) -> Path | None:
+        path = keep(reading_id, frame, aside)
+        if path is not None:
+            auto.kept()
+        return path
+
+    return keep_and_count
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the table: camera loop, buttons, LEDs, store and web server."""
     from device.factory import make_pin_factory
@@ -381,7 +407,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         loop: CameraLoop | None = None
         if spec != "none":
             reader = make_reader(config, calibration, data)
-            keeper = None
+            keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
             if args.keep_photos or config.keep_photos:
                 from pipcam.photos import PhotoKeeper
 
@@ -389,6 +415,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                     data / "photos", limit=config.photo_limit, on_count=table.photos_kept
                 ).keep
                 print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
+                if config.auto_tune:
+                    keeper = _tuning_keeper(keeper, data, config, stack)
             loop = CameraLoop(
                 open_source,
                 table,

@@ -16,11 +16,16 @@ dice the model never saw (models/MODEL_CARD.md). The same held-out measure decid
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import json
 import os
 import shutil
+import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -94,6 +99,132 @@ def revert_model(data: Path) -> Path | None:
     kept = target.with_name("dice_faces.reverted.onnx")
     os.replace(target, kept)
     return kept
+
+
+AUTO_EVERY = 50
+"""Photos a running table keeps between two tunings of its own (``AutoTune``)."""
+
+
+def _launch(command: list[str], log: Path) -> subprocess.Popen[bytes]:
+    """Start ``command`` at the lowest CPU priority, its output in ``log``."""
+    nice = shutil.which("nice")
+    prefix = [nice, "-n", "19"] if nice else []  # the camera loop and the phones come first
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            prefix + command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+class AutoTune:
+    """A table that keeps photos tunes its face model's last layer by itself.
+
+    After every ``every`` photos kept, ``pipcam tune --head`` runs in the background (a process
+    of its own, at the lowest CPU priority): it installs the tuned model only if it reads the
+    table's held-out games better, and the running table reads with what it installs from the next
+    roll (``pipcam.run.TableModel``). One run at a time; the photos counted toward the next run
+    survive a restart (``DATA/tune/auto.json``); each run's output is ``DATA/tune/auto.log``.
+    """
+
+    def __init__(
+        self,
+        data: Path,
+        config_file: Path | None = None,
+        *,
+        every: int = AUTO_EVERY,
+        launch: Callable[[list[str], Path], Any] = _launch,
+    ) -> None:
+        """Set up; nothing runs until :meth:`kept` has counted ``every`` photos."""
+        if every < 1:
+            raise ValueError(f"every must be at least 1, not {every}")
+        self.data = data
+        self.every = every
+        self.work = data / "tune"
+        self._state = self.work / "auto.json"
+        self.log = self.work / "auto.log"
+        self._command = [sys.executable, "-m", "pipcam", "tune", "--head", "--data", str(data)]
+        if config_file is not None:
+            self._command += ["--config", str(config_file)]
+        self._launch = launch
+        self._process: Any = None
+        self._lock = threading.Lock()
+        self.outcome: str | None = None
+        """What the last run finished with, once it has (also printed)."""
+        try:
+            self.count = int(json.loads(self._state.read_text(encoding="utf-8"))["photos"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self.count = 0  # no run counted yet (or a damaged count: start again)
+
+    def kept(self, *_: object) -> None:
+        """One more photo kept; a run starts when ``every`` have been since the last one."""
+        with self._lock:
+            self.count += 1
+            if self.count >= self.every and self._process is None:
+                self.count = 0
+                self._start()
+            self._save()
+
+    def _save(self) -> None:
+        self.work.mkdir(parents=True, exist_ok=True)
+        partial = self._state.with_name(self._state.name + ".partial")
+        partial.write_text(json.dumps({"photos": self.count}), encoding="utf-8")
+        os.replace(partial, self._state)
+
+    def _start(self) -> None:
+        self.work.mkdir(parents=True, exist_ok=True)
+        model = table_model(self.data)
+        before = model.stat().st_mtime_ns if model.is_file() else None
+        try:
+            process = self._launch(self._command, self.log)
+        except OSError as exc:
+            self._finish(f"automatic tuning could not start: {exc}")
+            return
+        self._process = process
+        print(f"pipcam: tuning the face model's last layer on the kept photos ({self.log})")
+
+        def wait() -> None:
+            status = process.wait()
+            now = model.stat().st_mtime_ns if model.is_file() else None
+            if status != 0:
+                said = _last_line(self.log)
+                self._finish(f"automatic tuning failed (exit {status}): {said}; see {self.log}")
+            elif now != before:
+                self._finish(
+                    f"automatic tuning installed {model}, which reads the table's held-out games"
+                    " better; the table reads with it from the next roll"
+                )
+            else:
+                self._finish(f"automatic tuning kept the model in use: {_last_line(self.log)}")
+            with self._lock:
+                self._process = None
+
+        threading.Thread(target=wait, name="auto-tune", daemon=True).start()
+
+    def _finish(self, outcome: str) -> None:
+        self.outcome = outcome
+        print(f"pipcam: {outcome}", flush=True)
+
+    def running(self) -> bool:
+        """Whether a run is under way."""
+        with self._lock:
+            return self._process is not None
+
+    def close(self) -> None:
+        """Stop a run under way (what it has not installed is simply not installed)."""
+        with self._lock:
+            process = self._process
+        if process is not None:
+            process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+
+
+def _last_line(log: Path) -> str:
+    """The last line a run printed (why it installed nothing, or its error)."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return "no output"
+    return lines[-1].removeprefix("pipcam tune: ") if lines else "no output"
 
 
 def cmd_tune(args: argparse.Namespace) -> int:

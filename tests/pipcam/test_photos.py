@@ -222,6 +222,7 @@ def test_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         ("keep_photos = 'yes'", "table.keep_photos must be a bool, not 'yes'"),
         ("photo_limit = 0", "table.photo_limit must be at least 1, not 0"),
         ("photo_limit = true", "table.photo_limit must be a int, not True"),
+        ("auto_tune = 1", "table.auto_tune must be a bool, not 1"),
     ],
 )
 def test_photo_settings_are_checked(tmp_path: Path, line: str, message: str) -> None:
@@ -235,7 +236,8 @@ def test_photo_settings_are_checked(tmp_path: Path, line: str, message: str) -> 
 def test_photo_settings_are_read(tmp_path: Path) -> None:
     """keep_photos and photo_limit come from [table]; off and 2000 by default."""
     path = tmp_path / "pipcam.toml"
-    path.write_text("[table]\nkeep_photos = true\nphoto_limit = 50\n")
+    path.write_text("[table]\nkeep_photos = true\nphoto_limit = 50\nauto_tune = false\n")
     config = load_config(path)
-    assert (config.keep_photos, config.photo_limit) == (True, 50)
-    assert (load_config(None).keep_photos, load_config(None).photo_limit) == (False, 2000)
+    assert (config.keep_photos, config.photo_limit, config.auto_tune) == (True, 50, False)
+    default = load_config(None)
+    assert (default.keep_photos, default.photo_limit, default.auto_tune) == (False, 2000, True)

@@ -157,7 +157,9 @@ def test_keep_photos_saves_settled_frames_and_phones_count_them(
     assert photos[0].with_suffix(".json").exists()
     table.proc.send_signal(signal.SIGTERM)
     assert table.proc.wait(15) == 0
-    assert "keeping each settled frame in" in table.output()
+    said = table.output()
+    assert "keeping each settled frame in" in said
+    assert "last layer is tuned on the kept photos every 50 photos" in said
 
 
 def test_bad_config_is_refused_clearly(tmp_path: Path) -> None:
