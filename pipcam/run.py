@@ -415,7 +415,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                     data / "photos", limit=config.photo_limit, on_count=table.photos_kept
                 ).keep
                 print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
-                if config.auto_tune:
+                # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
+                named = config.model is not None or os.environ.get("PIPCAM_MODEL")
+                if config.auto_tune and not named:
                     keeper = _tuning_keeper(keeper, data, config, stack)
             loop = CameraLoop(
                 open_source,
