@@ -211,9 +211,19 @@ class TableModel:
     tuned model that cannot be loaded is reported and the shipped one read with instead.
     """
 
-    def __init__(self, config: Config, data: Path | None) -> None:
-        """Load the chosen model; raise ``ModelLoadError`` if no model can be loaded."""
+    def __init__(
+        self,
+        config: Config,
+        data: Path | None,
+        on_change: Callable[[str | None], object] | None = None,
+    ) -> None:
+        """Load the chosen model; raise ``ModelLoadError`` if no model can be loaded.
+
+        ``on_change`` hears, at once and after every change, the day the model read with was
+        tuned on this table (ISO), or None (:meth:`pipcam.table.Table.model_in_use`).
+        """
         fixed = config.model is not None or bool(os.environ.get("PIPCAM_MODEL"))
+        self._on_change = on_change
         self._config = config
         self._watched = None if fixed or data is None else table_model(data)
         self._data = data
@@ -245,6 +255,12 @@ class TableModel:
             path, why = find_model(), "shipped"
             classifier = OnnxClassifier(path, threads=1)
         print(f"pipcam: face model {path} ({why})", flush=True)
+        if self._on_change is not None:
+            tuned = None
+            if path == self._watched:
+                with contextlib.suppress(OSError):  # reverted meanwhile: the next call says so
+                    tuned = time.strftime("%Y-%m-%d", time.localtime(path.stat().st_mtime))
+            self._on_change(tuned)
         return path, classifier
 
     def predict(self, crops: Any) -> Any:
@@ -257,13 +273,17 @@ class TableModel:
 
 
 def make_reader(
-    config: Config, calibration_json: dict[str, Any] | None, data: Path | None = None
+    config: Config,
+    calibration_json: dict[str, Any] | None,
+    data: Path | None = None,
+    on_model: Callable[[str | None], object] | None = None,
 ) -> Any:
-    """The dice reader with the table's face model (``TableModel``) and the calibration."""
+    """The dice reader with the table's face model (``TableModel``, telling ``on_model`` when it
+    was tuned here) and the calibration."""
     from vision.calibrate import Calibration, load_calibration
     from vision.reader import DiceReader
 
-    classifier = TableModel(config, data)
+    classifier = TableModel(config, data, on_model)
     calibration = None
     if config.calibration is not None:
         calibration = load_calibration(config.calibration)
@@ -406,7 +426,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         show(table.state_json())
         loop: CameraLoop | None = None
         if spec != "none":
-            reader = make_reader(config, calibration, data)
+            reader = make_reader(config, calibration, data, on_model=table.model_in_use)
             keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
             if args.keep_photos or config.keep_photos:
                 from pipcam.photos import PhotoKeeper

@@ -75,6 +75,7 @@ class TableView:
     problem: str = ""
     camera: str = "ok"
     photos: int | None = None  # photos kept of the tray (pipcam.photos); None: none are kept
+    tuned: str | None = None  # the day the model read with was tuned here; None: not tuned here
     seq: int = 0
 
 
@@ -492,6 +493,14 @@ class Table:
                 self.view.photos = count
                 self._changed()
 
+    def model_in_use(self, tuned: str | None) -> None:
+        """The face model read with was tuned on this table's photos on day ``tuned`` (ISO), or
+        was not (None): every phone says so, since the players' corrections are what taught it."""
+        with self.lock:
+            if tuned != self.view.tuned:
+                self.view.tuned = tuned
+                self._changed()
+
     # -- views ----------------------------------------------------------------------------------
 
     def state_json(self) -> dict[str, JSON]:
@@ -519,6 +528,7 @@ class Table:
                 "problem": self.view.problem,
                 "camera": self.view.camera,
                 "photos": self.view.photos,
+                "tuned": self.view.tuned,
                 "seq": self.view.seq,
                 "game_id": self.game_id,
             }

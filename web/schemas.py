@@ -158,6 +158,11 @@ class TablePublic(BaseModel):
         default=None,
         description="photos of the tray the table keeps (pipcam run --keep-photos); null: none",
     )
+    tuned: str | None = Field(
+        default=None,
+        description="the day (YYYY-MM-DD) the face model the table reads with was tuned on its"
+        " own photos (pipcam tune); null: the shipped model, or one the configuration names",
+    )
     seq: int = Field(description="grows by one with every change; SSE event ids carry it")
     game_id: int | None
 

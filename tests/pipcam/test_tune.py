@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -249,7 +250,8 @@ def test_a_running_table_reads_with_what_tune_installs_or_reverts(
     assert not np.allclose(shipped, other)
     data = tmp_path / "data"
     data.mkdir()
-    model = TableModel(Config(), data)
+    heard: list[str | None] = []
+    model = TableModel(Config(), data, heard.append)
     assert np.array_equal(model.predict(_crops()), shipped)
     install_model(tiny, data)  # what pipcam tune does, while the table runs
     assert np.array_equal(model.predict(_crops()), other)
@@ -258,6 +260,8 @@ def test_a_running_table_reads_with_what_tune_installs_or_reverts(
     revert_model(data)
     assert np.array_equal(model.predict(_crops()), shipped)
     assert f"face model {find_model()} (shipped)" in capsys.readouterr().out
+    # The phones hear the day the model read with was tuned here, and when it no longer is.
+    assert heard == [None, time.strftime("%Y-%m-%d"), None]
     # A model that cannot be loaded is said, and the shipped one read with.
     damaged = tmp_path / "damaged.onnx"
     damaged.write_bytes(b"not a model")

@@ -138,10 +138,15 @@ function diceRead(state) {
 
 // Players should know when the camera keeps pictures of their table, and that a correction is
 // what turns a photo into a lesson for the reader (pipcam photos exports them).
+// A model tuned on the table's own photos is what those corrections bought: say since when.
 function withPhotosNote(state, box) {
   const kept = state.table && state.table.photos;
   if (kept !== null && kept !== undefined) {
     box.append(h("p", { class: "hint", id: "photos-note" }, t("photos.kept", { n: kept })));
+  }
+  const tuned = state.table && state.table.tuned;
+  if (tuned) {
+    box.append(h("p", { class: "hint", id: "tuned-note" }, t("model.tuned", { date: tuned })));
   }
   return box;
 }

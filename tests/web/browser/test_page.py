@@ -214,6 +214,15 @@ def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> N
     expect(phone.locator("#photos-note")).to_contain_text("keeps a photo of each roll (1 so far)")
     shoot(phone, "photos-note")
     no_horizontal_scroll(phone)
+    # The model tuned on those photos (pipcam tune) is said, and so is going back from it.
+    expect(phone.locator("#tuned-note")).to_have_count(0)
+    served.table.model_in_use("2026-11-27")
+    expect(phone.locator("#tuned-note")).to_have_text(
+        "The camera reads your dice with a model tuned on this table's own photos"
+        " (since 2026-11-27)."
+    )
+    served.table.model_in_use(None)
+    expect(phone.locator("#tuned-note")).to_have_count(0)
 
 
 def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
