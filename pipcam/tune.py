@@ -35,6 +35,7 @@ from pipcam.photos import export_photos, kept_photos_or_say
 from pipcam.run import chosen_model, find_model, table_model
 from pipcam.store import Store, StoreError
 from vision.errors import ModelLoadError, TuneError
+from vision.evaluate import MIN_GAIN
 from vision.tuning import HeadConfig, tune_heads
 
 MIN_HELD_OUT = 10
@@ -314,8 +315,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
             return 0
         if not comparison.better:
             print(
-                f"pipcam tune: not installed: it reads the held-out photos no better; the table"
-                f" keeps {current} ({result.tuned} stays for pipcam eval --model)"
+                f"pipcam tune: not installed: it reads the held-out photos no better (it must"
+                f" cost the players at least {MIN_GAIN} less); the table keeps {current}"
+                f" ({result.tuned} stays for pipcam eval --model)"
             )
             return 0
     if args.no_install:

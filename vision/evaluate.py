@@ -35,6 +35,7 @@ __all__ = [
     "COLUMNS",
     "ROWS",
     "Comparison",
+    "MIN_GAIN",
     "WRONG_COST",
     "EvalReport",
     "Found",
@@ -252,6 +253,11 @@ WRONG_COST = 3
 """A wrong value costs as much as three dice the players are asked about (models/MODEL_CARD.md: the
 same weighing chose the reader's ``ok`` threshold); ``pipcam tune`` installs a model by it."""
 
+MIN_GAIN = 2
+"""What a candidate must save the players on the same photos to count as better: one die asked
+about less is within the noise of a few held-out photos (models/MODEL_CARD.md, "A table that
+tunes itself")."""
+
 
 def reading_cost(reports: EvalReport | Sequence[EvalReport]) -> int:
     """What reading the photos costs the players: each wrong value ``WRONG_COST``, each labelled
@@ -282,8 +288,9 @@ class Comparison:
 
     @property
     def better(self) -> bool:
-        """The candidate costs the players less on the photos (``reading_cost``)."""
-        return self.photos > 0 and reading_cost(self.after) < reading_cost(self.before)
+        """The candidate costs the players at least ``MIN_GAIN`` less on the photos
+        (``reading_cost``)."""
+        return self.photos > 0 and reading_cost(self.after) <= reading_cost(self.before) - MIN_GAIN
 
     def lines(self) -> list[str]:
         """What to print: both readings of each folder, and both costs; or that none was read."""

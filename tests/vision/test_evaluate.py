@@ -13,8 +13,10 @@ import pytest
 
 from vision.evaluate import (
     COLUMNS,
+    MIN_GAIN,
     ROWS,
     WRONG_COST,
+    Comparison,
     EvalReport,
     ImageResult,
     evaluate_folder,
@@ -216,3 +218,25 @@ def test_reading_cost_weighs_a_wrong_value_against_a_die_not_read(
     assert reading_cost(report) == cost
     # Photos add up, within a folder and across folders.
     assert reading_cost([report, report]) == 2 * cost
+
+
+@pytest.mark.parametrize(
+    ("saved_questions", "better"),
+    [(0, False), (MIN_GAIN - 1, False), (MIN_GAIN, True), (MIN_GAIN + 3, True)],
+)
+def test_a_candidate_is_better_only_when_it_saves_more_than_the_noise(
+    saved_questions: int, better: bool
+) -> None:
+    # Ten photos, each with a die the baseline asks about; the candidate reads some of them.
+    before = [ImageResult(f"{i}.png", (1, 2), (1, None)) for i in range(10)]
+    after = [
+        ImageResult(f"{i}.png", (1, 2), (1, 2) if i < saved_questions else (1, None))
+        for i in range(10)
+    ]
+    comparison = Comparison(
+        Path("old.onnx"),
+        Path("new.onnx"),
+        [EvalReport(Path("t"), images=10, results=before)],
+        [EvalReport(Path("t"), images=10, results=after)],
+    )
+    assert comparison.better == better

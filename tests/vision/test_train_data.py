@@ -112,6 +112,30 @@ def test_load_folder_reads_dice_flags_and_issues(tmp_path: Path) -> None:
     assert "b.png" not in kept
 
 
+@pytest.mark.parametrize(
+    ("die", "suspect"),
+    [
+        ({"confidence": 0.62}, True),  # read unsurely, nobody corrected it: the model's guess
+        ({"confidence": 0.9}, False),
+        ({"confidence": 0.62, "corrected": True}, False),  # the players' answer
+        ({}, False),  # a public source: no confidence, its labeller's value
+    ],
+)
+def test_a_tables_unsure_reads_nobody_corrected_are_not_labelled_examples(
+    tmp_path: Path, die: dict[str, object], suspect: bool
+) -> None:
+    folder = tmp_path / "mytable"
+    folder.mkdir()
+    record = {
+        "image": "images/a.png",
+        "split": "train",
+        "dice": [{"value": 3, "box": [0, 0, 9, 9], **die}],
+    }
+    (folder / "labels.jsonl").write_text(json.dumps(record) + "\n")
+    (loaded,) = load_folder(folder)
+    assert loaded.dice[0].suspect == suspect
+
+
 def test_cut_crops_skips_suspect_dice_and_adds_negatives(tmp_path: Path) -> None:
     record = load_folder(_photo_folder(tmp_path))[0]
     rng = np.random.default_rng(0)
