@@ -5,8 +5,9 @@ One command for what ``pipcam photos`` and ``python -m vision.train.tune`` do in
 photos are exported (labelled with what the players left standing) into ``DATA/tune/photos``,
 the shipped model is tuned on the games the export trains on, both models read the games it
 holds out, and the tuned one is installed as ``DATA/dice_faces.onnx`` when it costs the players
-less there (``vision.evaluate.reading_cost``: a wrong value 3, a die not read 1). ``pipcam run``
-reads with that file from its next roll; ``pipcam tune --revert`` goes back to the shipped model.
+at least 2 less there (``vision.evaluate.reading_cost``: a wrong value 3, a die not read 1).
+``pipcam run`` reads with that file from its next roll; ``pipcam tune --revert`` goes back to the
+shipped model.
 Tuning the whole model needs torch (the ``train`` extra) and about 20 minutes on a two-core PC.
 Without torch (a Pi), or with ``--head``, only the model's last layer is tuned
 (``vision.tuning``): seconds, with what the table has already, and worth about half as much on

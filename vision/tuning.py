@@ -9,8 +9,8 @@ die labelled with its value and a box clear of every label as "no face". The fit
 gradient descent on the cross-entropy, pulled back toward the shipped weights (``anchor``) so
 that the little a table shows cannot undo what the model knew; the result is the same model file
 with new last-layer weights, read by the same code. The held-out photos are read by the model in
-use and by the tuned one, as the whole-model tuning does, and ``pipcam tune`` installs whichever
-costs the players less.
+use and by the tuned one, as the whole-model tuning does, and ``pipcam tune`` installs the tuned
+one only if it costs the players clearly less (``vision.evaluate.MIN_GAIN``).
 
 The defaults were chosen on dice sets the model never saw (``models/MODEL_CARD.md``, "Tuning the
 last layer only"): the CNN trained without nell-byler's photos, tuned on 20 or 60 of them and
