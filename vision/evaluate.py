@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
-from vision.review import reviewed
+from vision.review import reviewed, untrusted
 
 if TYPE_CHECKING:
     from vision.reader import DiceReader, Die
@@ -88,6 +88,8 @@ class EvalReport:
     folder: Path
     images: int = 0
     skipped: int = 0
+    unscored: int = 0
+    """Dice whose label is a table's unsure read that nobody corrected: not scored."""
     labelled: int = 0
     reported: int = 0
     unread: int = 0
@@ -157,15 +159,25 @@ def _load_labels(folder: Path) -> list[dict[str, object]]:
         return [reviewed(folder.name, json.loads(line)) for line in lines if line.strip()]
 
 
-def _truth(record: dict[str, object], image: npt.NDArray[np.uint8]) -> list[tuple[int, IntBox]]:
-    """Labelled (value, box) pairs; a crop-folder record is one die filling its image."""
+def _truth(
+    record: dict[str, object], image: npt.NDArray[np.uint8], *, only_untrusted: bool = False
+) -> list[tuple[int, IntBox]]:
+    """Labelled (value, box) pairs; a crop-folder record is one die filling its image.
+
+    ``only_untrusted``: the dice whose label is a table's unsure read that nobody corrected
+    (:func:`vision.review.untrusted`), which are not scored.
+    """
     if "dice" not in record:
+        if only_untrusted:
+            return []
         height, width = image.shape[:2]
         return [(int(str(record["value"])), (0, 0, width, height))]
     dice = record["dice"]
     assert isinstance(dice, list)
     out: list[tuple[int, IntBox]] = []
     for die in dice:
+        if only_untrusted and not untrusted(die):
+            continue
         value = int(die.get("suspect_value", die["value"]))
         x0, y0, x1, y1 = (int(round(float(v))) for v in die["box"])
         out.append((value, (x0, y0, x1, y1)))
@@ -192,6 +204,14 @@ def evaluate_folder(folder: Path, read: ReadFn, read_crop: ReadFn | None = None)
         truth = _truth(record, image)
         read_this = read_crop if "dice" not in record and read_crop is not None else read
         found = list(read_this(image))
+        unscored = [box for value, box in _truth(record, image, only_untrusted=True)]
+        if unscored:
+            # The label is the model's own unsure guess: whatever a model reads there is neither
+            # right nor wrong (else the model that guessed it would always be right).
+            truth = [t for t in truth if t[1] not in unscored]
+            dropped = {j for _, j in match_dice(unscored, [f[1] for f in found])}
+            found = [f for j, f in enumerate(found) if j not in dropped]
+            report.unscored += len(unscored)
         _count(report, name, truth, found)
     return report
 
@@ -313,7 +333,12 @@ class Comparison:
 def format_report(report: EvalReport) -> str:
     """A plain-text summary: rates, the confusion matrix and the photos read wrongly."""
     lines = [
-        f"{report.folder}: {report.images} photos ({report.skipped} skipped for known_issue)",
+        f"{report.folder}: {report.images} photos ({report.skipped} skipped for known_issue)"
+        + (
+            f"; {report.unscored} dice not scored (read unsurely, nobody corrected them)"
+            if report.unscored
+            else ""
+        ),
         f"  per-die recall    {100 * report.recall:6.2f} %  ({report.matched}/{report.labelled})",
         f"  per-die precision {100 * report.precision:6.2f} %"
         f"  ({report.matched}/{report.reported - report.unread}; {report.unread} unread)",

@@ -103,6 +103,35 @@ def test_suspect_value_is_taken_as_truth(tmp_path: Path) -> None:
     assert report.confusion[2][2] == 1
 
 
+@pytest.mark.parametrize(
+    ("reported_there", "recall", "precision", "exact"),
+    [
+        (5, 1.0, 1.0, True),  # another value than the unsure guess: not counted wrong
+        (3, 1.0, 1.0, True),  # the guess itself: not counted right
+        (None, 1.0, 1.0, True),  # asked about there: not counted unread
+    ],
+)
+def test_a_tables_unsure_reads_nobody_corrected_are_not_scored(
+    tmp_path: Path,
+    reported_there: int | None,
+    recall: float,
+    precision: float,
+    exact: bool,
+) -> None:
+    guess = {**_die(3, A), "confidence": 0.62}  # read unsurely, nobody corrected it
+    sure = {**_die(5, B), "confidence": 0.97}
+    answered = {**_die(2, C), "corrected": True}
+    folder = _make_folder(tmp_path, [{"image": "images/a.png", "dice": [guess, sure, answered]}])
+    read = _reader([[(reported_there, A), (5, B), (2, C)]])
+    report = evaluate_folder(folder, read)  # type: ignore[arg-type]
+    assert (report.labelled, report.unscored) == (2, 1)
+    assert (report.recall, report.precision, report.exact == 1) == (recall, precision, exact)
+    assert "1 dice not scored (read unsurely, nobody corrected them)" in format_report(report)
+    # The sure read and the answer are scored as ever: reading them wrong costs.
+    wrong = evaluate_folder(folder, _reader([[(3, A), (6, B), (None, C)]]))  # type: ignore[arg-type]
+    assert (wrong.matched, wrong.unread, reading_cost(wrong)) == (0, 1, 3 + 1)
+
+
 def test_crop_folder_records_are_one_die_each(tmp_path: Path) -> None:
     folder = _make_folder(tmp_path, [{"image": "images/a.png", "value": 4}])
     report = evaluate_folder(folder, _reader([[(4, (5, 5, 75, 75))]]))  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
 from vision.preprocess import MODEL_SIZE, crop_for_model, square_around
-from vision.review import reviewed
+from vision.review import reviewed, untrusted
 
 __all__ = [
     "DEFAULT_DATA",
@@ -102,30 +102,6 @@ def split_of(source: str, image: str, source_split: str | None) -> Split:
     if source_split is None or source_split.lower() == "train":
         return "train"
     return "val"
-
-
-TRUSTED_READ = 0.9
-"""From this confidence a die a table read and nobody corrected is a labelled example."""
-
-
-def untrusted(die: dict[str, Any]) -> bool:
-    """A die of a table's export (``pipcam photos``) whose value is the model's own unsure read:
-    nobody corrected it, and the model gave it less than ``TRUSTED_READ``.
-
-    Such labels are where the model's misreads hide (a table's own photos, models/MODEL_CARD.md:
-    20 of the 27 uncorrected misreads among 984 dice); they are neither taught nor taught
-    against. A die the players corrected, and a die of a source with no ``confidence``, is
-    trusted.
-
-    >>> untrusted({"value": 3, "confidence": 0.62}), untrusted({"value": 3, "confidence": 0.97})
-    (True, False)
-    >>> untrusted({"value": 3, "confidence": 0.62, "corrected": True}), untrusted({"value": 3})
-    (False, False)
-    """
-    confidence = die.get("confidence")
-    if die.get("corrected") or confidence is None:
-        return False
-    return float(confidence) < TRUSTED_READ
 
 
 def load_folder(folder: Path) -> list[Record]:
