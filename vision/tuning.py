@@ -60,6 +60,7 @@ __all__ = [
     "load_model",
     "model_heads",
     "table_records",
+    "table_split",
     "tune_heads",
     "with_heads",
 ]
@@ -254,6 +255,22 @@ def table_records(folders: Sequence[Path]) -> list[Record]:
     return [record for folder in folders for record in load_folder(folder)]
 
 
+def table_split(folders: Sequence[Path]) -> tuple[list[Record], list[Record]]:
+    """The table's photos to tune on and those held out (training's own split); raise
+    ``TuneError`` when there is nothing to tune on."""
+    from vision.train.data import train_and_val
+
+    records = table_records(folders)
+    train_records, val_records = train_and_val(records)
+    if not train_records:
+        raise TuneError(
+            f"no labelled photo to tune on in {', '.join(map(str, folders))} (of"
+            f" {len(records)} photos, {len(val_records)} are held out to measure the result):"
+            " keep more photos with `pipcam run --keep-photos`"
+        )
+    return train_records, val_records
+
+
 def table_examples(
     records: Sequence[Record], reader: FeatureReader, locator: Locator
 ) -> tuple[list[npt.NDArray[np.float32]], npt.NDArray[np.int64]]:
@@ -346,18 +363,9 @@ def tune_heads(
 
     import onnx
 
-    from vision.train.data import train_and_val
-
     started = time.perf_counter()
     baseline = baseline or model
-    records = table_records(photos)
-    train_records, val_records = train_and_val(records)
-    if not train_records:
-        raise TuneError(
-            f"no labelled photo to tune on in {', '.join(map(str, photos))} (of"
-            f" {len(records)} photos, {len(val_records)} are held out to measure the result):"
-            " keep more photos with `pipcam run --keep-photos`"
-        )
+    train_records, _ = table_split(photos)
     reader = FeatureReader(model, threads=config.threads)
     columns, labels = table_examples(train_records, reader, default_locator())
     heads = [

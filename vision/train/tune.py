@@ -35,7 +35,7 @@ from vision.errors import TuneError
 from vision.evaluate import Comparison
 from vision.train.__main__ import MODEL_NAME
 from vision.train.backbone import EffFaceNet
-from vision.train.data import CropSet, Proposer, train_and_val
+from vision.train.data import CropSet, Proposer
 from vision.train.ensemble import compose
 from vision.train.export import export_onnx, sha256_of
 from vision.train.train import (
@@ -48,7 +48,7 @@ from vision.train.train import (
     locator_proposer,
     train,
 )
-from vision.tuning import TuneResult, held_out_figures, load_model, summary, table_records
+from vision.tuning import TuneResult, held_out_figures, load_model, summary, table_split
 
 __all__ = [
     "MemberWeights",
@@ -199,14 +199,7 @@ def tune_datasets(
     proposer: Proposer | None = None,
 ) -> Datasets:
     """The table's training crops (repeated) with fresh renders; its held-out crops to watch."""
-    records = table_records(folders)
-    train_records, val_records = train_and_val(records)
-    if not train_records:
-        raise TuneError(
-            f"no labelled photo to tune on in {', '.join(map(str, folders))} (of"
-            f" {len(records)} photos, {len(val_records)} are held out to measure the result):"
-            " keep more photos with `pipcam run --keep-photos`"
-        )
+    train_records, val_records = table_split(folders)
     table = _cut_many(
         train_records,
         rng,
