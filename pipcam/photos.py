@@ -248,10 +248,15 @@ def export_photos(
             "game": reading.game,
             "time": reading.time,
         }
+        try:
+            _place(source, out / "images" / source.name, link=link)
+        except FileNotFoundError:
+            # A table running meanwhile deletes its oldest photos past photo_limit.
+            log.warning("skipping %s: it was deleted since the export began", source)
+            continue
         if problems:
             record["known_issue"] = "; ".join(problems)
             flagged_n += 1
-        _place(source, out / "images" / source.name, link=link)
         lines.append(json.dumps(record))
         dice_n += len(dice)
         corrected_n += sum(1 for d in dice if d.get("corrected"))

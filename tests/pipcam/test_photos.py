@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+import pipcam.photos as photos_module
 from pipcam.cli import main
 from pipcam.config import ConfigError, load_config
 from pipcam.photos import PhotoKeeper, export_photos, kept_photos, photo_path, split_of_game
@@ -143,6 +144,25 @@ def test_export_labels_what_the_players_left_standing(tmp_path: Path, store: Sto
     assert [len(r.dice) for r in loaded] == [2, 3, 0]
     assert [r.known_issue is not None for r in loaded] == [False, False, True]
     assert "corrected by hand" in (out / "README.txt").read_text()
+
+
+def test_a_photo_deleted_while_exporting_is_skipped(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table running meanwhile prunes its oldest photo (photo_limit): the export goes on."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+    listed = photos_module.kept_photos
+
+    def listed_then_pruned(folder: Path) -> dict[int, Path]:
+        found = listed(folder)
+        found[min(found)].unlink()
+        return found
+
+    monkeypatch.setattr(photos_module, "kept_photos", listed_then_pruned)
+    with caplog.at_level(logging.WARNING, logger="pipcam.photos"):
+        summary = export_photos(store, tmp_path / "photos", tmp_path / "mytable", link=True)
+    assert (summary.photos, summary.dice) == (2, 3)
+    assert "it was deleted since the export began" in caplog.text
 
 
 def test_export_is_brought_up_to_date_and_never_mixes_into_other_data(
