@@ -280,7 +280,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 2
     print(f"pipcam tune: {work / 'photos'}: {summary.line()}", flush=True)
     current, why = chosen_model(config, data)
-    model = args.model or find_model()
+    # The whole model is tuned from the shipped one; the last layer from the model in use, so
+    # that a model tuned whole on a PC is refined, not replaced by a lesser one.
+    model = args.model or (current if whole is None else find_model())
     out = new_run_folder(work)
     try:
         if whole is None:
@@ -348,7 +350,11 @@ def add_tune_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     p.add_argument(
         "--revert", action="store_true", help="go back to the shipped model (the tuned is kept)"
     )
-    p.add_argument("--model", type=Path, help="face model to tune (the shipped one)")
+    p.add_argument(
+        "--model",
+        type=Path,
+        help="face model to tune (the whole model: the shipped one; --head: the one in use)",
+    )
     p.add_argument(
         "--head",
         action="store_true",

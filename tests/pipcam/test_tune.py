@@ -353,3 +353,11 @@ def test_without_torch_the_last_layer_is_tuned_on_the_kept_photos_of_real_dice(
     record = json.loads((DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()[0])
     reading = reader.read(read_image(DATA / record["image"]))
     assert sorted(d.value for d in reading.dice) == sorted(d["value"] for d in record["dice"])
+    # The next run refines the model in use (a model tuned whole on a PC is not thrown away).
+    assert json.loads((newest / "report.json").read_text())["model"] == str(find_model())
+    assert main(["tune", "--data", str(tmp_path), "--no-install"]) == 0
+    latest = max(
+        (p for p in (tmp_path / "tune").iterdir() if p.name != "photos"),
+        key=lambda p: p.stat().st_mtime_ns,
+    )
+    assert json.loads((latest / "report.json").read_text())["model"] == str(table_model(tmp_path))
