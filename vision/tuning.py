@@ -1,4 +1,4 @@
-"""Tune the face model's last layer on a table's own photos: seconds on a Pi, and no torch.
+"""Tune the face model's last layer on a table's own photos: seconds, and no torch.
 
 A table's dice are few and always the same, and the players' answers label them
 (``pipcam photos``). ``vision.train.tune`` retrains the whole model on them, which needs torch
@@ -6,7 +6,7 @@ and a PC. This module refits only each member's last layer (the ``Gemm`` that tu
 features into the seven class logits) on the features the model already computes: the reader's
 own boxes on the table's training photos, each read at four quarter turns, a box on a labelled
 die labelled with its value and a box clear of every label as "no face". The fit is full-batch
-gradient descent on the cross-entropy, pulled back toward the shipped weights (``anchor``) so
+gradient descent on the cross-entropy, pulled back toward the model's own weights (``anchor``) so
 that the little a table shows cannot undo what the model knew; the result is the same model file
 with new last-layer weights, read by the same code. The held-out photos are read by the model in
 use and by the tuned one, as the whole-model tuning does, and ``pipcam tune`` installs the tuned
@@ -64,8 +64,6 @@ __all__ = [
     "tune_heads",
     "with_heads",
 ]
-
-Matrix = npt.NDArray[np.float64]
 
 NO_FACE_IOU = 0.05
 """A located box overlapping every labelled die less than this is "no face" (as in training)."""
@@ -203,6 +201,12 @@ class FeatureReader:
         """Each head's (N, D) input features for ``crops``."""
         names = [h.features for h in self.heads]
         outs = self._session.run(names, {"image": np.ascontiguousarray(crops, np.float32)})
+        if any(np.shape(o)[0] != len(crops) for o in outs):
+            # A model composed with four turns of each crop reads every crop four times.
+            raise TuneError(
+                "the model's last layers see more rows than crops (composed with --rotations?);"
+                " tune the members' composition without --rotations"
+            )
         return [np.asarray(o, np.float32).reshape(len(crops), -1) for o in outs]
 
 

@@ -181,6 +181,20 @@ def test_models_without_a_plain_last_layer_say_what_can_be_tuned(
         FeatureReader(damaged)
 
 
+def test_a_model_that_reads_every_crop_four_times_is_refused(tmp_path: Path) -> None:
+    from vision.train.ensemble import compose
+
+    members = [_gemm_model(tmp_path / f"m{i}.onnx") for i in range(2)]
+    turned = tmp_path / "turned.onnx"
+    onnx.save(compose(members, rotations=True), str(turned))
+    reader = FeatureReader(turned)
+    with pytest.raises(TuneError, match="composed with --rotations"):
+        reader.features(_crops(3))
+    flat = tmp_path / "flat.onnx"
+    onnx.save(compose(members, rotations=False), str(flat))
+    assert [f.shape for f in FeatureReader(flat).features(_crops(3))] == [(3, 3), (3, 3)]
+
+
 def _table(folder: Path, held_out: set[str]) -> Path:
     """The committed real photos as a table's export: ``held_out`` photos are the val share."""
     shutil.copytree(DATA / "images", folder / "images")
