@@ -27,6 +27,10 @@ from typing import Any
 PHOTO_LIMIT = 2000
 """Photos ``keep_photos`` keeps at most (the oldest go first): 1-3 GB of 1280x960 to 3280x2464."""
 
+AUTO_TUNE_EVERY = 50
+"""Photos a table that keeps them takes between two tunings of its own (``pipcam.tune.AutoTune``);
+``auto_tune = true`` in the config means this, ``false`` never, a number that many photos."""
+
 
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the file and the key."""
@@ -51,7 +55,7 @@ class Config:
     calibration: Path | None = None
     keep_photos: bool = False  # save each settled frame for pipcam photos (pipcam/photos.py)
     photo_limit: int = PHOTO_LIMIT
-    auto_tune: bool = True  # with kept photos: tune the last layer now and then (pipcam/tune.py)
+    auto_tune: int = AUTO_TUNE_EVERY  # with kept photos: photos between tunings; 0 never
 
     def header(self) -> dict[str, Any]:
         """The transcript header of the game a fresh table starts with."""
@@ -71,7 +75,7 @@ _TABLE_KEYS = {
     "calibration": str,
     "keep_photos": bool,
     "photo_limit": int,
-    "auto_tune": bool,
+    "auto_tune": int,
 }
 
 
@@ -106,6 +110,8 @@ def load_config(path: Path | None) -> Config:
             )
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
+        if key == "auto_tune" and isinstance(value, bool):
+            value = AUTO_TUNE_EVERY if value else 0
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ConfigError(
                 f"pipcam: {path}: table.{key} must be a {kind.__name__}, not {value!r}"
@@ -116,6 +122,11 @@ def load_config(path: Path | None) -> Config:
         if not players or not all(isinstance(p, str) and p.strip() for p in players):
             raise ConfigError(f"pipcam: {path}: table.players must be a list of names")
         values["players"] = tuple(players)
+    if values.get("auto_tune", 0) < 0:
+        raise ConfigError(
+            f"pipcam: {path}: table.auto_tune must be true, false or a number of photos, not"
+            f" {values['auto_tune']}"
+        )
     if values.get("photo_limit", 1) < 1:
         raise ConfigError(
             f"pipcam: {path}: table.photo_limit must be at least 1, not {values['photo_limit']}"

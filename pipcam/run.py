@@ -339,14 +339,14 @@ def _tuning_keeper(
     stack: contextlib.ExitStack,
 ) -> Callable[[int, Any, Sequence[Any]], Path | None]:
     """``keep``, counting each photo kept toward the table's own tuning (``AutoTune``)."""
-    from pipcam.tune import AUTO_EVERY, AutoTune
+    from pipcam.tune import AutoTune
 
-    auto = AutoTune(data, config.source)
+    auto = AutoTune(data, config.source, every=config.auto_tune)
     stack.callback(auto.close)
     print(
-        f"pipcam: the face model's last layer is tuned on the kept photos every {AUTO_EVERY}"
-        " photos, and read with when it reads the table's own games better (auto_tune = false"
-        " in the config stops it)"
+        f"pipcam: the face model's last layer is tuned on the kept photos every"
+        f" {config.auto_tune} photos, and read with when it reads the table's own games better"
+        " (auto_tune = false in the config stops it)"
     )
 
     def keep_and_count(reading_id: int, frame: Any, aside: Sequence[Any]) -> Path | None:

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pipcam.config import ConfigError, table_config
+from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos_or_say
 from pipcam.run import chosen_model, find_model, table_model
 from pipcam.store import Store, StoreError
@@ -103,10 +103,6 @@ def revert_model(data: Path) -> Path | None:
     return kept
 
 
-AUTO_EVERY = 50
-"""Photos a running table keeps between two tunings of its own (``AutoTune``)."""
-
-
 def _launch(command: list[str], log: Path) -> subprocess.Popen[bytes]:
     """Start ``command`` at the lowest CPU priority, its output in ``log``."""
     nice = shutil.which("nice")
@@ -132,7 +128,7 @@ class AutoTune:
         data: Path,
         config_file: Path | None = None,
         *,
-        every: int = AUTO_EVERY,
+        every: int = AUTO_TUNE_EVERY,
         launch: Callable[[list[str], Path], Any] = _launch,
     ) -> None:
         """Set up; nothing runs until :meth:`kept` has counted ``every`` photos."""
@@ -149,6 +145,7 @@ class AutoTune:
         self._launch = launch
         self._process: Any = None
         self._lock = threading.Lock()
+        self._closed = threading.Event()
         self.outcome: str | None = None
         """What the last run finished with, once it has (also printed)."""
         try:
@@ -160,10 +157,14 @@ class AutoTune:
         """One more photo kept; a run starts when ``every`` have been since the last one."""
         with self._lock:
             self.count += 1
-            if self.count >= self.every and self._process is None:
+            start = self.count >= self.every and self._process is None
+            if start:
                 self.count = 0
-                self._start()
+                self._process = _STARTING  # no second run while this one starts
             self._save()
+        if start:
+            # Outside the lock: starting and printing may wait (a slow journal), stopping not.
+            self._start()
 
     def _save(self) -> None:
         self.work.mkdir(parents=True, exist_ok=True)
@@ -176,15 +177,25 @@ class AutoTune:
         model = table_model(self.data)
         before = model.stat().st_mtime_ns if model.is_file() else None
         try:
+            if self._closed.is_set():
+                raise OSError("the table is stopping")
             process = self._launch(self._command, self.log)
         except OSError as exc:
+            with self._lock:
+                self._process = None
             self._finish(f"automatic tuning could not start: {exc}")
             return
-        self._process = process
+        with self._lock:
+            self._process = process
         print(f"pipcam: tuning the face model's last layer on the kept photos ({self.log})")
 
         def wait() -> None:
             status = process.wait()
+            if self._closed.is_set():
+                # Stopped with the table: nothing was installed, and nothing to say.
+                with self._lock:
+                    self._process = None
+                return
             now = model.stat().st_mtime_ns if model.is_file() else None
             if status != 0:
                 said = _last_line(self.log)
@@ -212,12 +223,17 @@ class AutoTune:
 
     def close(self) -> None:
         """Stop a run under way (what it has not installed is simply not installed)."""
+        self._closed.set()
         with self._lock:
             process = self._process
-        if process is not None:
+        if process is not None and process is not _STARTING:
             process.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=5)
+
+
+_STARTING = object()
+"""``AutoTune._process`` while a run is being started."""
 
 
 def _last_line(log: Path) -> str:

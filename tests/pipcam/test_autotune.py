@@ -147,6 +147,8 @@ def test_a_run_that_cannot_start_is_said_and_a_table_stopping_stops_its_run(
     auto.kept()
     auto.close()
     assert launch.started[0].terminated
+    _finished(auto)
+    assert auto.outcome is None  # stopped with the table: nothing to say
     with pytest.raises(ValueError, match="every must be at least 1"):
         AutoTune(tmp_path, every=0)
 

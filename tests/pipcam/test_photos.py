@@ -242,7 +242,8 @@ def test_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         ("keep_photos = 'yes'", "table.keep_photos must be a bool, not 'yes'"),
         ("photo_limit = 0", "table.photo_limit must be at least 1, not 0"),
         ("photo_limit = true", "table.photo_limit must be a int, not True"),
-        ("auto_tune = 1", "table.auto_tune must be a bool, not 1"),
+        ("auto_tune = 'often'", "table.auto_tune must be a int, not 'often'"),
+        ("auto_tune = -5", "table.auto_tune must be true, false or a number of photos, not -5"),
     ],
 )
 def test_photo_settings_are_checked(tmp_path: Path, line: str, message: str) -> None:
@@ -258,6 +259,9 @@ def test_photo_settings_are_read(tmp_path: Path) -> None:
     path = tmp_path / "pipcam.toml"
     path.write_text("[table]\nkeep_photos = true\nphoto_limit = 50\nauto_tune = false\n")
     config = load_config(path)
-    assert (config.keep_photos, config.photo_limit, config.auto_tune) == (True, 50, False)
+    assert (config.keep_photos, config.photo_limit, config.auto_tune) == (True, 50, 0)
     default = load_config(None)
-    assert (default.keep_photos, default.photo_limit, default.auto_tune) == (False, 2000, True)
+    assert (default.keep_photos, default.photo_limit, default.auto_tune) == (False, 2000, 50)
+    for written, every in (("true", 50), ("200", 200), ("0", 0)):
+        path.write_text(f"[table]\nauto_tune = {written}\n")
+        assert load_config(path).auto_tune == every

@@ -35,14 +35,14 @@ def free_port() -> int:
 class Running:
     """A `pipcam run` child process with its notify socket and base URL."""
 
-    def __init__(self, tmp: Path, data: Path, *extra: str) -> None:
+    def __init__(self, tmp: Path, data: Path, *extra: str, table: str = "") -> None:
         self.sock_path = tmp / f"notify-{time.monotonic_ns()}.sock"
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(self.sock_path))
         self.sock.settimeout(0.2)
         self.port = free_port()
         config = tmp / "pipcam.toml"
-        config.write_text('[table]\nhost = "127.0.0.1"\ngame = "kymppitonni"\n')
+        config.write_text(f'[table]\nhost = "127.0.0.1"\ngame = "kymppitonni"\n{table}')
         env = {
             **os.environ,
             "NOTIFY_SOCKET": str(self.sock_path),
@@ -76,6 +76,12 @@ class Running:
             self.messages.extend(data.splitlines())
         raise AssertionError(f"no {message!r} in {self.messages}; output:\n{self.output()}")
 
+    def drain(self) -> None:
+        """Read the notify datagrams sent so far, as systemd would (a full socket blocks)."""
+        with contextlib.suppress(TimeoutError):
+            while True:
+                self.messages.extend(self.sock.recv(4096).decode().splitlines())
+
     def output(self) -> str:
         """What the process printed (after it ended)."""
         if self.proc.poll() is None:
@@ -97,8 +103,8 @@ def run_table(tmp_path: Path) -> Iterator[Any]:
     """Start `pipcam run` processes that are always cleaned up."""
     started: list[Running] = []
 
-    def start(*extra: str) -> Running:
-        running = Running(tmp_path, tmp_path / "data", *extra)
+    def start(*extra: str, table: str = "") -> Running:
+        running = Running(tmp_path, tmp_path / "data", *extra, table=table)
         started.append(running)
         return running
 
@@ -160,6 +166,34 @@ def test_keep_photos_saves_settled_frames_and_phones_count_them(
     said = table.output()
     assert "keeping each settled frame in" in said
     assert "last layer is tuned on the kept photos every 50 photos" in said
+
+
+def test_a_table_keeping_photos_tunes_itself_in_the_background(
+    run_table: Any, tmp_path: Path
+) -> None:
+    """With `auto_tune = 2` the recorded table starts `pipcam tune --head` after two photos, and
+    says how it ended; the table plays on meanwhile."""
+    table = run_table("--camera", "recorded", "--keep-photos", table="auto_tune = 2\n")
+    table.wait_for("READY=1")
+    log = tmp_path / "data" / "tune" / "auto.log"
+    ends = ("not installed", "installed as", "no labelled photo", "Error")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        table.drain()
+        if log.is_file() and any(end in log.read_text() for end in ends):
+            break
+        time.sleep(0.2)
+    said = log.read_text() if log.is_file() else "(no log)"
+    assert any(end in said for end in ends), said
+    time.sleep(1)  # the table hears the run end
+    table.drain()
+    assert httpx.get(f"{table.base}/api/state", timeout=5).json()["table"]["photos"] >= 2
+    table.proc.send_signal(signal.SIGTERM)
+    assert table.proc.wait(15) == 0
+    out = table.output()
+    assert "last layer is tuned on the kept photos every 2 photos" in out
+    assert "pipcam: tuning the face model's last layer on the kept photos" in out
+    assert "pipcam: automatic tuning" in out
 
 
 def test_bad_config_is_refused_clearly(tmp_path: Path) -> None:
