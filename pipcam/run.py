@@ -190,6 +190,20 @@ def table_model(data: Path) -> Path:
     return data / MODEL_NAME
 
 
+def names_a_model(config: Config) -> bool:
+    """Whether the config's ``model`` or $PIPCAM_MODEL fixes the model, whatever is tuned."""
+    return config.model is not None or bool(os.environ.get("PIPCAM_MODEL"))
+
+
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """What changes when a file is replaced (modification time, size); None if there is none."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
 def chosen_model(config: Config, data: Path | None) -> tuple[Path, str]:
     """The face model the table reads with, and why: the config's ``model``, $PIPCAM_MODEL, the
     model tuned on this table (``pipcam tune``), else the shipped one."""
@@ -222,22 +236,15 @@ class TableModel:
         ``on_change`` hears, at once and after every change, the day the model read with was
         tuned on this table (ISO), or None (:meth:`pipcam.table.Table.model_in_use`).
         """
-        fixed = config.model is not None or bool(os.environ.get("PIPCAM_MODEL"))
         self._on_change = on_change
         self._config = config
-        self._watched = None if fixed or data is None else table_model(data)
+        self._watched = None if names_a_model(config) or data is None else table_model(data)
         self._data = data
         self._seen = self._stamp()
         self.path, self._classifier = self._load()
 
     def _stamp(self) -> tuple[int, int] | None:
-        if self._watched is None:
-            return None
-        try:
-            info = self._watched.stat()
-        except OSError:
-            return None
-        return (info.st_mtime_ns, info.st_size)
+        return None if self._watched is None else file_stamp(self._watched)
 
     def _load(self) -> tuple[Path, Any]:
         from vision.classify import OnnxClassifier
@@ -436,8 +443,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ).keep
                 print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
                 # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
-                named = config.model is not None or os.environ.get("PIPCAM_MODEL")
-                if config.auto_tune and not named:
+                if config.auto_tune and not names_a_model(config):
                     keeper = _tuning_keeper(keeper, data, config, stack)
             loop = CameraLoop(
                 open_source,

@@ -33,7 +33,7 @@ from typing import Any
 
 from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos_or_say
-from pipcam.run import chosen_model, find_model, table_model
+from pipcam.run import chosen_model, file_stamp, find_model, names_a_model, table_model
 from pipcam.store import Store, StoreError
 from vision.errors import ModelLoadError, TuneError
 from vision.evaluate import MIN_GAIN
@@ -175,7 +175,7 @@ class AutoTune:
     def _start(self) -> None:
         self.work.mkdir(parents=True, exist_ok=True)
         model = table_model(self.data)
-        before = model.stat().st_mtime_ns if model.is_file() else None
+        before = file_stamp(model)
         try:
             if self._closed.is_set():
                 raise OSError("the table is stopping")
@@ -196,11 +196,10 @@ class AutoTune:
                 with self._lock:
                     self._process = None
                 return
-            now = model.stat().st_mtime_ns if model.is_file() else None
             if status != 0:
                 said = _last_line(self.log)
                 self._finish(f"automatic tuning failed (exit {status}): {said}; see {self.log}")
-            elif now != before:
+            elif file_stamp(model) != before:
                 self._finish(
                     f"automatic tuning installed {model}, which reads the table's held-out games"
                     " better; the table reads with it from the next roll"
@@ -347,7 +346,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         f"pipcam tune: installed as {installed}; {NEXT_ROLL.format('it')};"
         " pipcam tune --revert undoes it"
     )
-    if config.model is not None or os.environ.get("PIPCAM_MODEL"):
+    if names_a_model(config):
         print(
             "pipcam tune: note: the configuration's `model` or PIPCAM_MODEL names another"
             " model, which the table reads with first; remove it to read with this one"

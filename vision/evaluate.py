@@ -160,28 +160,25 @@ def _load_labels(folder: Path) -> list[dict[str, object]]:
 
 
 def _truth(
-    record: dict[str, object], image: npt.NDArray[np.uint8], *, only_untrusted: bool = False
-) -> list[tuple[int, IntBox]]:
-    """Labelled (value, box) pairs; a crop-folder record is one die filling its image.
-
-    ``only_untrusted``: the dice whose label is a table's unsure read that nobody corrected
-    (:func:`vision.review.untrusted`), which are not scored.
-    """
+    record: dict[str, object], image: npt.NDArray[np.uint8]
+) -> tuple[list[tuple[int, IntBox]], list[IntBox]]:
+    """Labelled (value, box) pairs to score, and the boxes of the dice not scored: a table's
+    unsure reads that nobody corrected (:func:`vision.review.untrusted`). A crop-folder record
+    is one die filling its image."""
     if "dice" not in record:
-        if only_untrusted:
-            return []
         height, width = image.shape[:2]
-        return [(int(str(record["value"])), (0, 0, width, height))]
+        return [(int(str(record["value"])), (0, 0, width, height))], []
     dice = record["dice"]
     assert isinstance(dice, list)
-    out: list[tuple[int, IntBox]] = []
+    scored: list[tuple[int, IntBox]] = []
+    unscored: list[IntBox] = []
     for die in dice:
-        if only_untrusted and not untrusted(die):
-            continue
-        value = int(die.get("suspect_value", die["value"]))
         x0, y0, x1, y1 = (int(round(float(v))) for v in die["box"])
-        out.append((value, (x0, y0, x1, y1)))
-    return out
+        if untrusted(die):
+            unscored.append((x0, y0, x1, y1))
+        else:
+            scored.append((int(die.get("suspect_value", die["value"])), (x0, y0, x1, y1)))
+    return scored, unscored
 
 
 def evaluate_folder(folder: Path, read: ReadFn, read_crop: ReadFn | None = None) -> EvalReport:
@@ -201,14 +198,12 @@ def evaluate_folder(folder: Path, read: ReadFn, read_crop: ReadFn | None = None)
         if loaded is None:
             raise FileNotFoundError(f"cannot read image {str(folder / name)!r}")
         image = np.asarray(loaded, dtype=np.uint8)
-        truth = _truth(record, image)
+        truth, unscored = _truth(record, image)
         read_this = read_crop if "dice" not in record and read_crop is not None else read
         found = list(read_this(image))
-        unscored = [box for value, box in _truth(record, image, only_untrusted=True)]
         if unscored:
             # The label is the model's own unsure guess: whatever a model reads there is neither
             # right nor wrong (else the model that guessed it would always be right).
-            truth = [t for t in truth if t[1] not in unscored]
             dropped = {j for _, j in match_dice(unscored, [f[1] for f in found])}
             found = [f for j, f in enumerate(found) if j not in dropped]
             report.unscored += len(unscored)
