@@ -148,12 +148,13 @@ class ExportSummary:
     corrected: int
     flagged: int
     val_photos: int
+    checked: int = 0
 
     def line(self) -> str:
         """One line for the terminal."""
         return (
             f"{self.photos} photos, {self.dice} dice labelled "
-            f"({self.corrected} corrected by hand), "
+            f"({self.corrected} corrected by hand, {self.checked} answered on the teach sheet), "
             f"{self.flagged} photos flagged (a die nobody read or corrected), "
             f"{self.val_photos} photos in the val split"
         )
@@ -165,25 +166,36 @@ def split_of_game(game: int | None, val_percent: int = VAL_PERCENT) -> str:
     return "val" if zlib.crc32(key) % 100 < val_percent else "train"
 
 
-def _label(reading: StoredReading, aside: list[dict[str, Any]]) -> tuple[list[Any], list[str]]:
-    """The labelled dice of one photo and what keeps it from being fully labelled."""
+def _label(
+    reading: StoredReading, aside: list[dict[str, Any]], answers: dict[int, int]
+) -> tuple[list[Any], list[str]]:
+    """The labelled dice of one photo and what keeps it from being fully labelled.
+
+    ``answers`` are the players' answers on the teach sheet (pipcam.teach), by die: the roll
+    zone's dice first, then those set aside; 0 says no die is there, so the box is no label.
+    """
     dice: list[Any] = []
     problems: list[str] = []
-    for index, die in enumerate(reading.dice):
-        if die["status"] != "ok" or die["value"] is None:
-            problems.append(f"die {index} in the roll zone ({die['status']}) was never corrected")
-            continue
+    zone = len(reading.dice)
+    for index, die in enumerate([*reading.dice, *aside]):
+        where = (
+            f"die {index} in the roll zone" if index < zone else f"a die set aside at {die['box']}"
+        )
         entry: dict[str, Any] = {"value": die["value"], "box": die["box"]}
-        if index in reading.corrected:
+        if index >= zone:
+            entry["set_aside"] = True
+        if index in answers:
+            if answers[index] == 0:
+                continue  # the players saw no die there
+            entry.update(value=answers[index], checked=True)
+        elif index < zone and index in reading.corrected:
             entry["corrected"] = True
+        elif die["status"] != "ok" or die["value"] is None:
+            problems.append(f"{where} ({die['status']}) was never corrected")
+            continue
         else:
             entry.update(_as_read(die))
         dice.append(entry)
-    for die in aside:
-        if die["status"] != "ok" or die["value"] is None:
-            problems.append(f"a die set aside at {die['box']} was not read ({die['status']})")
-            continue
-        dice.append({"value": die["value"], "box": die["box"], "set_aside": True, **_as_read(die)})
     return dice, problems
 
 
@@ -222,9 +234,10 @@ def export_photos(
             f"{out} exists and is not a photo export (no labels.jsonl); name a new folder"
         )
     kept = kept_photos(photos)
+    answers = store.checks()
     (out / "images").mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
-    dice_n = corrected_n = flagged_n = val_n = 0
+    dice_n = corrected_n = checked_n = flagged_n = val_n = 0
     for reading in store.readings():
         source = kept.get(reading.id)
         if source is None:
@@ -236,7 +249,7 @@ def export_photos(
             # Without it the dice set aside are unknown and would sit in the photo unlabelled.
             log.warning("skipping %s: its sidecar cannot be read (%s)", source, exc)
             continue
-        dice, problems = _label(reading, list(sidecar["set_aside"]))
+        dice, problems = _label(reading, list(sidecar["set_aside"]), answers.get(reading.id, {}))
         split = split_of_game(reading.game, val_percent)
         record: dict[str, Any] = {
             "image": f"images/{source.name}",
@@ -260,9 +273,10 @@ def export_photos(
         lines.append(json.dumps(record))
         dice_n += len(dice)
         corrected_n += sum(1 for d in dice if d.get("corrected"))
+        checked_n += sum(1 for d in dice if d.get("checked"))
         val_n += split == "val"
     _write_atomically(labels, "".join(line + "\n" for line in lines).encode())
-    summary = ExportSummary(len(lines), dice_n, corrected_n, flagged_n, val_n)
+    summary = ExportSummary(len(lines), dice_n, corrected_n, flagged_n, val_n, checked_n)
     (out / "README.txt").write_text(_readme(summary), encoding="utf-8")
     return summary
 
@@ -276,14 +290,17 @@ Statistics: {summary.line()}.
 Scene: the table's camera over its tray, its lighting and its dice; boxes are whole dice in
 frame pixels (the reader's own boxes).
 Label quality: each die carries the value the players left standing. `corrected: true` marks a
-die a person set by hand; the other dice of the roll zone were read surely by the model and
-nobody corrected them; `set_aside: true` marks dice outside the roll zone, as the model read
-them in this frame (not checked by anybody). A die nobody corrected carries the model's
-`confidence`: players correct a misread that changes the score, not always one that does not
-(a 3 read as 2 in a game that scores only 1s and 5s), so such a label is as good as that
-confidence (on held-out photos, dice read at 0.9 or more were right 99 % of the time, those
-at 0.5-0.7 about 61 %: `pipcam eval` prints these bands). A photo with a die nobody read or
-corrected has `known_issue`. `split` is by game ({VAL_PERCENT} % of games are `val`).
+die a person set by hand during play, `checked: true` one they answered afterwards on the
+phones' teach sheet (a box they said holds no die is not labelled); the other dice of the roll
+zone were read surely by the model and nobody corrected them; `set_aside: true` marks dice
+outside the roll zone, as the model read them in this frame (or as answered). A die nobody
+corrected or answered carries the model's `confidence`: players correct a misread that changes
+the score, not always one that does not (a 3 read as 2 in a game that scores only 1s and 5s),
+so such a label is as good as that confidence (on held-out photos, dice read at 0.9 or more
+were right 99 % of the time, those at 0.5-0.7 about 61 %: `pipcam eval` prints these bands);
+under 0.9 it is neither trained on nor scored, and the teach sheet asks about it. A photo with
+a die nobody read, corrected or answered has `known_issue`. `split` is by game ({VAL_PERCENT} %
+of games are `val`).
 Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune
 FOLDER --out DIR` tunes the face model on the `train` games and reads the `val` games with the
 old and the new model. Uncorrected sure reads tune as well as checked labels; the answers to the

@@ -101,6 +101,17 @@ _CORRECTIONS = """CREATE TABLE IF NOT EXISTS corrections (
         source TEXT NOT NULL,
         time TEXT NOT NULL
     )"""
+# Added the same way: what the players answered about a kept photo's die afterwards, on the
+# phones' "teach" sheet (pipcam.teach). One answer per die, the last one standing; it labels the
+# photo and changes no game. Value 0: no die there.
+_CHECKS = """CREATE TABLE IF NOT EXISTS checks (
+        reading INTEGER NOT NULL REFERENCES readings (id),
+        die INTEGER NOT NULL CHECK (die >= 0),
+        value INTEGER NOT NULL CHECK (value BETWEEN 0 AND 6),
+        source TEXT NOT NULL,
+        time TEXT NOT NULL,
+        PRIMARY KEY (reading, die)
+    )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
 
@@ -388,6 +399,7 @@ class Store:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute(_CORRECTIONS)
+            db.execute(_CHECKS)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -805,3 +817,38 @@ class Store:
             )
             for cid, reading, game, die, value, replaced, events, source, time in rows
         ]
+
+    # -- checks ---------------------------------------------------------------------------------
+
+    def record_check(self, reading_id: int, die: int, value: int, *, source: str) -> None:
+        """Keep the players' answer that die ``die`` of a stored reading shows ``value`` (0: no
+        die is there), replacing an earlier answer about it; no game changes.
+
+        ``die`` counts the roll zone's dice first, then the dice set aside (as the photo's
+        sidecar lists them); the caller, who can read that sidecar, checks it is one of them.
+        """
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
+            raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
+        if isinstance(die, bool) or not isinstance(die, int) or die < 0:
+            raise ValueError(f"a die is counted from 0, not {die!r}")
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
+                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
+            db.execute(
+                "INSERT OR REPLACE INTO checks (reading, die, value, source, time) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (reading_id, die, value, source, now),
+            )
+
+    def checks(self, after: int = 0) -> dict[int, dict[int, int]]:
+        """The answers about the dice of readings with an id above ``after``: reading id -> die
+        -> value (0: no die)."""
+        with self._transaction(write=False) as db:
+            rows = db.execute(
+                "SELECT reading, die, value FROM checks WHERE reading > ?", (after,)
+            ).fetchall()
+        out: dict[int, dict[int, int]] = {}
+        for reading, die, value in rows:
+            out.setdefault(int(reading), {})[int(die)] = int(value)
+        return out

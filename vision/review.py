@@ -109,7 +109,8 @@ def untrusted(die: dict[str, Any]) -> bool:
     Such labels are where the model's misreads hide (a table's own photos, models/MODEL_CARD.md:
     20 of the 27 uncorrected misreads among 984 dice): training and tuning neither teach them
     nor teach against them, and ``pipcam eval`` does not score them. A die the players
-    corrected, and a die of a source with no ``confidence``, is trusted.
+    corrected or answered on the teach sheet (``checked``), and a die of a source with no
+    ``confidence``, is trusted.
 
     >>> untrusted({"value": 3, "confidence": 0.62}), untrusted({"value": 3, "confidence": 0.97})
     (True, False)
@@ -117,6 +118,6 @@ def untrusted(die: dict[str, Any]) -> bool:
     (False, False)
     """
     confidence = die.get("confidence")
-    if die.get("corrected") or confidence is None:
+    if die.get("corrected") or die.get("checked") or confidence is None:
         return False
     return float(confidence) < TRUSTED_READ

@@ -1,0 +1,178 @@
+"""The dice a table's reader was unsure of, asked about afterwards on the phones.
+
+A table that tunes itself learns from its labels, and the labels of a kept photo are what the
+players left standing: the model's own read where nobody corrected it. Where the model was unsure
+(below ``vision.review.TRUSTED_READ``) those reads are left out of training, so the dice that would
+teach it most teach nothing (models/MODEL_CARD.md, "A table that tunes itself"). The phones' teach
+sheet shows those dice one by one, cut from the kept photo, between games and at nobody's pace;
+each answer is stored (``Store.record_check``) and labels the die in ``pipcam photos``'s export,
+and so in the next tuning. Answers change no game.
+
+A die is asked about when it is in a kept photo, nobody corrected or answered it, and it was read
+unsurely: ``ok`` below ``TRUSTED_READ``, or ``uncertain``/``cocked`` and never corrected (such a
+photo is otherwise left out whole). The newest photos come first: the players still remember them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from pipcam.photos import kept_photos
+from pipcam.store import Store, StoredReading
+from vision.review import TRUSTED_READ
+
+CROP_SIDE = 240
+"""Pixels of the square a phone shows: enough for pips, small enough to send at once."""
+CONTEXT = 2.2
+"""The crop's side in die-box sides: the die and what lies around it, so it can be told from a
+neighbour; the die itself is outlined."""
+
+
+class NoSuchDie(LookupError):
+    """A question that is not (or no longer) on the teach sheet."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One die to ask about: which photo and die, and how the camera read it."""
+
+    reading: int
+    die: int
+    value: int | None
+    confidence: float
+    status: str
+    box: tuple[int, int, int, int]
+    time: str
+
+    def as_json(self) -> dict[str, Any]:
+        """What a phone gets (the box stays here: the phone gets the crop)."""
+        return {
+            "reading": self.reading,
+            "die": self.die,
+            "value": self.value,
+            "confidence": round(self.confidence, 3),
+            "status": self.status,
+            "time": self.time,
+        }
+
+
+def _asked(die: dict[str, Any]) -> bool:
+    """A die whose read is not a label as it stands."""
+    if die.get("status") != "ok" or die.get("value") is None:
+        return True
+    return float(die.get("confidence", 1.0)) < TRUSTED_READ
+
+
+def all_dice(reading: StoredReading, sidecar: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dice of a kept photo in the order answers count them: the roll zone's, then those set
+    aside."""
+    return [*reading.dice, *sidecar.get("set_aside", [])]
+
+
+class Teacher:
+    """The teach sheet's questions over a table's store and kept photos; thread-safe."""
+
+    def __init__(self, store: Store, photos: Path) -> None:
+        self.store = store
+        self.photos = photos
+        self._lock = threading.Lock()
+
+    def _open(self) -> list[Question]:
+        """Every open question, newest photo first."""
+        kept = kept_photos(self.photos)
+        if not kept:
+            return []
+        after = min(kept) - 1
+        answered = self.store.checks(after)
+        out: list[Question] = []
+        for reading in reversed(self.store.readings(after)):
+            path = kept.get(reading.id)
+            if path is None:
+                continue
+            try:
+                sidecar = json.loads(path.with_suffix(".json").read_text())
+            except (OSError, ValueError):
+                continue  # the export skips such a photo too: asking about it teaches nothing
+            done = answered.get(reading.id, {})
+            for index, die in enumerate(all_dice(reading, sidecar)):
+                if index in reading.corrected or index in done or not _asked(die):
+                    continue
+                x0, y0, x1, y1 = (int(v) for v in die["box"])
+                out.append(
+                    Question(
+                        reading.id,
+                        index,
+                        die.get("value"),
+                        float(die.get("confidence", 0.0)),
+                        str(die.get("status")),
+                        (x0, y0, x1, y1),
+                        reading.time,
+                    )
+                )
+        return out
+
+    def questions(self, limit: int = 20) -> tuple[int, list[Question]]:
+        """How many dice are open, and the first ``limit`` of them."""
+        with self._lock:
+            found = self._open()
+        return len(found), found[:limit]
+
+    def _find(self, reading: int, die: int) -> Question:
+        for question in self._open():
+            if (question.reading, question.die) == (reading, die):
+                return question
+        raise NoSuchDie(
+            f"die {die} of reading {reading} is not on the teach sheet (answered already, "
+            "never asked, or its photo was deleted); fetch the sheet again"
+        )
+
+    def crop(self, reading: int, die: int) -> bytes:
+        """A JPEG of the die, outlined, with some of the tray around it."""
+        with self._lock:
+            question = self._find(reading, die)
+        frame = cv2.imread(str(kept_photos(self.photos).get(reading, Path("-"))))
+        if frame is None:
+            raise NoSuchDie(f"the photo of reading {reading} cannot be read any more")
+        return crop_jpeg(frame, question.box)
+
+    def answer(self, reading: int, die: int, value: int, *, source: str = "phone") -> int:
+        """Store that the die shows ``value`` (0: no die there); how many stay open."""
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
+            raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
+        with self._lock:
+            self._find(reading, die)
+            self.store.record_check(reading, die, value, source=source)
+            return len(self._open())
+
+
+def crop_jpeg(frame: Any, box: tuple[int, int, int, int]) -> bytes:
+    """The square around ``box`` at ``CONTEXT`` sides, edge-replicated past the frame, outlined
+    and scaled to ``CROP_SIDE``."""
+    x0, y0, x1, y1 = box
+    side = max(x1 - x0, y1 - y0, 1) * CONTEXT
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    left, top = round(cx - side / 2), round(cy - side / 2)
+    size = max(round(side), 1)
+    height, width = frame.shape[:2]
+    pad = max(0, -left, -top, left + size - width, top + size - height)
+    if pad:
+        frame = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    square = frame[top + pad : top + pad + size, left + pad : left + pad + size]
+    scale = CROP_SIDE / size
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    out = cv2.resize(square, (CROP_SIDE, CROP_SIDE), interpolation=interpolation)
+    # The outline sits just outside the die's box, so it never covers a pip.
+    a = (round((x0 - left) * scale) - 3, round((y0 - top) * scale) - 3)
+    b = (round((x1 - left) * scale) + 2, round((y1 - top) * scale) + 2)
+    cv2.rectangle(out, a, b, (0, 220, 255), 2)
+    ok, data = cv2.imencode(".jpg", np.ascontiguousarray(out), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ValueError("the crop could not be encoded as JPEG")
+    return bytes(data.tobytes())

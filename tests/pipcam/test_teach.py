@@ -1,0 +1,161 @@
+"""The teach sheet: dice read unsurely, asked about afterwards, and their answers as labels
+(pipcam/teach.py, Store.record_check, the export)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from pipcam.photos import PhotoKeeper, export_photos, kept_photos
+from pipcam.store import Store
+from pipcam.teach import CROP_SIDE, NoSuchDie, Teacher, crop_jpeg
+from tests.pipcam.test_photos import play
+from vision.train.data import load_folder
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A real SQLite store."""
+    with Store(tmp_path / "pipcam.db") as s:
+        yield s
+
+
+@pytest.fixture
+def teacher(tmp_path: Path, store: Store) -> Teacher:
+    """The three readings of ``play`` with their photos kept."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+    return Teacher(store, tmp_path / "photos")
+
+
+def asked(teacher: Teacher) -> list[tuple[int, int, int | None, str]]:
+    count, questions = teacher.questions()
+    assert count == len(questions)
+    return [(q.reading, q.die, q.value, q.status) for q in questions]
+
+
+def test_the_sheet_asks_about_unsure_dice_newest_first(teacher: Teacher) -> None:
+    """Asked: the cocked die nobody corrected, and the die set aside read at 0.876; not asked:
+    dice read at 0.9 or more, and the die the players corrected during play."""
+    assert asked(teacher) == [(3, 0, None, "cocked"), (2, 2, 5, "ok")]
+    count, first = teacher.questions(limit=1)
+    assert count == 2
+    assert [(q.reading, q.die) for q in first] == [(3, 0)]
+    assert first[0].as_json() == {
+        "reading": 3,
+        "die": 0,
+        "value": None,
+        "confidence": 0.3,
+        "status": "cocked",
+        "time": first[0].time,
+    }
+
+
+def test_answers_label_the_export_and_leave_the_sheet(
+    tmp_path: Path, teacher: Teacher, store: Store
+) -> None:
+    """An answered die is labelled ``checked`` with the answer; 'no die' unlabels the box; the
+    photo flagged for its cocked die is flagged no more; training's loader trusts the answers."""
+    assert teacher.answer(3, 0, 4) == 1
+    assert teacher.answer(2, 2, 0) == 0
+    assert asked(teacher) == []
+    out = tmp_path / "mytable"
+    summary = export_photos(store, tmp_path / "photos", out)
+    assert (summary.photos, summary.dice, summary.checked, summary.flagged) == (3, 5, 1, 0)
+    records = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+    assert [[d["value"] for d in r["dice"]] for r in records] == [[1, 5], [2, 3], [4]]
+    assert records[2]["dice"][0] == {"value": 4, "box": [0, 0, 9, 9], "checked": True}
+    assert all("known_issue" not in r for r in records)
+    loaded = load_folder(out)
+    assert [[d.value for d in r.dice] for r in loaded] == [[1, 5], [2, 3], [4]]
+    assert not any(d.suspect for r in loaded for d in r.dice)
+    assert "answered on the teach sheet" in (out / "README.txt").read_text()
+
+
+def test_an_answer_is_stored_and_the_last_one_stands(store: Store, teacher: Teacher) -> None:
+    """Answers survive a reopening of the store; answering again through the store replaces."""
+    teacher.answer(2, 2, 6)
+    store.record_check(2, 2, 5, source="phone")
+    path = store.path
+    store.close()
+    with Store(path) as again:
+        assert again.checks() == {2: {2: 5}}
+        assert again.checks(after=2) == {}
+
+
+@pytest.mark.parametrize(
+    ("reading", "die", "value", "error", "message"),
+    [
+        (3, 0, 7, ValueError, "1 to 6"),
+        (3, 0, True, ValueError, "1 to 6"),
+        (1, 0, 3, NoSuchDie, "not on the teach sheet"),  # read surely: never asked
+        (2, 1, 3, NoSuchDie, "not on the teach sheet"),  # corrected during play
+        (9, 0, 3, NoSuchDie, "not on the teach sheet"),
+    ],
+)
+def test_a_refused_answer_stores_nothing(
+    teacher: Teacher,
+    store: Store,
+    reading: int,
+    die: int,
+    value: int,
+    error: type[Exception],
+    message: str,
+) -> None:
+    with pytest.raises(error, match=message):
+        teacher.answer(reading, die, value)
+    assert store.checks() == {}
+    assert len(asked(teacher)) == 2
+
+
+def test_the_store_refuses_bad_checks(store: Store) -> None:
+    with pytest.raises(LookupError, match="no reading 4"):
+        store.record_check(4, 0, 3, source="phone")
+    with pytest.raises(ValueError, match="counted from 0"):
+        store.record_check(4, -1, 3, source="phone")
+    assert store.checks() == {}
+
+
+def test_a_deleted_photo_is_no_longer_asked_about(tmp_path: Path, teacher: Teacher) -> None:
+    """The table prunes its oldest photos: their dice leave the sheet, and answering one says
+    so."""
+    kept_photos(tmp_path / "photos")[3].unlink()
+    assert asked(teacher) == [(2, 2, 5, "ok")]
+    with pytest.raises(NoSuchDie, match="fetch the sheet again"):
+        teacher.answer(3, 0, 4)
+    with pytest.raises(NoSuchDie):
+        teacher.crop(3, 0)
+
+
+def test_without_photos_there_is_nothing_to_ask(tmp_path: Path, store: Store) -> None:
+    assert Teacher(store, tmp_path / "none").questions() == (0, [])
+
+
+def test_the_crop_shows_the_die_outlined_in_its_surroundings(teacher: Teacher) -> None:
+    """A square JPEG of the die with the tray around it; the outline frames the die's box."""
+    image = cv2.imdecode(np.frombuffer(teacher.crop(2, 2), np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
+    assert image.shape == (CROP_SIDE, CROP_SIDE, 3)
+
+
+def test_the_crop_past_the_frame_edge_is_filled_and_the_die_centred() -> None:
+    """A die in the frame's corner: the square runs past the edge (filled from the edge), and the
+    die's own pixels sit in the middle, inside the outline."""
+    frame = np.zeros((100, 120, 3), np.uint8)
+    frame[0:20, 0:20] = 255  # a white die in the top-left corner
+    image = cv2.imdecode(np.frombuffer(crop_jpeg(frame, (0, 0, 20, 20)), np.uint8), 1)
+    assert image is not None
+    centre = CROP_SIDE // 2
+    middle = image[centre - 20 : centre + 20, centre - 20 : centre + 20]
+    assert middle.mean() > 200
+    # Beyond the outline, up and left, the replicated edge of the white die; down and right the
+    # dark tray.
+    assert image[5, 5].mean() > 200
+    assert image[-5, -5].mean() < 40
+    below = image[centre + 40 : centre + 80, centre].astype(int)
+    # The outline's bottom edge crosses there: yellow-orange, much red and no blue.
+    assert any(red > 180 and blue < 90 for blue, _, red in below)
