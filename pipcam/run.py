@@ -432,6 +432,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         stack.callback(table.subscribe(show))
         show(table.state_json())
         loop: CameraLoop | None = None
+        teacher = None
         if spec != "none":
             reader = make_reader(config, calibration, data, on_model=table.model_in_use)
             keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
@@ -442,6 +443,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                     data / "photos", limit=config.photo_limit, on_count=table.photos_kept
                 ).keep
                 print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
+                from pipcam.teach import Teacher
+
+                # The phones' teach sheet asks about the dice read unsurely in those photos.
+                teacher = Teacher(store, data / "photos")
                 # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
                 if config.auto_tune and not names_a_model(config):
                     keeper = _tuning_keeper(keeper, data, config, stack)
@@ -460,7 +465,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         keyboard.start()
         stack.callback(keyboard.close)
 
-        app = create_app(table, pin=pin)
+        app = create_app(table, pin=pin, teacher=teacher)
         server = _QuietServer(
             uvicorn.Config(app, host=config.host, port=port, log_level="warning", access_log=False)
         )

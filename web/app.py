@@ -15,11 +15,11 @@ import hmac
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
-from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response, Security
+from fastapi import Body, Depends, FastAPI, HTTPException, Query, Request, Response, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.security import APIKeyCookie, APIKeyHeader
@@ -42,10 +42,12 @@ from web.schemas import (
     PinIn,
     StatePublic,
     StatsPublic,
+    TeachIn,
+    TeachPublic,
 )
 from web.stats import fairness
 
-__all__ = ["PIN_COOKIE", "HeaderIn", "PinGuard", "PinIn", "TableAPI", "create_app"]
+__all__ = ["PIN_COOKIE", "HeaderIn", "PinGuard", "PinIn", "TableAPI", "TeachAPI", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 PIN_COOKIE = "pipcam_pin"
@@ -69,6 +71,21 @@ PinCookie = Annotated[
         )
     ),
 ]
+
+
+class QuestionLike(Protocol):
+    """One die on the teach sheet (pipcam.teach.Question)."""
+
+    def as_json(self) -> dict[str, Any]: ...
+
+
+class TeachAPI(Protocol):
+    """The teach sheet (pipcam.teach.Teacher): a missing die raises LookupError, a bad value
+    ValueError."""
+
+    def questions(self, limit: int = ...) -> tuple[int, Sequence[QuestionLike]]: ...
+    def crop(self, reading: int, die: int) -> bytes: ...
+    def answer(self, reading: int, die: int, value: int, *, source: str = ...) -> int: ...
 
 
 class TableAPI(Protocol):
@@ -244,10 +261,16 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (429, "too many wrong PINs: wait"),
     ]
 }
+ERRORS_404: dict[str, Any] = {
+    "model": ErrorPublic,
+    "description": "no such die on the teach sheet (answered, or its photo deleted)",
+}
 
 
-def create_app(table: TableAPI, *, pin: str, title: str = "pipcam") -> FastAPI:
-    """The FastAPI app for one table."""
+def create_app(
+    table: TableAPI, *, pin: str, title: str = "pipcam", teacher: TeachAPI | None = None
+) -> FastAPI:
+    """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept."""
     app = FastAPI(
         title=title,
         summary="A dice table's live scoreboard and controls.",
@@ -417,6 +440,54 @@ def create_app(table: TableAPI, *, pin: str, title: str = "pipcam") -> FastAPI:
         (both stored); that needs it to be the last action (409 otherwise).
         """
         return run(lambda: table.correct(body.die, body.value, source="phone"))
+
+    @app.get("/api/teach", tags=["teach"], response_model=TeachPublic)
+    def teach_sheet(limit: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
+        """The dice of kept photos that the camera read unsurely and nobody has answered yet."""
+        if teacher is None:
+            return {"keeping": False, "count": 0, "questions": []}
+        count, questions = teacher.questions(limit)
+        return {"keeping": True, "count": count, "questions": [q.as_json() for q in questions]}
+
+    def no_such_die(exc: LookupError) -> HTTPException:
+        return HTTPException(404, detail=str(exc))
+
+    @app.get(
+        "/api/teach/{reading}/{die}.jpg",
+        tags=["teach"],
+        dependencies=pinned,
+        response_class=Response,
+        responses={200: {"content": {"image/jpeg": {}}}, 404: ERRORS_404, **ERRORS},
+    )
+    def teach_picture(reading: int, die: int) -> Response:
+        """The die, outlined, with some of the tray around it (the table's own photo: PIN)."""
+        if teacher is None:
+            raise HTTPException(404, detail="this table keeps no photos")
+        try:
+            data = teacher.crop(reading, die)
+        except LookupError as exc:
+            raise no_such_die(exc) from exc
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.post(
+        "/api/teach",
+        tags=["teach"],
+        dependencies=pinned,
+        response_model=TeachPublic,
+        responses={404: ERRORS_404, **ERRORS},
+    )
+    def teach(body: TeachIn) -> dict[str, Any]:
+        """Answer what a die shows (0: no die there); the sheet as it is then. It labels the
+        photo for tuning and changes no game."""
+        if teacher is None:
+            raise HTTPException(404, detail="this table keeps no photos")
+        try:
+            teacher.answer(body.reading, body.die, body.value, source="phone")
+        except LookupError as exc:
+            raise no_such_die(exc) from exc
+        except ValueError as exc:
+            raise HTTPException(422, detail=str(exc)) from exc
+        return teach_sheet()
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -73,6 +73,34 @@ class CorrectionIn(BaseModel):
     value: int = Field(strict=True, ge=1, le=6, description="the face the die shows")
 
 
+class TeachIn(BaseModel):
+    """The face a die of a kept photo shows, answered on the teach sheet."""
+
+    reading: int = Field(strict=True, ge=1, description="the photo's reading, as GET /api/teach")
+    die: int = Field(strict=True, ge=0, le=63, description="the die, as GET /api/teach")
+    value: int = Field(strict=True, ge=0, le=6, description="the face it shows; 0: no die there")
+
+
+class QuestionPublic(BaseModel):
+    """A die of a kept photo that the camera read unsurely; its picture is
+    /api/teach/{reading}/{die}.jpg."""
+
+    reading: int
+    die: int
+    value: int | None = Field(description="what the camera read; null: it could not tell")
+    confidence: float
+    status: str = Field(description="ok (read, unsurely), uncertain or cocked")
+    time: str = Field(description="when the photo was taken (UTC, ISO 8601)")
+
+
+class TeachPublic(BaseModel):
+    """The teach sheet: the dice to ask about, newest photo first."""
+
+    keeping: bool = Field(description="whether the table keeps photos at all")
+    count: int = Field(description="how many dice are open, of which `questions` are the first")
+    questions: list[QuestionPublic]
+
+
 # The body of POST /api/actions is parsed by the engine (its messages say what is wrong); this
 # schema only documents the PROTOCOL.md action objects for OpenAPI and the schema-driven fuzz.
 _FACES = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "maxItems": 8}

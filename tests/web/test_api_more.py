@@ -22,15 +22,18 @@ from scoring.registry import available
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_table_corrections import reading
 from tests.web.test_api import PIN, Served, free_port
-from web.app import PinGuard, TableAPI, create_app
+from web.app import PinGuard, TableAPI, TeachAPI, create_app
 
 
 @contextmanager
-def serving(table: TableAPI) -> Iterator[str]:
+def serving(table: TableAPI, teacher: TeachAPI | None = None) -> Iterator[str]:
     """Serve a table's app on a free loopback port for the block; yields the base URL."""
     port = free_port()
     config = uvicorn.Config(
-        create_app(table, pin=PIN), host="127.0.0.1", port=port, log_level="critical"
+        create_app(table, pin=PIN, teacher=teacher),
+        host="127.0.0.1",
+        port=port,
+        log_level="critical",
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
