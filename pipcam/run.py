@@ -446,7 +446,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 from pipcam.teach import Teacher
 
                 # The phones' teach sheet asks about the dice read unsurely in those photos.
-                teacher = Teacher(store, data / "photos")
+                teacher = Teacher(store, data / "photos", in_play=table.reading_in_play)
                 # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
                 if config.auto_tune and not names_a_model(config):
                     keeper = _tuning_keeper(keeper, data, config, stack)

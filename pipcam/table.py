@@ -479,6 +479,11 @@ class Table:
             "set aside dice by taking them out of the roll zone"
         )
 
+    def reading_in_play(self) -> int | None:
+        """The stored id of the last settled reading, which a phone can still correct."""
+        last = self.last_reading
+        return None if last is None else last.id
+
     def camera_status(self, status: str) -> None:
         """The camera is "ok", "missing" or "failed" (unplugged mid-game: the table carries on)."""
         with self.lock:

@@ -10,13 +10,18 @@ and so in the next tuning. Answers change no game.
 
 A die is asked about when it is in a kept photo, nobody corrected or answered it, and it was read
 unsurely: ``ok`` below ``TRUSTED_READ``, or ``uncertain``/``cocked`` and never corrected (such a
-photo is otherwise left out whole). The newest photos come first: the players still remember them.
+photo is otherwise left out whole). Those come first, since one answer frees a whole photo for
+training, then the rest by confidence, least sure first (most likely misread; newest first among
+equals): players who answer only a few answer the ones that teach most.
+The reading still in play is not asked about: the players correct it on the board, where a
+correction also changes the game.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,22 +84,26 @@ def all_dice(reading: StoredReading, sidecar: dict[str, Any]) -> list[dict[str, 
 class Teacher:
     """The teach sheet's questions over a table's store and kept photos; thread-safe."""
 
-    def __init__(self, store: Store, photos: Path) -> None:
+    def __init__(
+        self, store: Store, photos: Path, *, in_play: Callable[[], int | None] = lambda: None
+    ) -> None:
         self.store = store
         self.photos = photos
+        self.in_play = in_play  # the reading the board can still correct (pipcam.table)
         self._lock = threading.Lock()
 
     def _open(self) -> list[Question]:
-        """Every open question, newest photo first."""
+        """Every open question, in the order asked."""
         kept = kept_photos(self.photos)
         if not kept:
             return []
         after = min(kept) - 1
         answered = self.store.checks(after)
+        playing = self.in_play()
         out: list[Question] = []
         for reading in reversed(self.store.readings(after)):
             path = kept.get(reading.id)
-            if path is None:
+            if path is None or reading.id == playing:
                 continue
             try:
                 sidecar = json.loads(path.with_suffix(".json").read_text())
@@ -116,6 +125,8 @@ class Teacher:
                         reading.time,
                     )
                 )
+        # Python's sort is stable: among equals the newest photo stays first.
+        out.sort(key=lambda q: (q.value is not None and q.status == "ok", q.confidence))
         return out
 
     def questions(self, limit: int = 20) -> tuple[int, list[Question]]:

@@ -13,7 +13,9 @@ import pytest
 
 from pipcam.photos import PhotoKeeper, export_photos, kept_photos
 from pipcam.store import Store
+from pipcam.table import Table
 from pipcam.teach import CROP_SIDE, NoSuchDie, Teacher, crop_jpeg
+from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_photos import play
 from vision.train.data import load_folder
 
@@ -159,3 +161,36 @@ def test_the_crop_past_the_frame_edge_is_filled_and_the_die_centred() -> None:
     below = image[centre + 40 : centre + 80, centre].astype(int)
     # The outline's bottom edge crosses there: yellow-orange, much red and no blue.
     assert any(red > 180 and blue < 90 for blue, _, red in below)
+
+
+def test_the_reading_still_in_play_is_corrected_on_the_board(tmp_path: Path, store: Store) -> None:
+    """The last settled reading can still be corrected in the game, so the sheet leaves it."""
+    table = play(store, PhotoKeeper(tmp_path / "photos"))
+    assert table.reading_in_play() == 3
+    teacher = Teacher(store, tmp_path / "photos", in_play=table.reading_in_play)
+    assert asked(teacher) == [(2, 2, 5, "ok")]
+    with pytest.raises(NoSuchDie):
+        teacher.answer(3, 0, 4)
+
+
+def test_unread_dice_come_first_then_the_least_sure(tmp_path: Path, store: Store) -> None:
+    """An unread die frees its whole photo, and the least sure read is the likeliest misread:
+    players who answer a few answer those."""
+    table = Table(store)
+    keeper = PhotoKeeper(tmp_path / "photos")
+    shots = [
+        FakeReading((FakeDie(2, 0.6), FakeDie(3, 0.8, box=(20, 0, 30, 10)))),
+        FakeReading((FakeDie(4, 0.7), FakeDie(None, 0.2, "cocked", (20, 0, 30, 10)))),
+        FakeReading((FakeDie(5, 0.6),)),
+    ]
+    for shot in shots:
+        reading_id = table.on_reading(shot, settled_now=True)
+        assert reading_id is not None
+        keeper.keep(reading_id, np.zeros((40, 40, 3), np.uint8))
+    assert [(r, d) for r, d, _, _ in asked(Teacher(store, tmp_path / "photos"))] == [
+        (2, 1),
+        (3, 0),  # as unsure as (1, 0), and newer
+        (1, 0),
+        (2, 0),
+        (1, 1),
+    ]

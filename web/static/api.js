@@ -62,6 +62,29 @@ export async function post(path, body) {
   return null;
 }
 
+/** An image a route serves behind the PIN, as an object URL (asking for the PIN on 401), or null
+after telling the player why not. */
+export async function image(path) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let r;
+    try {
+      r = await fetch(path, { cache: "no-store", credentials: "same-origin" });
+    } catch {
+      toast(t("error.network"));
+      return null;
+    }
+    if (r.ok) return URL.createObjectURL(await r.blob());
+    const why = detailText(await r.json().catch(() => ({})), r.status);
+    if (r.status === 401) {
+      if (!(await enterPin())) return null;
+      continue;
+    }
+    toast(r.status === 429 ? t("error.wait", { detail: why }) : why, r.status === 429 ? "wait" : undefined);
+    return null;
+  }
+  return null;
+}
+
 function askPin(message) {
   const dialog = $("pin-dialog");
   $("pin-error").textContent = message;

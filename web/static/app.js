@@ -1,6 +1,6 @@
 // The phone scoreboard. The state arrives as server-sent events (GET /api/events); every change
 // goes through the PROTOCOL.md routes (api.js), so anything done here can also be scripted.
-import { get, post } from "./api.js";
+import { get, image, post } from "./api.js";
 import { $, h, toast } from "./dom.js";
 import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
 import { gameSheet } from "./sheets.js";
@@ -143,12 +143,62 @@ function withPhotosNote(state, box) {
   const kept = state.table && state.table.photos;
   if (kept !== null && kept !== undefined) {
     box.append(h("p", { class: "hint", id: "photos-note" }, t("photos.kept", { n: kept })));
+    box.append(h("button", { type: "button", id: "teach-open", onclick: teach }, t("teach.open")));
   }
   const tuned = state.table && state.table.tuned;
   if (tuned) {
     box.append(h("p", { class: "hint", id: "tuned-note" }, t("model.tuned", { date: tuned })));
   }
   return box;
+}
+
+// The teach sheet (GET/POST /api/teach): the dice of kept photos that the camera read unsurely,
+// one at a time, at the players' pace. An answer labels the photo for the next tuning and changes
+// no game; a read below 90 % teaches nothing until somebody answers it (pipcam/teach.py).
+let teaching = false;
+
+function askTeach(question, i, n, src) {
+  const dialog = $("teach-dialog");
+  $("teach-progress").textContent = t("teach.progress", { i, n });
+  $("teach-image").src = src;
+  const pct = Math.round(Number(question.confidence || 0) * 100);
+  $("teach-read").textContent = question.value === null
+    ? t("teach.unread", { status: t(`dice.${question.status}`) })
+    : t("teach.read", { value: question.value, pct });
+  dialog.returnValue = "";
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue), { once: true });
+    dialog.showModal();
+  });
+}
+
+async function teach() {
+  if (teaching) return;
+  teaching = true;
+  let answered = 0;
+  try {
+    const sheet = await get("/api/teach?limit=200");
+    if (!sheet || !sheet.count) {
+      toast(t("teach.nothing"), "ok");
+      return;
+    }
+    const questions = sheet.questions;
+    for (let i = 0; i < questions.length; i++) {
+      const q = questions[i];
+      const src = await image(`/api/teach/${q.reading}/${q.die}.jpg`);
+      if (!src) return;
+      const answer = await askTeach(q, i + 1, questions.length, src);
+      URL.revokeObjectURL(src);
+      if (answer === "") return;
+      if (answer === "skip") continue;
+      const done = await post("/api/teach", { reading: q.reading, die: q.die, value: Number(answer) });
+      if (!done) return;
+      answered += 1;
+    }
+  } finally {
+    teaching = false;
+    if (answered) toast(t("teach.thanks", { n: answered }), "ok");
+  }
 }
 
 function correctDie(index, shown) {

@@ -17,6 +17,7 @@ import uvicorn
 
 from pipcam.store import Store
 from pipcam.table import Table
+from pipcam.teach import Teacher
 from scoring.core import Bank, Keep, Roll, Score, action_to_json
 from scoring.registry import game_class
 from scoring.transcript import parse_header, start
@@ -82,9 +83,10 @@ def free_port() -> int:
 class Served:
     """A table served over HTTP: the table itself (for the camera's side) and a PIN'd client."""
 
-    def __init__(self, table: Table, base: str) -> None:
+    def __init__(self, table: Table, base: str, photos: Path) -> None:
         self.table = table
         self.base = base
+        self.photos = photos  # where the table keeps photos, for its teach sheet
         self.pinned = httpx.Client(base_url=base, timeout=10, headers={"X-Table-Pin": PIN})
 
     def post(self, path: str, body: object = None) -> dict[str, Any]:
@@ -107,8 +109,9 @@ def serve(tmp_path: Path) -> Iterator[Served]:
     with Store(tmp_path / "pipcam.db") as store:
         table = Table(store)
         port = free_port()
+        teacher = Teacher(store, tmp_path / "photos", in_play=table.reading_in_play)
         config = uvicorn.Config(
-            create_app(table, pin=PIN),
+            create_app(table, pin=PIN, teacher=teacher),
             host="127.0.0.1",
             port=port,
             log_level="warning",
@@ -121,7 +124,7 @@ def serve(tmp_path: Path) -> Iterator[Served]:
         while not server.started:
             assert time.monotonic() < deadline, "server did not start"
             time.sleep(0.02)
-        served = Served(table, f"http://127.0.0.1:{port}")
+        served = Served(table, f"http://127.0.0.1:{port}", tmp_path / "photos")
         try:
             yield served
         finally:

@@ -10,14 +10,19 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
+from pipcam.photos import PhotoKeeper
+from pipcam.store import Store
 from tests.web.browser._server import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
     PHONE,
     PIN,
+    FakeDie,
+    FakeReading,
     Served,
     midgame,
     reading,
@@ -223,6 +228,53 @@ def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> N
     )
     served.table.model_in_use(None)
     expect(phone.locator("#tuned-note")).to_have_count(0)
+
+
+def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> None:
+    """The teach sheet shows each unsure die of the kept photos, outlined in its photo; answers
+    are stored and leave the game as it was; with nothing left it says so."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    tray = np.full((480, 640, 3), 40, np.uint8)
+    keeper = PhotoKeeper(served.photos)
+    unsure = FakeReading(
+        (
+            *reading([1, 1, None, 2, 3], doubtful={2: "uncertain"}).dice,
+            FakeDie(4, 0.7, "ok", (300, 10, 340, 50)),
+        )
+    )
+    first = served.table.on_reading(unsure, settled_now=True)
+    assert first is not None
+    keeper.keep(first, tray)
+    # The reading still in play is corrected on the board: the sheet waits for the next one.
+    served.table.on_reading(reading([1, 5, 2, 3, 4, 6]), settled_now=True)
+    second = served.table.reading_in_play()
+    assert second is not None
+    keeper.keep(second, tray)
+    served.table.photos_kept(2)
+    before = served.table.transcript()
+    phone.click("#teach-open")
+    dialog = phone.locator("#teach-dialog")
+    expect(dialog).to_be_visible()
+    expect(phone.locator("#teach-progress")).to_have_text("Die 1 of 2")
+    expect(phone.locator("#teach-read")).to_have_text("The camera could not read it (uncertain).")
+    phone.wait_for_function("document.getElementById('teach-image').naturalWidth === 240")
+    shoot(phone, "teach-sheet")
+    phone.click("#teach-dialog .faces button[value='5']")
+    expect(phone.locator("#teach-progress")).to_have_text("Die 2 of 2")
+    expect(phone.locator("#teach-read")).to_have_text("The camera read 4 (70% sure).")
+    phone.click("#teach-no-die")
+    expect(dialog).to_be_hidden()
+    expect(phone.locator("#toast")).to_have_text(
+        "Thank you: 2 dice answered. The next tuning learns from them."
+    )
+    sheet = served.pinned.get("/api/teach").json()
+    assert (sheet["count"], sheet["questions"]) == (0, [])
+    with Store(served.photos.parent / "pipcam.db") as store:
+        assert store.checks() == {first: {2: 5, 5: 0}}
+    assert served.table.transcript() == before
+    phone.click("#teach-open")
+    expect(phone.locator("#toast")).to_contain_text("Nothing to check")
+    expect(dialog).to_be_hidden()
 
 
 def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
