@@ -113,6 +113,8 @@ _CHECKS = """CREATE TABLE IF NOT EXISTS checks (
         PRIMARY KEY (reading, die)
     )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
+_LAST_ID = 2**63 - 1
+"""SQLite's largest rowid: no bound."""
 _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
 
 
@@ -710,16 +712,20 @@ class Store:
                     counts[value] = counts.get(value, 0) + 1
         return counts
 
-    def readings(self, after: int = 0) -> list[StoredReading]:
-        """Every reading with an id above ``after``, oldest first, each die as last corrected."""
+    def readings(self, after: int = 0, upto: int | None = None) -> list[StoredReading]:
+        """Every reading with an id above ``after`` (and at most ``upto``), oldest first, each die
+        as last corrected."""
+        last = _LAST_ID if upto is None else upto
         with self._transaction(write=False) as db:
             rows = db.execute(
-                "SELECT id, game, time, status, dice FROM readings WHERE id > ? ORDER BY id",
-                (after,),
+                "SELECT id, game, time, status, dice FROM readings WHERE id > ? AND id <= ? "
+                "ORDER BY id",
+                (after, last),
             ).fetchall()
             fixes = db.execute(
-                "SELECT reading, die, value FROM corrections WHERE reading > ? ORDER BY id",
-                (after,),
+                "SELECT reading, die, value FROM corrections WHERE reading > ? AND reading <= ? "
+                "ORDER BY id",
+                (after, last),
             ).fetchall()
         by_reading: dict[int, list[tuple[int, int]]] = {}
         for reading, die, value in fixes:
@@ -841,12 +847,13 @@ class Store:
                 (reading_id, die, value, source, now),
             )
 
-    def checks(self, after: int = 0) -> dict[int, dict[int, int]]:
-        """The answers about the dice of readings with an id above ``after``: reading id -> die
-        -> value (0: no die)."""
+    def checks(self, after: int = 0, upto: int | None = None) -> dict[int, dict[int, int]]:
+        """The answers about the dice of readings with an id above ``after`` (and at most
+        ``upto``): reading id -> die -> value (0: no die)."""
         with self._transaction(write=False) as db:
             rows = db.execute(
-                "SELECT reading, die, value FROM checks WHERE reading > ?", (after,)
+                "SELECT reading, die, value FROM checks WHERE reading > ? AND reading <= ?",
+                (after, _LAST_ID if upto is None else upto),
             ).fetchall()
         out: dict[int, dict[int, int]] = {}
         for reading, die, value in rows:

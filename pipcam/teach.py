@@ -91,26 +91,40 @@ class Teacher:
         self.photos = photos
         self.in_play = in_play  # the reading the board can still correct (pipcam.table)
         self._lock = threading.Lock()
+        # A kept photo's sidecar never changes once written; read each once.
+        self._aside: dict[int, list[dict[str, Any]] | None] = {}
 
-    def _open(self) -> list[Question]:
-        """Every open question, in the order asked."""
-        kept = kept_photos(self.photos)
-        if not kept:
-            return []
-        after = min(kept) - 1
-        answered = self.store.checks(after)
+    def _set_aside(self, reading_id: int, path: Path) -> list[dict[str, Any]] | None:
+        """The dice set aside in a kept photo; None when its sidecar cannot be read (the export
+        skips such a photo too, so asking about it would teach nothing)."""
+        if reading_id not in self._aside:
+            try:
+                self._aside[reading_id] = list(
+                    json.loads(path.with_suffix(".json").read_text())["set_aside"]
+                )
+            except (OSError, ValueError, KeyError, TypeError):
+                return None  # perhaps written a moment later: not remembered
+        return self._aside[reading_id]
+
+    def _questions(
+        self, kept: dict[int, Path], after: int, upto: int | None = None
+    ) -> list[Question]:
+        """The open questions about the kept photos of readings in (after, upto], in the order
+        asked."""
+        for gone in self._aside.keys() - kept.keys():
+            del self._aside[gone]
+        answered = self.store.checks(after, upto)
         playing = self.in_play()
         out: list[Question] = []
-        for reading in reversed(self.store.readings(after)):
+        for reading in reversed(self.store.readings(after, upto)):
             path = kept.get(reading.id)
             if path is None or reading.id == playing:
                 continue
-            try:
-                sidecar = json.loads(path.with_suffix(".json").read_text())
-            except (OSError, ValueError):
-                continue  # the export skips such a photo too: asking about it teaches nothing
+            aside = self._set_aside(reading.id, path)
+            if aside is None:
+                continue
             done = answered.get(reading.id, {})
-            for index, die in enumerate(all_dice(reading, sidecar)):
+            for index, die in enumerate([*reading.dice, *aside]):
                 if index in reading.corrected or index in done or not _asked(die):
                     continue
                 x0, y0, x1, y1 = (int(v) for v in die["box"])
@@ -129,6 +143,11 @@ class Teacher:
         out.sort(key=lambda q: (q.value is not None and q.status == "ok", q.confidence))
         return out
 
+    def _open(self) -> list[Question]:
+        """Every open question, in the order asked."""
+        kept = kept_photos(self.photos)
+        return self._questions(kept, min(kept) - 1) if kept else []
+
     def questions(self, limit: int = 20) -> tuple[int, list[Question]]:
         """How many dice are open, and the first ``limit`` of them."""
         with self._lock:
@@ -136,8 +155,9 @@ class Teacher:
         return len(found), found[:limit]
 
     def _find(self, reading: int, die: int) -> Question:
-        for question in self._open():
-            if (question.reading, question.die) == (reading, die):
+        """The open question about one die (only its photo is looked at)."""
+        for question in self._questions(kept_photos(self.photos), reading - 1, reading):
+            if question.die == die:
                 return question
         raise NoSuchDie(
             f"die {die} of reading {reading} is not on the teach sheet (answered already, "
@@ -153,14 +173,18 @@ class Teacher:
             raise NoSuchDie(f"the photo of reading {reading} cannot be read any more")
         return crop_jpeg(frame, question.box)
 
-    def answer(self, reading: int, die: int, value: int, *, source: str = "phone") -> int:
-        """Store that the die shows ``value`` (0: no die there); how many stay open."""
+    def answer(
+        self, reading: int, die: int, value: int, *, source: str = "phone", limit: int = 20
+    ) -> tuple[int, list[Question]]:
+        """Store that the die shows ``value`` (0: no die there); the sheet then, as
+        :meth:`questions` gives it."""
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
             raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
         with self._lock:
             self._find(reading, die)
             self.store.record_check(reading, die, value, source=source)
-            return len(self._open())
+            found = self._open()
+        return len(found), found[:limit]
 
 
 def crop_jpeg(frame: Any, box: tuple[int, int, int, int]) -> bytes:

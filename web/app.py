@@ -85,7 +85,9 @@ class TeachAPI(Protocol):
 
     def questions(self, limit: int = ...) -> tuple[int, Sequence[QuestionLike]]: ...
     def crop(self, reading: int, die: int) -> bytes: ...
-    def answer(self, reading: int, die: int, value: int, *, source: str = ...) -> int: ...
+    def answer(
+        self, reading: int, die: int, value: int, *, source: str = ..., limit: int = ...
+    ) -> tuple[int, Sequence[QuestionLike]]: ...
 
 
 class TableAPI(Protocol):
@@ -441,13 +443,16 @@ def create_app(
         """
         return run(lambda: table.correct(body.die, body.value, source="phone"))
 
+    def sheet(count: int, questions: Sequence[QuestionLike]) -> dict[str, Any]:
+        return {"keeping": True, "count": count, "questions": [q.as_json() for q in questions]}
+
     @app.get("/api/teach", tags=["teach"], response_model=TeachPublic)
     def teach_sheet(limit: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
-        """The dice of kept photos that the camera read unsurely and nobody has answered yet."""
+        """The dice of kept photos that the camera read unsurely and nobody has answered yet:
+        unread ones first, then the least sure."""
         if teacher is None:
             return {"keeping": False, "count": 0, "questions": []}
-        count, questions = teacher.questions(limit)
-        return {"keeping": True, "count": count, "questions": [q.as_json() for q in questions]}
+        return sheet(*teacher.questions(limit))
 
     def no_such_die(exc: LookupError) -> HTTPException:
         return HTTPException(404, detail=str(exc))
@@ -482,12 +487,11 @@ def create_app(
         if teacher is None:
             raise HTTPException(404, detail="this table keeps no photos")
         try:
-            teacher.answer(body.reading, body.die, body.value, source="phone")
+            return sheet(*teacher.answer(body.reading, body.die, body.value, source="phone"))
         except LookupError as exc:
             raise no_such_die(exc) from exc
         except ValueError as exc:
             raise HTTPException(422, detail=str(exc)) from exc
-        return teach_sheet()
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -62,8 +62,9 @@ def test_answers_label_the_export_and_leave_the_sheet(
 ) -> None:
     """An answered die is labelled ``checked`` with the answer; 'no die' unlabels the box; the
     photo flagged for its cocked die is flagged no more; training's loader trusts the answers."""
-    assert teacher.answer(3, 0, 4) == 1
-    assert teacher.answer(2, 2, 0) == 0
+    count, rest = teacher.answer(3, 0, 4)
+    assert (count, [(q.reading, q.die) for q in rest]) == (1, [(2, 2)])
+    assert teacher.answer(2, 2, 0) == (0, [])
     assert asked(teacher) == []
     out = tmp_path / "mytable"
     summary = export_photos(store, tmp_path / "photos", out)
