@@ -35,6 +35,7 @@ from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos_or_say
 from pipcam.run import chosen_model, file_stamp, find_model, names_a_model, table_model
 from pipcam.store import Store, StoreError
+from pipcam.teach import Teacher
 from vision.errors import ModelLoadError, TuneError
 from vision.evaluate import MIN_GAIN
 from vision.tuning import HeadConfig, tune_heads
@@ -290,10 +291,17 @@ def cmd_tune(args: argparse.Namespace) -> int:
     try:
         with Store(data / "pipcam.db") as store:
             summary = export_photos(store, photos, work / "photos", link=True)
+            unanswered, _ = Teacher(store, photos).questions(limit=0)
     except (StoreError, FileExistsError) as exc:
         print(f"pipcam tune: {exc}", file=sys.stderr)
         return 2
     print(f"pipcam tune: {work / 'photos'}: {summary.line()}", flush=True)
+    if unanswered:
+        print(
+            f"pipcam tune: {unanswered} dice read unsurely teach nothing until the players answer"
+            ' them on the phones\' teach sheet ("Check the dice the camera was unsure of")',
+            flush=True,
+        )
     current, why = chosen_model(config, data)
     # The whole model is tuned from the shipped one; the last layer from the model in use, so
     # that a model tuned whole on a PC is refined, not replaced by a lesser one.

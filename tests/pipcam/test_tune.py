@@ -132,7 +132,10 @@ def test_the_tuned_model_is_installed_only_when_it_costs_less_on_enough_photos(
     calls: list[Any] = []
     monkeypatch.setattr(tune, "_tuner", lambda: _tuner(held_out, after, calls))
     assert main(["tune", "--data", str(tmp_path), "--epochs", "2", *flags]) == 0
-    assert said in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert said in out
+    # The dice read unsurely and never answered are named, with where to answer them.
+    assert "2 dice read unsurely teach nothing until the players answer them" in out
     assert table_model(tmp_path).exists() == installed
     if installed:
         assert table_model(tmp_path).read_bytes() == b"tuned"
