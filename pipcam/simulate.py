@@ -1,0 +1,208 @@
+"""A table played from a labelled photo folder: what a table that tunes itself learns.
+
+``python -m pipcam.simulate SOURCE --model MODEL [--answer none|all|N] [--seed S] ...``
+
+The photos of ``SOURCE`` (the shared data format) are shuffled with the seed. The first
+``--played`` are played as a table plays them, through the product's own code: each is read by
+the model the table reads with, stored as a reading of a game (``--game`` photos a game) and kept
+as ``pipcam run --keep-photos`` keeps it. A die the reader could not read is corrected in play
+with its true value (a game cannot go on without it); a sure read is never corrected, which is
+the worst case for the labels. Every ``--every`` photos the players answer the teach sheet
+(``pipcam.teach``): every question, none, or its first N, truly (a box on no die: "no die"); then
+the last layer is tuned as ``pipcam tune --head`` tunes it, from the export, and installed by the
+same rule. The other photos are the test, read with their true labels by the untuned model, by
+each stage's tuned layer and by the model in use.
+
+It prints one line per stage. The figures of models/MODEL_CARD.md ("A table that tunes
+itself") come from it. Not a product command: it needs a labelled folder and measures the
+product.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipcam.photos import PhotoKeeper, export_photos
+from pipcam.store import Store
+from pipcam.table import die_json
+from pipcam.teach import Teacher
+from pipcam.tune import MIN_HELD_OUT
+from vision.classify import OnnxClassifier
+from vision.errors import TuneError
+from vision.evaluate import box_reader, evaluate_folder, match_dice, reading_cost
+from vision.reader import DiceReader
+from vision.train.data import Record, load_folder, read_image
+from vision.tuning import HeadConfig, tune_heads
+
+
+@dataclass
+class Tally:
+    """What the played photos gave the labels so far."""
+
+    corrected: int = 0  # unread dice corrected in play
+    answered: int = 0  # teach-sheet answers
+    answered_wrong: int = 0  # of them, reads that were wrong or boxes on no die
+    sure_wrong: int = 0  # sure misreads nobody corrected: wrong labels, as the export gives them
+
+
+def _test_folder(source: Path, test: list[Record], work: Path) -> Path:
+    """A folder of the test photos with the source's own labels (linked, not copied)."""
+    folder = work / "test" / source.name
+    (folder / "images").mkdir(parents=True)
+    names = {record.path.relative_to(source).as_posix() for record in test}
+    lines = []
+    for line in (source / "labels.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["image"] in names:
+            lines.append(line + "\n")
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).symlink_to(source / name)
+    (folder / "labels.jsonl").write_text("".join(lines), encoding="utf-8")
+    return folder
+
+
+def _cost(folder: Path, model: Path, threads: int) -> str:
+    report = evaluate_folder(folder, box_reader(DiceReader(OnnxClassifier(model, threads=threads))))
+    return (
+        f"R {report.recall * 100:.1f} P {report.precision * 100:.1f} "
+        f"exact {report.exact}/{report.images} cost {reading_cost(report)}"
+    )
+
+
+def simulate(args: argparse.Namespace) -> int:
+    """Play, answer, tune and measure, one stage every ``args.every`` photos."""
+    source = Path(args.source).resolve()
+    records = [r for r in load_folder(source) if r.known_issue is None and not r.is_crop and r.dice]
+    random.Random(args.seed).shuffle(records)
+    played, test = records[: args.played], records[args.played :]
+    if not test:
+        print(f"pipcam simulate: {len(records)} photos leave none to test", file=sys.stderr)
+        return 2
+    work = Path(args.work or tempfile.mkdtemp(prefix="pipcam-simulate-"))
+    work.mkdir(parents=True, exist_ok=True)
+    testdir = _test_folder(source, test, work)
+    model, current = Path(args.model), Path(args.model)
+    untuned = _cost(testdir, model, args.threads)
+    print(f"seed {args.seed}, answers {args.answer}: untuned on the test: {untuned}", flush=True)
+    tally = Tally()
+    truths: dict[tuple[int, int], int | None] = {}  # (reading, die) -> true value (None: no die)
+    with Store(work / "table" / "pipcam.db") as store:
+        keeper = PhotoKeeper(work / "table" / "photos", limit=len(played) + 1)
+        teacher = Teacher(store, work / "table" / "photos")
+        game = 0
+        reader_of = (model, DiceReader(OnnxClassifier(model, threads=args.threads)))
+        for index, record in enumerate(played):
+            if index % args.game == 0:
+                game = store.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+            image = read_image(record.path)
+            if reader_of[0] != current:
+                reader_of = (current, DiceReader(OnnxClassifier(current, threads=args.threads)))
+            reading = reader_of[1].read(image)
+            dice = list(reading.dice)
+            reading_id = store.record_reading(
+                game, [die_json(d) for d in dice], status=reading.status
+            )
+            keeper.keep(reading_id, image, reading.set_aside)
+            pairs = {
+                j: i for i, j in match_dice([d.box for d in record.dice], [d.box for d in dice])
+            }
+            for j, die in enumerate(dice):
+                true = record.dice[pairs[j]].value if j in pairs else None
+                truths[(reading_id, j)] = true
+                if die.status != "ok" and true is not None:
+                    store.record_correction(reading_id, j, true, events=[], source="simulation")
+                    tally.corrected += 1
+            if (index + 1) % args.every:
+                continue
+            _answer(teacher, truths, args.answer, tally)
+            tally.sure_wrong = _sure_misreads(store, truths)
+            export = work / "export"
+            export_photos(store, work / "table" / "photos", export, link=True)
+            stage = f"stage {index + 1}: {tally}"
+            try:
+                result = tune_heads(
+                    [export],
+                    work / f"run{index + 1}",
+                    HeadConfig(threads=args.threads),
+                    model=current,
+                    baseline=current,
+                )
+            except TuneError as exc:
+                print(f"{stage}; not tuned: {exc}", flush=True)
+                continue
+            comparison = result.comparison
+            installed = comparison.photos >= MIN_HELD_OUT and comparison.better
+            if installed:
+                current = result.tuned
+            print(
+                f"{stage}; held-out {comparison.photos} photos cost"
+                f" {reading_cost(comparison.before)} -> {reading_cost(comparison.after)},"
+                f" {'installed' if installed else 'not installed'}; test: tuned"
+                f" {_cost(testdir, result.tuned, args.threads)}; in use"
+                f" {_cost(testdir, current, args.threads)}",
+                flush=True,
+            )
+    return 0
+
+
+def _sure_misreads(store: Store, truths: dict[tuple[int, int], int | None]) -> int:
+    """Dice read surely (0.9 or more), never corrected nor answered, whose value is wrong: the
+    wrong labels the export gives."""
+    answered = store.checks()
+    wrong = 0
+    for reading in store.readings():
+        for j, die in enumerate(reading.dice):
+            if j in reading.corrected or j in answered.get(reading.id, {}):
+                continue
+            confidence = die.get("confidence")
+            sure = isinstance(confidence, float | int) and confidence >= 0.9
+            true = truths.get((reading.id, j))
+            wrong += die["status"] == "ok" and sure and true is not None and true != die["value"]
+    return wrong
+
+
+def _answer(
+    teacher: Teacher, truths: dict[tuple[int, int], int | None], answer: str, tally: Tally
+) -> None:
+    """The players answer the teach sheet: all of it, none, or its first N questions."""
+    if answer == "none":
+        return
+    count, questions = teacher.questions(limit=10**9)
+    take = count if answer == "all" else min(int(answer), count)
+    for question in questions[:take]:
+        true = truths.get((question.reading, question.die))
+        teacher.answer(question.reading, question.die, true or 0, source="simulation")
+        tally.answered += 1
+        tally.answered_wrong += true != question.value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pipcam.simulate``."""
+    p = argparse.ArgumentParser(
+        prog="python -m pipcam.simulate", description=__doc__.split("\n")[0]
+    )
+    p.add_argument("source", help="a labelled folder in the shared data format")
+    p.add_argument("--model", required=True, help="the face model the table starts with")
+    p.add_argument("--answer", default="all", help="teach-sheet answers per stage: none, all or N")
+    p.add_argument("--seed", type=int, default=1, help="the order of the photos")
+    p.add_argument("--played", type=int, default=150, help="photos played; the rest are the test")
+    p.add_argument("--every", type=int, default=50, help="photos between tunings")
+    p.add_argument("--game", type=int, default=5, help="photos a game")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument(
+        "--work", help="a folder for the table and the runs (default: a new temporary one)"
+    )
+    args = p.parse_args(argv)
+    if args.answer not in ("none", "all") and not args.answer.isdigit():
+        p.error(f"--answer takes none, all or a number of questions, not {args.answer!r}")
+    return simulate(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
