@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipcam.photos import PhotoKeeper, export_photos
+from pipcam.photos import PhotoKeeper, export_photos, photo_path, split_of_game
 from pipcam.store import Store
 from pipcam.table import die_json
 from pipcam.teach import Teacher
@@ -67,6 +67,30 @@ def _test_folder(source: Path, test: list[Record], work: Path) -> Path:
     return folder
 
 
+def _held_out_truth(
+    work: Path, photos: Path, played: dict[int, tuple[int, Record]], stage: int
+) -> Path:
+    """The kept photos of the held-out games with their true labels: what the held-out decision
+    would see if every label were true."""
+    folder = work / f"held-out-{stage}"
+    (folder / "images").mkdir(parents=True)
+    lines = []
+    for reading_id, (game, record) in played.items():
+        if split_of_game(game) != "val":
+            continue
+        kept = photo_path(photos, reading_id)
+        (folder / "images" / kept.name).symlink_to(kept)
+        dice = [{"value": d.value, "box": list(d.box)} for d in record.dice]
+        lines.append(json.dumps({"image": f"images/{kept.name}", "dice": dice}) + "\n")
+    (folder / "labels.jsonl").write_text("".join(lines), encoding="utf-8")
+    return folder
+
+
+def _read_cost(folder: Path, model: Path, threads: int) -> int:
+    reader = DiceReader(OnnxClassifier(model, threads=threads))
+    return reading_cost(evaluate_folder(folder, box_reader(reader)))
+
+
 def _cost(folder: Path, model: Path, threads: int) -> str:
     report = evaluate_folder(folder, box_reader(DiceReader(OnnxClassifier(model, threads=threads))))
     return (
@@ -92,6 +116,7 @@ def simulate(args: argparse.Namespace) -> int:
     print(f"seed {args.seed}, answers {args.answer}: untuned on the test: {untuned}", flush=True)
     tally = Tally()
     truths: dict[tuple[int, int], int | None] = {}  # (reading, die) -> true value (None: no die)
+    games: dict[int, tuple[int, Record]] = {}  # reading -> its game and its labelled photo
     with Store(work / "table" / "pipcam.db") as store:
         keeper = PhotoKeeper(work / "table" / "photos", limit=len(played) + 1)
         teacher = Teacher(store, work / "table" / "photos")
@@ -109,6 +134,7 @@ def simulate(args: argparse.Namespace) -> int:
                 game, [die_json(d) for d in dice], status=reading.status
             )
             keeper.keep(reading_id, image, reading.set_aside)
+            games[reading_id] = (game, record)
             pairs = {
                 j: i for i, j in match_dice([d.box for d in record.dice], [d.box for d in dice])
             }
@@ -137,12 +163,16 @@ def simulate(args: argparse.Namespace) -> int:
                 print(f"{stage}; not tuned: {exc}", flush=True)
                 continue
             comparison = result.comparison
+            truth = _held_out_truth(work, work / "table" / "photos", games, index + 1)
+            true_before = _read_cost(truth, current, args.threads)
+            true_after = _read_cost(truth, result.tuned, args.threads)
             installed = comparison.photos >= MIN_HELD_OUT and comparison.better
             if installed:
                 current = result.tuned
             print(
                 f"{stage}; held-out {comparison.photos} photos cost"
-                f" {reading_cost(comparison.before)} -> {reading_cost(comparison.after)},"
+                f" {reading_cost(comparison.before)} -> {reading_cost(comparison.after)}"
+                f" (true labels {true_before} -> {true_after}),"
                 f" {'installed' if installed else 'not installed'}; test: tuned"
                 f" {_cost(testdir, result.tuned, args.threads)}; in use"
                 f" {_cost(testdir, current, args.threads)}",
