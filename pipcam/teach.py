@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from pipcam.photos import kept_photos
-from pipcam.store import Store, StoredReading
+from pipcam.store import Store
 from vision.review import TRUSTED_READ
 
 CROP_SIDE = 240
@@ -73,12 +73,6 @@ def _asked(die: dict[str, Any]) -> bool:
     if die.get("status") != "ok" or die.get("value") is None:
         return True
     return float(die.get("confidence", 1.0)) < TRUSTED_READ
-
-
-def all_dice(reading: StoredReading, sidecar: dict[str, Any]) -> list[dict[str, Any]]:
-    """The dice of a kept photo in the order answers count them: the roll zone's, then those set
-    aside."""
-    return [*reading.dice, *sidecar.get("set_aside", [])]
 
 
 class Teacher:
