@@ -51,7 +51,7 @@ def photo_path(folder: Path, reading_id: int) -> Path:
     return folder / f"reading-{reading_id:07d}.jpg"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Write beside and rename over, so a crash never leaves half a file under the real name."""
     partial = path.with_name(path.name + ".partial")
     partial.write_bytes(data)
@@ -108,8 +108,8 @@ class PhotoKeeper:
             height, width = np.asarray(frame).shape[:2]
             sidecar = {"width": int(width), "height": int(height), "set_aside": aside}
             # The sidecar first: a photo is never found without its set-aside dice.
-            _write_atomically(path.with_suffix(".json"), json.dumps(sidecar).encode())
-            _write_atomically(path, encoded.tobytes())
+            write_atomically(path.with_suffix(".json"), json.dumps(sidecar).encode())
+            write_atomically(path, encoded.tobytes())
             self._prune()
         except Exception as exc:  # noqa: BLE001 - whatever fails, the camera loop must go on
             log.warning("could not keep the photo of reading %d in %s: %s", reading_id, path, exc)
@@ -181,7 +181,8 @@ def _label(
         where = (
             f"die {index} in the roll zone" if index < zone else f"a die set aside at {die['box']}"
         )
-        entry: dict[str, Any] = {"value": die["value"], "box": die["box"]}
+        # ``die`` names it for the teach sheet (pipcam.teach): the same numbering as answers.
+        entry: dict[str, Any] = {"value": die["value"], "box": die["box"], "die": index}
         if index >= zone:
             entry["set_aside"] = True
         if index in answers:
@@ -275,7 +276,7 @@ def export_photos(
         corrected_n += sum(1 for d in dice if d.get("corrected"))
         checked_n += sum(1 for d in dice if d.get("checked"))
         val_n += split == "val"
-    _write_atomically(labels, "".join(line + "\n" for line in lines).encode())
+    write_atomically(labels, "".join(line + "\n" for line in lines).encode())
     summary = ExportSummary(len(lines), dice_n, corrected_n, flagged_n, val_n, checked_n)
     (out / "README.txt").write_text(_readme(summary), encoding="utf-8")
     return summary

@@ -443,10 +443,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                     data / "photos", limit=config.photo_limit, on_count=table.photos_kept
                 ).keep
                 print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
-                from pipcam.teach import Teacher
+                from pipcam.teach import DISPUTES, Teacher
 
                 # The phones' teach sheet asks about the dice read unsurely in those photos.
-                teacher = Teacher(store, data / "photos", in_play=table.reading_in_play)
+                teacher = Teacher(
+                    store,
+                    data / "photos",
+                    in_play=table.reading_in_play,
+                    disputes=data / "tune" / DISPUTES,
+                )
                 # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
                 if config.auto_tune and not names_a_model(config):
                     keeper = _tuning_keeper(keeper, data, config, stack)

@@ -10,8 +10,9 @@ with its true value (a game cannot go on without it); a sure read is never corre
 the worst case for the labels. Every ``--every`` photos the players answer the teach sheet
 (``pipcam.teach``): every question, none, or its first N, truly (a box on no die: "no die"); then
 the last layer is tuned as ``pipcam tune --head`` tunes it, from the export, and installed by the
-same rule. The other photos are the test, read with their true labels by the untuned model, by
-each stage's tuned layer and by the model in use.
+same rule; the held-out dice it reads otherwise go on the sheet, as ``pipcam tune`` puts them.
+The other photos are the test, read with their true labels by the untuned model, by each
+stage's tuned layer and by the model in use.
 
 It prints one line per stage. The figures of models/MODEL_CARD.md ("A table that tunes
 itself") come from it. Not a product command: it needs a labelled folder and measures the
@@ -28,10 +29,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipcam.photos import PhotoKeeper, export_photos, photo_path, split_of_game
+from pipcam.photos import (
+    PhotoKeeper,
+    export_photos,
+    photo_path,
+    split_of_game,
+    write_atomically,
+)
 from pipcam.store import Store
 from pipcam.table import die_json
-from pipcam.teach import Teacher
+from pipcam.teach import DISPUTES, Teacher, find_disputes
 from pipcam.tune import MIN_HELD_OUT
 from vision.classify import OnnxClassifier
 from vision.errors import TuneError
@@ -119,7 +126,7 @@ def simulate(args: argparse.Namespace) -> int:
     games: dict[int, tuple[int, Record]] = {}  # reading -> its game and its labelled photo
     with Store(work / "table" / "pipcam.db") as store:
         keeper = PhotoKeeper(work / "table" / "photos", limit=len(played) + 1)
-        teacher = Teacher(store, work / "table" / "photos")
+        teacher = Teacher(store, work / "table" / "photos", disputes=work / DISPUTES)
         game = 0
         reader_of = (model, DiceReader(OnnxClassifier(model, threads=args.threads)))
         for index, record in enumerate(played):
@@ -163,6 +170,9 @@ def simulate(args: argparse.Namespace) -> int:
                 print(f"{stage}; not tuned: {exc}", flush=True)
                 continue
             comparison = result.comparison
+            if args.disputes:
+                disputed = find_disputes(export, result.tuned, threads=args.threads)
+                write_atomically(work / DISPUTES, json.dumps(disputed).encode())
             truth = _held_out_truth(work, work / "table" / "photos", games, index + 1)
             true_before = _read_cost(truth, current, args.threads)
             true_after = _read_cost(truth, result.tuned, args.threads)
@@ -225,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--every", type=int, default=50, help="photos between tunings")
     p.add_argument("--game", type=int, default=5, help="photos a game")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument(
+        "--no-disputes",
+        dest="disputes",
+        action="store_false",
+        help="do not put the held-out dice a tuned model reads otherwise on the sheet",
+    )
     p.add_argument(
         "--work", help="a folder for the table and the runs (default: a new temporary one)"
     )

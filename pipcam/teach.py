@@ -15,6 +15,12 @@ training, then the rest by confidence, least sure first (most likely misread; ne
 equals): players who answer only a few answer the ones that teach most.
 The reading still in play is not asked about: the players correct it on the board, where a
 correction also changes the game.
+
+Disputed dice come before all: after a tuning run, the held-out dice whose label is a sure read
+nobody checked and which the tuned model reads otherwise (:func:`find_disputes`, kept in
+``DATA/tune/disputed.json``). Such a label is the model in use's own read, so the held-out
+comparison charges a tuned model for reading it otherwise even where it is right
+(models/MODEL_CARD.md, "The teach sheet"); an answer makes the next comparison fair.
 """
 
 from __future__ import annotations
@@ -31,8 +37,14 @@ import numpy as np
 
 from pipcam.photos import kept_photos
 from pipcam.store import Store
-from vision.review import TRUSTED_READ
+from vision.classify import OnnxClassifier
+from vision.evaluate import match_dice
+from vision.reader import DiceReader
+from vision.review import TRUSTED_READ, untrusted
+from vision.train.data import read_image
 
+DISPUTES = "disputed.json"
+"""The last tuning run's disputed dice, in ``DATA/tune`` (pipcam tune writes it)."""
 CROP_SIDE = 240
 """Pixels of the square a phone shows: enough for pips, small enough to send at once."""
 CONTEXT = 2.2
@@ -55,6 +67,7 @@ class Question:
     status: str
     box: tuple[int, int, int, int]
     time: str
+    disputed: bool = False  # read surely, but a newly tuned model reads it otherwise
 
     def as_json(self) -> dict[str, Any]:
         """What a phone gets (the box stays here: the phone gets the crop)."""
@@ -65,6 +78,7 @@ class Question:
             "confidence": round(self.confidence, 3),
             "status": self.status,
             "time": self.time,
+            "disputed": self.disputed,
         }
 
 
@@ -79,10 +93,16 @@ class Teacher:
     """The teach sheet's questions over a table's store and kept photos; thread-safe."""
 
     def __init__(
-        self, store: Store, photos: Path, *, in_play: Callable[[], int | None] = lambda: None
+        self,
+        store: Store,
+        photos: Path,
+        *,
+        in_play: Callable[[], int | None] = lambda: None,
+        disputes: Path | None = None,
     ) -> None:
         self.store = store
         self.photos = photos
+        self.disputes = disputes  # the last tuning run's disputed dice (find_disputes)
         self.in_play = in_play  # the reading the board can still correct (pipcam.table)
         self._lock = threading.Lock()
         # A kept photo's sidecar never changes once written; read each once.
@@ -108,6 +128,7 @@ class Teacher:
         for gone in self._aside.keys() - kept.keys():
             del self._aside[gone]
         answered = self.store.checks(after, upto)
+        disputed = read_disputes(self.disputes) if self.disputes else set()
         playing = self.in_play()
         out: list[Question] = []
         for reading in reversed(self.store.readings(after, upto)):
@@ -119,7 +140,10 @@ class Teacher:
                 continue
             done = answered.get(reading.id, {})
             for index, die in enumerate([*reading.dice, *aside]):
-                if index in reading.corrected or index in done or not _asked(die):
+                if index in reading.corrected or index in done:
+                    continue
+                contested = (reading.id, index) in disputed
+                if not contested and not _asked(die):
                     continue
                 x0, y0, x1, y1 = (int(v) for v in die["box"])
                 out.append(
@@ -131,10 +155,13 @@ class Teacher:
                         str(die.get("status")),
                         (x0, y0, x1, y1),
                         reading.time,
+                        contested,
                     )
                 )
         # Python's sort is stable: among equals the newest photo stays first.
-        out.sort(key=lambda q: (q.value is not None and q.status == "ok", q.confidence))
+        out.sort(
+            key=lambda q: (not q.disputed, q.value is not None and q.status == "ok", q.confidence)
+        )
         return out
 
     def _open(self) -> list[Question]:
@@ -179,6 +206,53 @@ class Teacher:
             self.store.record_check(reading, die, value, source=source)
             found = self._open()
         return len(found), found[:limit]
+
+
+def read_disputes(path: Path) -> set[tuple[int, int]]:
+    """The (reading, die) pairs of a disputes file; none when it is missing or damaged (it is
+    written again by the next run)."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+        return {(int(e["reading"]), int(e["die"])) for e in entries}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def find_disputes(export: Path, tuned: Path, *, threads: int = 1) -> list[dict[str, Any]]:
+    """The held-out dice of a ``pipcam photos`` export whose label is a sure read nobody checked
+    and which the ``tuned`` model reads otherwise (another value, or none): each with its
+    reading, die, the label and the tuned model's value. Raises ``ModelLoadError`` for a model
+    that does not load."""
+    reader = DiceReader(OnnxClassifier(tuned, threads=threads))
+    disputes: list[dict[str, Any]] = []
+    for line in (export / "labels.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("split") != "val" or record.get("known_issue"):
+            continue
+        # A sure read nobody checked: the only labels that are a model's word alone.
+        reads = [
+            d
+            for d in record["dice"]
+            if "confidence" in d and "die" in d and not untrusted(d) and not d.get("corrected")
+        ]
+        if not reads:
+            continue
+        reading = reader.read(read_image(export / record["image"]))
+        found = list(reading.dice) + list(reading.set_aside)
+        pairs = dict(match_dice([d["box"] for d in reads], [d.box for d in found]))
+        for i, label in enumerate(reads):
+            die = found[pairs[i]] if i in pairs else None
+            value = die.value if die is not None and die.status == "ok" else None
+            if value != label["value"]:
+                disputes.append(
+                    {
+                        "reading": record["reading"],
+                        "die": label["die"],
+                        "label": label["value"],
+                        "tuned": value,
+                    }
+                )
+    return disputes
 
 
 def crop_jpeg(frame: Any, box: tuple[int, int, int, int]) -> bytes:

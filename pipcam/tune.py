@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
-from pipcam.photos import export_photos, kept_photos_or_say
+from pipcam.photos import export_photos, kept_photos_or_say, write_atomically
 from pipcam.run import chosen_model, file_stamp, find_model, names_a_model, table_model
 from pipcam.store import Store, StoreError
-from pipcam.teach import Teacher
+from pipcam.teach import DISPUTES, Teacher, find_disputes
 from vision.errors import ModelLoadError, TuneError
 from vision.evaluate import MIN_GAIN
 from vision.tuning import HeadConfig, tune_heads
@@ -169,9 +169,7 @@ class AutoTune:
 
     def _save(self) -> None:
         self.work.mkdir(parents=True, exist_ok=True)
-        partial = self._state.with_name(self._state.name + ".partial")
-        partial.write_text(json.dumps({"photos": self.count}), encoding="utf-8")
-        os.replace(partial, self._state)
+        write_atomically(self._state, json.dumps({"photos": self.count}).encode())
 
     def _start(self) -> None:
         self.work.mkdir(parents=True, exist_ok=True)
@@ -328,6 +326,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"pipcam tune: deleted {len(old)} older tuning runs in {work} (the newest stay)")
     comparison = result.comparison
     print("\n".join(comparison.lines()))
+    _dispute(work, result.tuned)
     print(f"pipcam tune: compared with the model the table reads with now: {current} ({why})")
     held_out = comparison.photos
     if not args.force:
@@ -360,6 +359,26 @@ def cmd_tune(args: argparse.Namespace) -> int:
             " model, which the table reads with first; remove it to read with this one"
         )
     return 0
+
+
+def _dispute(work: Path, tuned: Path) -> None:
+    """Keep the held-out dice that the tuned model reads otherwise than the table's sure read, for
+    the phones' teach sheet (pipcam.teach), and say how many."""
+    try:
+        disputes = find_disputes(work / "photos", tuned)
+    except (ModelLoadError, OSError, ValueError) as exc:
+        print(
+            f"pipcam tune: the held-out dice were not compared one by one: {exc}", file=sys.stderr
+        )
+        return
+    write_atomically(work / DISPUTES, json.dumps(disputes).encode())
+    if disputes:
+        print(
+            f"pipcam tune: the tuned model reads {len(disputes)} held-out dice otherwise than the"
+            " table did surely; they come first on the phones' teach sheet, and the next run"
+            " decides on the answers",
+            flush=True,
+        )
 
 
 def add_tune_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

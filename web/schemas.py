@@ -91,6 +91,9 @@ class QuestionPublic(BaseModel):
     confidence: float
     status: str = Field(description="ok (read, unsurely), uncertain or cocked")
     time: str = Field(description="when the photo was taken (UTC, ISO 8601)")
+    disputed: bool = Field(
+        description="read surely, but the last tuned model reads it otherwise: the answer decides"
+    )
 
 
 class TeachPublic(BaseModel):

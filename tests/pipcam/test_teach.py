@@ -11,12 +11,15 @@ import cv2
 import numpy as np
 import pytest
 
+from pipcam.cli import main
 from pipcam.photos import PhotoKeeper, export_photos, kept_photos
 from pipcam.store import Store
 from pipcam.table import Table
-from pipcam.teach import CROP_SIDE, NoSuchDie, Teacher, crop_jpeg
+from pipcam.teach import CROP_SIDE, DISPUTES, NoSuchDie, Teacher, crop_jpeg, find_disputes
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_photos import play
+from tests.pipcam.test_tune import DATA, _real_table
+from vision.classify import DEFAULT_MODEL
 from vision.train.data import load_folder
 
 
@@ -54,6 +57,7 @@ def test_the_sheet_asks_about_unsure_dice_newest_first(teacher: Teacher) -> None
         "confidence": 0.3,
         "status": "cocked",
         "time": first[0].time,
+        "disputed": False,
     }
 
 
@@ -71,7 +75,7 @@ def test_answers_label_the_export_and_leave_the_sheet(
     assert (summary.photos, summary.dice, summary.checked, summary.flagged) == (3, 5, 1, 0)
     records = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
     assert [[d["value"] for d in r["dice"]] for r in records] == [[1, 5], [2, 3], [4]]
-    assert records[2]["dice"][0] == {"value": 4, "box": [0, 0, 9, 9], "checked": True}
+    assert records[2]["dice"][0] == {"value": 4, "box": [0, 0, 9, 9], "die": 0, "checked": True}
     assert all("known_issue" not in r for r in records)
     loaded = load_folder(out)
     assert [[d.value for d in r.dice] for r in loaded] == [[1, 5], [2, 3], [4]]
@@ -195,3 +199,61 @@ def test_unread_dice_come_first_then_the_least_sure(tmp_path: Path, store: Store
         (2, 0),
         (1, 1),
     ]
+
+
+def test_disputed_sure_reads_are_asked_first(tmp_path: Path, store: Store) -> None:
+    """A sure read that the last tuning run disputes is asked about before every other die; a
+    damaged disputes file asks about none (the next run writes it again)."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+    disputes = tmp_path / DISPUTES
+    disputes.write_text(json.dumps([{"reading": 1, "die": 1, "label": 5, "tuned": 6}]))
+    teacher = Teacher(store, tmp_path / "photos", disputes=disputes)
+    _, questions = teacher.questions()
+    assert [(q.reading, q.die, q.disputed) for q in questions] == [
+        (1, 1, True),
+        (3, 0, False),
+        (2, 2, False),
+    ]
+    teacher.answer(1, 1, 6)
+    assert asked(teacher) == [(3, 0, None, "cocked"), (2, 2, 5, "ok")]
+    disputes.write_text("{damaged")
+    assert len(asked(Teacher(store, tmp_path / "photos", disputes=disputes))) == 2
+
+
+def _export(folder: Path, dice: list[dict[str, object]], split: str = "val") -> None:
+    """An export of one committed real photo with these labels."""
+    (folder / "images").mkdir(parents=True)
+    first = json.loads((DATA / "labels.jsonl").read_text().splitlines()[0])
+    (folder / "images" / "photo.jpg").symlink_to(DATA / first["image"])
+    record = {"image": "images/photo.jpg", "split": split, "reading": 7, "dice": dice}
+    (folder / "labels.jsonl").write_text(json.dumps(record) + "\n")
+
+
+def test_a_tuned_model_that_reads_a_sure_label_otherwise_disputes_it(tmp_path: Path) -> None:
+    """Only sure reads nobody checked are disputed: a corrected die, an unsure read (not a label
+    at all) and a photo tuned on are the players' word or not compared."""
+    first = json.loads((DATA / "labels.jsonl").read_text().splitlines()[0])
+    truth = first["dice"]
+    wrong = [(d["value"] % 6) + 1 for d in truth]
+    dice: list[dict[str, object]] = [
+        {"value": wrong[0], "box": truth[0]["box"], "die": 0, "confidence": 0.99},
+        {"value": wrong[1], "box": truth[1]["box"], "die": 1, "corrected": True},
+        {"value": wrong[2], "box": truth[2]["box"], "die": 2, "confidence": 0.6},
+        {"value": truth[3]["value"], "box": truth[3]["box"], "die": 3, "confidence": 0.99},
+        {"value": wrong[4], "box": truth[4]["box"], "die": 4, "checked": True},
+    ]
+    _export(tmp_path / "val", dice)
+    assert find_disputes(tmp_path / "val", DEFAULT_MODEL) == [
+        {"reading": 7, "die": 0, "label": wrong[0], "tuned": truth[0]["value"]}
+    ]
+    _export(tmp_path / "train", dice, split="train")
+    assert find_disputes(tmp_path / "train", DEFAULT_MODEL) == []
+
+
+def test_a_tuning_run_keeps_its_disputes_for_the_sheet(tmp_path: Path) -> None:
+    """`pipcam tune --head` leaves DATA/tune/disputed.json, read by the sheet the table serves."""
+    _real_table(tmp_path)
+    assert main(["tune", "--data", str(tmp_path), "--head", "--no-install"]) == 0
+    disputes = json.loads((tmp_path / "tune" / DISPUTES).read_text())
+    assert isinstance(disputes, list)  # true labels, the shipped model: usually none
+    assert all({"reading", "die", "label", "tuned"} <= set(d) for d in disputes)

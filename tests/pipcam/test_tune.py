@@ -155,7 +155,7 @@ def test_only_the_newest_runs_are_kept(
     # Quick runs: the same second gives suffixed names (the fake refuses an existing folder).
     for _ in range(KEEP_RUNS + 2):
         assert main(["tune", "--data", str(tmp_path), "--no-install"]) == 0
-    runs = {p for p in (tmp_path / "tune").iterdir() if p.name != "photos"}
+    runs = {p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"}
     assert runs == set(fake.outs[-KEEP_RUNS:])
     assert capsys.readouterr().out.count("deleted 1 older tuning runs") == 2
     assert (tmp_path / "tune" / "photos" / "labels.jsonl").is_file()
@@ -315,7 +315,7 @@ def test_a_whole_tuning_run_on_kept_photos_installs_only_when_asked_or_better(
     # One held-out photo is too few to trust, whatever it shows: not installed.
     assert "not installed: 1 held-out photos are too few to trust" in out
     assert not table_model(tmp_path).exists()
-    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
+    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"]
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     assert [r["photos"] for r in report["before"]] == [1]
     assert report["baseline"] == str(find_model())
@@ -323,7 +323,7 @@ def test_a_whole_tuning_run_on_kept_photos_installs_only_when_asked_or_better(
     shutil.rmtree(run)
     assert main(["tune", "--data", str(tmp_path), *short, "--force"]) == 0
     assert "installed as" in capsys.readouterr().out
-    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
+    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"]
     assert table_model(tmp_path).read_bytes() == (run / "dice_faces.onnx").read_bytes()
     assert chosen_model(Config(), tmp_path)[0] == table_model(tmp_path)
 
@@ -339,7 +339,7 @@ def test_without_torch_the_last_layer_is_tuned_on_the_kept_photos_of_real_dice(
     assert "torch (the `train` extra) is not installed: tuning the last layer only" in out
     assert "not installed: 1 held-out photos are too few to trust" in out
     assert not table_model(tmp_path).exists()
-    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.name != "photos"]
+    (run,) = [p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"]
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     assert report["kind"] == "last layer"
     assert report["train_photos"] == 4
@@ -347,7 +347,7 @@ def test_without_torch_the_last_layer_is_tuned_on_the_kept_photos_of_real_dice(
     assert main(["tune", "--data", str(tmp_path), "--force"]) == 0
     assert "installed as" in capsys.readouterr().out
     newest = max(
-        (p for p in (tmp_path / "tune").iterdir() if p.name != "photos"),
+        (p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"),
         key=lambda p: p.stat().st_mtime_ns,
     )
     assert table_model(tmp_path).read_bytes() == (newest / "dice_faces.onnx").read_bytes()
@@ -360,7 +360,7 @@ def test_without_torch_the_last_layer_is_tuned_on_the_kept_photos_of_real_dice(
     assert json.loads((newest / "report.json").read_text())["model"] == str(find_model())
     assert main(["tune", "--data", str(tmp_path), "--no-install"]) == 0
     latest = max(
-        (p for p in (tmp_path / "tune").iterdir() if p.name != "photos"),
+        (p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"),
         key=lambda p: p.stat().st_mtime_ns,
     )
     assert json.loads((latest / "report.json").read_text())["model"] == str(table_model(tmp_path))

@@ -162,9 +162,10 @@ function askTeach(question, i, n, src) {
   $("teach-progress").textContent = t("teach.progress", { i, n });
   $("teach-image").src = src;
   const pct = Math.round(Number(question.confidence || 0) * 100);
-  $("teach-read").textContent = question.value === null
-    ? t("teach.unread", { status: t(`dice.${question.status}`) })
-    : t("teach.read", { value: question.value, pct });
+  let read = t("teach.read", { value: question.value, pct });
+  if (question.value === null) read = t("teach.unread", { status: t(`dice.${question.status}`) });
+  else if (question.disputed) read = t("teach.disputed", { value: question.value, pct });
+  $("teach-read").textContent = read;
   dialog.returnValue = "";
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue), { once: true });

@@ -17,7 +17,7 @@ import uvicorn
 
 from pipcam.store import Store
 from pipcam.table import Table
-from pipcam.teach import Teacher
+from pipcam.teach import DISPUTES, Teacher
 from scoring.core import Bank, Keep, Roll, Score, action_to_json
 from scoring.registry import game_class
 from scoring.transcript import parse_header, start
@@ -109,7 +109,12 @@ def serve(tmp_path: Path) -> Iterator[Served]:
     with Store(tmp_path / "pipcam.db") as store:
         table = Table(store)
         port = free_port()
-        teacher = Teacher(store, tmp_path / "photos", in_play=table.reading_in_play)
+        teacher = Teacher(
+            store,
+            tmp_path / "photos",
+            in_play=table.reading_in_play,
+            disputes=tmp_path / "tune" / DISPUTES,
+        )
         config = uvicorn.Config(
             create_app(table, pin=PIN, teacher=teacher),
             host="127.0.0.1",

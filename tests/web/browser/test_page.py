@@ -6,6 +6,7 @@ handing the table settled readings. Screenshots go to ``artifacts/`` (git-ignore
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from pipcam.photos import PhotoKeeper
 from pipcam.store import Store
+from pipcam.teach import DISPUTES
 from tests.web.browser._server import (
     ARTIFACTS,
     CHROMIUM,
@@ -251,26 +253,36 @@ def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> 
     assert second is not None
     keeper.keep(second, tray)
     served.table.photos_kept(2)
+    # The last tuning run read the first die (a sure 1) otherwise: it is asked first.
+    (served.photos.parent / "tune").mkdir(exist_ok=True)
+    (served.photos.parent / "tune" / DISPUTES).write_text(
+        json.dumps([{"reading": first, "die": 0, "label": 1, "tuned": 4}])
+    )
     before = served.table.transcript()
     phone.click("#teach-open")
     dialog = phone.locator("#teach-dialog")
     expect(dialog).to_be_visible()
-    expect(phone.locator("#teach-progress")).to_have_text("Die 1 of 2")
+    expect(phone.locator("#teach-progress")).to_have_text("Die 1 of 3")
+    expect(phone.locator("#teach-read")).to_have_text(
+        "The camera read 1 (97% sure), but its newly tuned model reads it otherwise."
+    )
+    phone.click("#teach-dialog .faces button[value='1']")
+    expect(phone.locator("#teach-progress")).to_have_text("Die 2 of 3")
     expect(phone.locator("#teach-read")).to_have_text("The camera could not read it (uncertain).")
     phone.wait_for_function("document.getElementById('teach-image').naturalWidth === 240")
     shoot(phone, "teach-sheet")
     phone.click("#teach-dialog .faces button[value='5']")
-    expect(phone.locator("#teach-progress")).to_have_text("Die 2 of 2")
+    expect(phone.locator("#teach-progress")).to_have_text("Die 3 of 3")
     expect(phone.locator("#teach-read")).to_have_text("The camera read 4 (70% sure).")
     phone.click("#teach-no-die")
     expect(dialog).to_be_hidden()
     expect(phone.locator("#toast")).to_have_text(
-        "Thank you: 2 dice answered. The next tuning learns from them."
+        "Thank you: 3 dice answered. The next tuning learns from them."
     )
     sheet = served.pinned.get("/api/teach").json()
     assert (sheet["count"], sheet["questions"]) == (0, [])
     with Store(served.photos.parent / "pipcam.db") as store:
-        assert store.checks() == {first: {2: 5, 5: 0}}
+        assert store.checks() == {first: {0: 1, 2: 5, 5: 0}}
     assert served.table.transcript() == before
     phone.click("#teach-open")
     expect(phone.locator("#toast")).to_contain_text("Nothing to check")
