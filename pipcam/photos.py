@@ -300,8 +300,9 @@ the score, not always one that does not (a 3 read as 2 in a game that scores onl
 so such a label is as good as that confidence (on held-out photos, dice read at 0.9 or more
 were right 99 % of the time, those at 0.5-0.7 about 61 %: `pipcam eval` prints these bands);
 under 0.9 it is neither trained on nor scored, and the teach sheet asks about it. A photo with
-a die nobody read, corrected or answered has `known_issue`. `split` is by game ({VAL_PERCENT} %
-of games are `val`).
+a die nobody read, corrected or answered has `known_issue`. `reading` and `die` name each die
+as the table stores it (the roll zone's dice first, then those set aside). `split` is by game
+({VAL_PERCENT} % of games are `val`).
 Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune
 FOLDER --out DIR` tunes the face model on the `train` games and reads the `val` games with the
 old and the new model. Uncorrected sure reads tune as well as checked labels; the answers to the
