@@ -170,6 +170,7 @@ def simulate(args: argparse.Namespace) -> int:
                 print(f"{stage}; not tuned: {exc}", flush=True)
                 continue
             comparison = result.comparison
+            disputed = []
             if args.disputes:
                 disputed = find_disputes(export, result.tuned, threads=args.threads)
                 write_atomically(work / DISPUTES, json.dumps(disputed).encode())
@@ -182,7 +183,7 @@ def simulate(args: argparse.Namespace) -> int:
             print(
                 f"{stage}; held-out {comparison.photos} photos cost"
                 f" {reading_cost(comparison.before)} -> {reading_cost(comparison.after)}"
-                f" (true labels {true_before} -> {true_after}),"
+                f" (true labels {true_before} -> {true_after}), {len(disputed)} disputed,"
                 f" {'installed' if installed else 'not installed'}; test: tuned"
                 f" {_cost(testdir, result.tuned, args.threads)}; in use"
                 f" {_cost(testdir, current, args.threads)}",
