@@ -448,8 +448,9 @@ def create_app(
 
     @app.get("/api/teach", tags=["teach"], response_model=TeachPublic)
     def teach_sheet(limit: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
-        """The dice of kept photos that the camera read unsurely and nobody has answered yet:
-        unread ones first, then the least sure."""
+        """The dice of kept photos that the camera read unsurely, or that the last tuning run
+        read otherwise (``disputed``), and nobody has answered yet: disputed ones first, then
+        unread ones, then the least sure."""
         if teacher is None:
             return {"keeping": False, "count": 0, "questions": []}
         return sheet(*teacher.questions(limit))
