@@ -162,7 +162,7 @@ def simulate(args: argparse.Namespace) -> int:
                 result = tune_heads(
                     [export],
                     work / f"run{index + 1}",
-                    HeadConfig(threads=args.threads),
+                    HeadConfig(threads=args.threads, folds=args.folds),
                     model=current,
                     baseline=current,
                 )
@@ -236,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--every", type=int, default=50, help="photos between tunings")
     p.add_argument("--game", type=int, default=5, help="photos a game")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument(
+        "--folds", type=int, default=0, help="cross-validate the install decision (HeadConfig)"
+    )
     p.add_argument(
         "--no-disputes",
         dest="disputes",

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -43,7 +43,9 @@ __all__ = [
     "ReadFn",
     "evaluate_folder",
     "format_report",
+    "image_view",
     "match_dice",
+    "merge_reports",
     "reading_cost",
     "write_confusion_png",
 ]
@@ -452,12 +454,20 @@ def split_view(folder: Path, split: str) -> Iterator[Path]:
     from vision.train.data import split_of
 
     source = folder.resolve().name
+    with image_view(
+        folder, lambda record: split_of(source, str(record["image"]), record.get("split")) == split
+    ) as view:
+        yield view
+
+
+@contextlib.contextmanager
+def image_view(folder: Path, keep: Callable[[dict[str, Any]], bool]) -> Iterator[Path]:
+    """A folder with the photos of ``folder`` whose label record ``keep`` accepts, linked, for
+    the ``with`` block; it has the folder's name (the source a report names)."""
+    source = folder.resolve().name
     kept = []
     for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        if split_of(source, str(record["image"]), record.get("split")) == split:
+        if line.strip() and keep(json.loads(line)):
             kept.append(line)
     with tempfile.TemporaryDirectory(prefix="pipcam-eval-") as tmp:
         view = Path(tmp) / source
@@ -467,3 +477,20 @@ def split_view(folder: Path, split: str) -> Iterator[Path]:
                 (view / entry.name).symlink_to(entry)
         (view / "labels.jsonl").write_text("".join(f"{line}\n" for line in kept), "utf-8")
         yield view
+
+
+def merge_reports(reports: Sequence[EvalReport], folder: Path) -> EvalReport:
+    """One report of the photos of several (each photo read once, in one of them)."""
+    merged = EvalReport(folder)
+    for report in reports:
+        for name in (
+            "images", "skipped", "unscored", "labelled", "reported", "unread", "matched",
+            "exact", "six_dice_rolls", "six_dice_exact",
+        ):  # fmt: skip
+            setattr(merged, name, getattr(merged, name) + getattr(report, name))
+        for row, other in zip(merged.confusion, report.confusion, strict=True):
+            row[:] = [a + b for a, b in zip(row, other, strict=True)]
+        for band, other in zip(merged.bands, report.bands, strict=True):
+            band[:] = [a + b for a, b in zip(band, other, strict=True)]
+        merged.results.extend(report.results)
+    return merged

@@ -269,3 +269,34 @@ def test_a_candidate_is_better_only_when_it_saves_more_than_the_noise(
         [EvalReport(Path("t"), images=10, results=after)],
     )
     assert comparison.better == better
+
+
+def test_reports_of_parts_merge_into_the_report_of_the_whole() -> None:
+    """The committed photos read in two parts (image_view) and merged give the counts, the
+    confusion, the bands and the cost of reading them at once."""
+    from vision.classify import OnnxClassifier
+    from vision.evaluate import box_reader, image_view, merge_reports
+    from vision.reader import DiceReader
+
+    data = Path(__file__).resolve().parents[1] / "data" / "dice"
+    read = box_reader(DiceReader(OnnxClassifier()))
+    whole = evaluate_folder(data, read)
+    first = {
+        json.loads(line)["image"] for line in (data / "labels.jsonl").read_text().splitlines()[:2]
+    }
+    parts = []
+    for wanted in (True, False):
+
+        def keep(record: dict[str, object], wanted: bool = wanted) -> bool:
+            return (record["image"] in first) == wanted
+
+        with image_view(data, keep) as view:
+            parts.append(evaluate_folder(view, read))
+    assert [p.images for p in parts] == [2, 3]
+    merged = merge_reports(parts, data)
+    for name in ("images", "labelled", "reported", "unread", "matched", "exact"):
+        assert getattr(merged, name) == getattr(whole, name), name
+    assert merged.confusion == whole.confusion
+    assert merged.bands == whole.bands
+    assert reading_cost(merged) == reading_cost(whole)
+    assert sorted(r.image for r in merged.results) == sorted(r.image for r in whole.results)

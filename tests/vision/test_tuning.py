@@ -23,7 +23,9 @@ from vision.tuning import (
     Head,
     HeadConfig,
     fit_head,
+    game_folds,
     model_heads,
+    table_records,
     tune_heads,
     with_heads,
 )
@@ -244,3 +246,36 @@ def test_a_table_with_nothing_to_tune_on_says_so(tmp_path: Path) -> None:
     with pytest.raises(TuneError, match="no labels.jsonl there"):
         tune_heads([tmp_path], tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_folds_measure_every_photo_with_a_layer_that_never_saw_it(tmp_path: Path) -> None:
+    """Cross-validated by game: every photo is read by the baseline and by a layer tuned on the
+    other folds; the layer kept is tuned on all of them."""
+    table = _table(tmp_path / "table", {"valid_valid_50.jpg"})
+    records = table_records([table])
+    groups = game_folds([table], records, 3)
+    assert sum(len(g) for g in groups) == 5  # each photo is a game of its own here
+    result = tune_heads([table], tmp_path / "out", HeadConfig(threads=2, folds=3))
+    report = result.report
+    assert report["train_photos"] == 5
+    assert report["folds"] == sum(1 for g in groups if g)
+    assert result.comparison.photos == 5  # all of them, not the one held out
+    assert len(list((tmp_path / "out" / "folds").glob("fold-*.onnx"))) == report["folds"]
+    reader = DiceReader(OnnxClassifier(result.tuned))
+    assert evaluate_folder(DATA, box_reader(reader)).exact == 5
+
+
+def test_a_table_export_keeps_each_game_in_one_fold(tmp_path: Path) -> None:
+    """Photos of one game look alike (the same dice and light): they are never split up."""
+    table = _table(tmp_path / "table", set())
+    lines = (table / "labels.jsonl").read_text().splitlines()
+    games = [1, 1, 2, 2, 2]
+    records_json = [
+        json.loads(line) | {"game": game} for line, game in zip(lines, games, strict=True)
+    ]
+    (table / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records_json))
+    groups = game_folds([table], table_records([table]), 5)
+    fold_of = {r.path.name: k for k, group in enumerate(groups) for r in group}
+    names = [Path(r["image"]).name for r in records_json]
+    assert len({fold_of[name] for name in names[:2]}) == 1
+    assert len({fold_of[name] for name in names[2:]}) == 1
