@@ -38,14 +38,14 @@ from pipcam.photos import (
 )
 from pipcam.store import Store
 from pipcam.table import die_json
-from pipcam.teach import DISPUTES, Teacher, find_disputes
+from pipcam.teach import DISPUTES, Teacher, disputes_of
 from pipcam.tune import MIN_HELD_OUT
 from vision.classify import OnnxClassifier
 from vision.errors import TuneError
 from vision.evaluate import box_reader, evaluate_folder, match_dice, reading_cost
 from vision.reader import DiceReader
 from vision.train.data import Record, load_folder, read_image
-from vision.tuning import HeadConfig, tune_heads
+from vision.tuning import FOLDS, HeadConfig, tune_heads
 
 
 @dataclass
@@ -172,7 +172,7 @@ def simulate(args: argparse.Namespace) -> int:
             comparison = result.comparison
             disputed = []
             if args.disputes:
-                disputed = find_disputes(export, result.tuned, threads=args.threads)
+                disputed = disputes_of(export, result, threads=args.threads)
                 write_atomically(work / DISPUTES, json.dumps(disputed).encode())
             truth = _held_out_truth(work, work / "table" / "photos", games, index + 1)
             true_before = _read_cost(truth, current, args.threads)
@@ -237,7 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--game", type=int, default=5, help="photos a game")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument(
-        "--folds", type=int, default=0, help="cross-validate the install decision (HeadConfig)"
+        "--folds",
+        type=int,
+        default=FOLDS,
+        help="folds of the install decision's cross-validation, as pipcam tune --head (0: the"
+        " held-out fifth of the games)",
     )
     p.add_argument(
         "--no-disputes",

@@ -42,6 +42,7 @@ from vision.evaluate import match_dice
 from vision.reader import DiceReader
 from vision.review import TRUSTED_READ, untrusted
 from vision.train.data import read_image
+from vision.tuning import TuneResult
 
 DISPUTES = "disputed.json"
 """The last tuning run's disputed dice, in ``DATA/tune`` (pipcam tune writes it)."""
@@ -218,16 +219,37 @@ def read_disputes(path: Path) -> set[tuple[int, int]]:
         return set()
 
 
-def find_disputes(export: Path, tuned: Path, *, threads: int = 1) -> list[dict[str, Any]]:
-    """The held-out dice of a ``pipcam photos`` export whose label is a sure read nobody checked
-    and which the ``tuned`` model reads otherwise (another value, or none): each with its
-    reading, die, the label and the tuned model's value. Raises ``ModelLoadError`` for a model
-    that does not load."""
+def disputes_of(export: Path, result: TuneResult, *, threads: int = 1) -> list[dict[str, Any]]:
+    """The disputed dice of a tuning run on ``export``: on each photo, those that the layer which
+    never saw it reads otherwise (each fold's, when the run cross-validated; else the tuned
+    model on the held-out photos)."""
+    folds = result.report.get("fold_photos")
+    if not folds:
+        return find_disputes(export, result.tuned, threads=threads)
+    found: list[dict[str, Any]] = []
+    for k, photos in enumerate(folds):
+        layer = result.tuned.parent / "folds" / f"fold-{k}.onnx"
+        found += find_disputes(export, layer, threads=threads, photos=set(photos))
+    return found
+
+
+def find_disputes(
+    export: Path, tuned: Path, *, threads: int = 1, photos: set[str] | None = None
+) -> list[dict[str, Any]]:
+    """The held-out dice of a ``pipcam photos`` export (or those of ``photos``, paths as
+    ``export / image``) whose label is a sure read nobody checked and which the ``tuned`` model
+    reads otherwise (another value, or none): each with its reading, die, the label and the
+    tuned model's value. Raises ``ModelLoadError`` for a model that does not load."""
     reader = DiceReader(OnnxClassifier(tuned, threads=threads))
     disputes: list[dict[str, Any]] = []
     for line in (export / "labels.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
-        if record.get("split") != "val" or record.get("known_issue"):
+        if photos is None:
+            if record.get("split") != "val":
+                continue
+        elif str(export / record["image"]) not in photos:
+            continue
+        if record.get("known_issue"):
             continue
         # A sure read nobody checked: the only labels that are a model's word alone.
         reads = [

@@ -35,10 +35,10 @@ from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos_or_say, write_atomically
 from pipcam.run import chosen_model, file_stamp, find_model, names_a_model, table_model
 from pipcam.store import Store, StoreError
-from pipcam.teach import DISPUTES, Teacher, find_disputes
+from pipcam.teach import DISPUTES, Teacher, disputes_of
 from vision.errors import ModelLoadError, TuneError
 from vision.evaluate import MIN_GAIN
-from vision.tuning import HeadConfig, tune_heads
+from vision.tuning import FOLDS, HeadConfig, TuneResult, tune_heads
 
 MIN_HELD_OUT = 10
 """Held-out photos below which a difference is not trusted enough to install (``--force`` does)."""
@@ -308,9 +308,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     try:
         if whole is None:
             threads = 1 if args.threads is None else args.threads
-            result = tune_heads(
-                [work / "photos"], out, HeadConfig(threads=threads), model=model, baseline=current
-            )
+            # Cross-validated: every photo measures the layer, not the held-out fifth.
+            settings = HeadConfig(threads=threads, folds=FOLDS)
+            result = tune_heads([work / "photos"], out, settings, model=model, baseline=current)
         else:
             asked = {k: getattr(args, k) for k in ("epochs", "renders", "threads")}
             defaults = whole.TuneConfig()
@@ -326,21 +326,25 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"pipcam tune: deleted {len(old)} older tuning runs in {work} (the newest stay)")
     comparison = result.comparison
     print("\n".join(comparison.lines()))
-    _dispute(work, result.tuned)
+    _dispute(work, result)
     print(f"pipcam tune: compared with the model the table reads with now: {current} ({why})")
     held_out = comparison.photos
     if not args.force:
         if held_out < MIN_HELD_OUT:
+            why = (
+                "each game read by a layer tuned on the others"
+                if comparison.by_folds
+                else "the photos of a fifth of the games are held out"
+            )
             print(
-                f"pipcam tune: not installed: {held_out} held-out photos are too few to trust"
-                f" (at least {MIN_HELD_OUT}; the photos of a fifth of the games are held out);"
-                " keep playing with --keep-photos and tune again, or install it anyway with"
-                " --force"
+                f"pipcam tune: not installed: {held_out} {comparison.measured} are too few to"
+                f" trust (at least {MIN_HELD_OUT}; {why}); keep playing with --keep-photos and"
+                " tune again, or install it anyway with --force"
             )
             return 0
         if not comparison.better:
             print(
-                f"pipcam tune: not installed: it reads the held-out photos no better (it must"
+                f"pipcam tune: not installed: it reads the {comparison.measured} no better (it must"
                 f" cost the players at least {MIN_GAIN} less); the table keeps {current}"
                 f" ({result.tuned} stays for pipcam eval --model)"
             )
@@ -361,11 +365,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dispute(work: Path, tuned: Path) -> None:
+def _dispute(work: Path, result: TuneResult) -> None:
     """Keep the held-out dice that the tuned model reads otherwise than the table's sure read, for
     the phones' teach sheet (pipcam.teach), and say how many."""
     try:
-        disputes = find_disputes(work / "photos", tuned)
+        disputes = disputes_of(work / "photos", result)
     except (ModelLoadError, OSError, ValueError) as exc:
         print(
             f"pipcam tune: the held-out dice were not compared one by one: {exc}", file=sys.stderr

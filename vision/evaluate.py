@@ -297,6 +297,14 @@ class Comparison:
     candidate: Path
     before: list[EvalReport]
     after: list[EvalReport]
+    by_folds: bool = False
+    """``after`` read each photo with a candidate tuned without its game (cross-validation),
+    rather than ``candidate`` reading held-out photos."""
+
+    @property
+    def measured(self) -> str:
+        """What the photos compared are, for messages."""
+        return "photos measured" if self.by_folds else "held-out photos"
 
     @property
     def photos(self) -> int:
@@ -311,15 +319,26 @@ class Comparison:
 
     def lines(self) -> list[str]:
         """What to print: both readings of each folder, and both costs; or that none was read."""
+        if not self.photos and self.by_folds:
+            return [
+                "no photo measured (each game is read by a layer tuned on the others, and one"
+                " game leaves no other): check the tuned model with `pipcam eval --model` first"
+            ]
         if not self.photos:
             return [
                 "no held-out photo (pipcam photos holds out the photos of a fifth of the games):"
                 " the tuned model is not measured; check it with `pipcam eval --model` first"
             ]
         lines = []
+        later = (
+            f"the same photos, each read by a layer tuned without its game ({self.candidate}"
+            " is tuned on all of them):"
+            if self.by_folds
+            else f"the same photos read by {self.candidate}:"
+        )
         for old, new in zip(self.before, self.after, strict=True):
-            lines += [f"held-out photos read by {self.baseline}:", format_report(old)]
-            lines += [f"the same photos read by {self.candidate}:", format_report(new)]
+            lines += [f"{self.measured} read by {self.baseline}:", format_report(old)]
+            lines += [later, format_report(new)]
         lines.append(
             f"cost to the players (a wrong value {WRONG_COST}, a die not read 1):"
             f" {reading_cost(self.before)} before, {reading_cost(self.after)} after"

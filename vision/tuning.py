@@ -53,6 +53,10 @@ if TYPE_CHECKING:
     from vision.locate import Locator
     from vision.train.data import Record
 
+FOLDS = 5
+"""The folds ``pipcam tune --head`` measures with: on a table's nell-byler simulation the
+held-out fifth of the games decided too noisily (models/MODEL_CARD.md, "The teach sheet")."""
+
 __all__ = [
     "Head",
     "HeadConfig",
@@ -441,13 +445,16 @@ def _tune_heads_by_folds(
         "config": asdict(config),
         "train_photos": len(records),
         "folds": len(groups),
+        # Which photos each fold's layer (folds/fold-K.onnx) never saw: pipcam tune asks about
+        # the dice a fold's layer reads otherwise on those photos only.
+        "fold_photos": [sorted(str(r.path) for r in group) for group in groups],
         "examples": int(sum(len(p[1]) for p in parts)),
         "seconds": round(time.perf_counter() - started, 1),
         "before": [summary(r) for r in before],
         "after": [summary(r) for r in after],
     }
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    return TuneResult(Comparison(baseline, model_path, before, after), report)
+    return TuneResult(Comparison(baseline, model_path, before, after, by_folds=True), report)
 
 
 @dataclass(frozen=True)

@@ -165,8 +165,8 @@ def test_a_table_tunes_its_last_layer_in_the_background_on_its_kept_photos(
     while auto.running() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert auto.outcome == (
-        "automatic tuning kept the model in use: not installed: 1 held-out photos are too few to"
-        " trust (at least 10; the photos of a fifth of the games are held out); keep playing"
+        "automatic tuning kept the model in use: not installed: 5 photos measured are too few to"
+        " trust (at least 10; each game read by a layer tuned on the others); keep playing"
         " with --keep-photos and tune again, or install it anyway with --force"
     )
     (run,) = [p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"]

@@ -15,12 +15,21 @@ from pipcam.cli import main
 from pipcam.photos import PhotoKeeper, export_photos, kept_photos
 from pipcam.store import Store
 from pipcam.table import Table
-from pipcam.teach import CROP_SIDE, DISPUTES, NoSuchDie, Teacher, crop_jpeg, find_disputes
+from pipcam.teach import (
+    CROP_SIDE,
+    DISPUTES,
+    NoSuchDie,
+    Teacher,
+    crop_jpeg,
+    disputes_of,
+    find_disputes,
+)
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_photos import play
 from tests.pipcam.test_tune import DATA, _real_table
 from vision.classify import DEFAULT_MODEL
 from vision.train.data import load_folder
+from vision.tuning import HeadConfig, tune_heads
 
 
 @pytest.fixture
@@ -257,3 +266,40 @@ def test_a_tuning_run_keeps_its_disputes_for_the_sheet(tmp_path: Path) -> None:
     disputes = json.loads((tmp_path / "tune" / DISPUTES).read_text())
     assert isinstance(disputes, list)  # true labels, the shipped model: usually none
     assert all({"reading", "die", "label", "tuned"} <= set(d) for d in disputes)
+
+
+def test_a_cross_validated_run_disputes_with_the_layer_that_never_saw_the_photo(
+    tmp_path: Path,
+) -> None:
+    """Each photo's sure labels are checked by the layer tuned without its game: a wrong sure
+    label is disputed, the right ones are not."""
+    export = tmp_path / "export"
+    (export / "images").mkdir(parents=True)
+    lines = []
+    for game, line in enumerate((DATA / "labels.jsonl").read_text().splitlines(), start=1):
+        record = json.loads(line)
+        name = Path(record["image"]).name
+        (export / "images" / name).symlink_to(DATA / record["image"])
+        dice = [
+            {"value": d["value"], "box": d["box"], "die": i, "confidence": 0.99}
+            for i, d in enumerate(record["dice"])
+        ]
+        if game == 1:
+            dice[0]["value"] = dice[0]["value"] % 6 + 1  # a sure misread nobody corrected
+        lines.append(
+            json.dumps(
+                {
+                    "image": f"images/{name}",
+                    "split": "train",
+                    "reading": game,
+                    "game": game,
+                    "dice": dice,
+                }  # fmt: skip
+            )
+        )
+    (export / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    result = tune_heads([export], tmp_path / "run", HeadConfig(threads=2, folds=5))
+    truth = json.loads((DATA / "labels.jsonl").read_text().splitlines()[0])["dice"][0]["value"]
+    assert disputes_of(export, result) == [
+        {"reading": 1, "die": 0, "label": truth % 6 + 1, "tuned": truth}
+    ]

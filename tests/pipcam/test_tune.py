@@ -97,7 +97,7 @@ def _tuner(held_out: int, after: tuple[int | None, ...], calls: list[Any]) -> Si
         (out / "dice_faces.onnx").write_bytes(b"tuned")
         before = _photos(held_out, (1, None))  # each photo costs 1: a die asked about
         comparison = Comparison(baseline, out / "dice_faces.onnx", before, _photos(held_out, after))
-        return SimpleNamespace(comparison=comparison, tuned=out / "dice_faces.onnx")
+        return SimpleNamespace(comparison=comparison, tuned=out / "dice_faces.onnx", report={})
 
     outs: list[Path] = []
     return SimpleNamespace(
@@ -337,12 +337,15 @@ def test_without_torch_the_last_layer_is_tuned_on_the_kept_photos_of_real_dice(
     assert main(["tune", "--data", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "torch (the `train` extra) is not installed: tuning the last layer only" in out
-    assert "not installed: 1 held-out photos are too few to trust" in out
+    # Cross-validated by game: all five photos are measured, still too few to trust.
+    assert "not installed: 5 photos measured are too few to trust" in out
+    assert "each read by a layer tuned without its game" in out
     assert not table_model(tmp_path).exists()
     (run,) = [p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"]
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     assert report["kind"] == "last layer"
-    assert report["train_photos"] == 4
+    assert report["train_photos"] == 5
+    assert report["folds"] >= 2
     # --force installs it byte for byte, and the table reads the committed photos with it.
     assert main(["tune", "--data", str(tmp_path), "--force"]) == 0
     assert "installed as" in capsys.readouterr().out
