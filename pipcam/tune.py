@@ -11,7 +11,9 @@ shipped model.
 Tuning the whole model needs torch (the ``train`` extra) and about 20 minutes on a two-core PC.
 Without torch (a Pi), or with ``--head``, only the model's last layer is tuned
 (``vision.tuning``): seconds, with what the table has already, and worth about half as much on
-dice the model never saw (models/MODEL_CARD.md). The same held-out measure decides either way.
+dice the model never saw (models/MODEL_CARD.md). Being cheap, the last layer is measured by
+cross-validation over the games (each game read by a layer tuned without it), so every photo
+counts toward the decision rather than the held-out fifth; the rule is the same.
 """
 
 from __future__ import annotations
@@ -419,7 +421,7 @@ def add_tune_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     p.add_argument(
         "--force",
         action="store_true",
-        help="install the tuned model even if the held-out photos do not show it reads better",
+        help="install the tuned model even if the photos measured do not show it reads better",
     )
     p.add_argument(
         "--no-install", action="store_true", help="tune and measure only; change nothing"
