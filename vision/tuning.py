@@ -377,6 +377,35 @@ def summary(report: EvalReport) -> dict[str, Any]:
     }
 
 
+def _run_report(
+    out: Path,
+    model: Path,
+    baseline: Path,
+    config: HeadConfig,
+    started: float,
+    compared: tuple[list[EvalReport], list[EvalReport]],
+    **facts: Any,
+) -> dict[str, Any]:
+    """A run's ``report.json`` (written into ``out``, beside the tuned model) and its content."""
+    import hashlib
+
+    tuned = out / DEFAULT_MODEL.name
+    report = {
+        "kind": "last layer",
+        "model": str(model),
+        "baseline": str(baseline),
+        "tuned": str(tuned),
+        "sha256": hashlib.sha256(tuned.read_bytes()).hexdigest(),
+        "config": asdict(config),
+        **facts,
+        "seconds": round(time.perf_counter() - started, 1),
+        "before": [summary(r) for r in compared[0]],
+        "after": [summary(r) for r in compared[1]],
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return report
+
+
 def _tune_heads_by_folds(
     photos: Sequence[Path],
     out: Path,
@@ -386,7 +415,6 @@ def _tune_heads_by_folds(
     started: float,
 ) -> TuneResult:
     """``tune_heads`` measured by cross-validation over the games (``HeadConfig.folds``)."""
-    import hashlib
 
     import onnx
 
@@ -436,24 +464,20 @@ def _tune_heads_by_folds(
             merge_reports(before[i :: len(photos)], folder) for i, folder in enumerate(photos)
         ]
         after = [merge_reports(after[i :: len(photos)], folder) for i, folder in enumerate(photos)]
-    report = {
-        "kind": "last layer",
-        "model": str(model),
-        "baseline": str(baseline),
-        "tuned": str(model_path),
-        "sha256": hashlib.sha256(model_path.read_bytes()).hexdigest(),
-        "config": asdict(config),
-        "train_photos": len(records),
-        "folds": len(groups),
+    report = _run_report(
+        out,
+        model,
+        baseline,
+        config,
+        started,
+        (before, after),
+        train_photos=len(records),
+        folds=len(groups),
         # Which photos each fold's layer (folds/fold-K.onnx) never saw: pipcam tune asks about
         # the dice a fold's layer reads otherwise on those photos only.
-        "fold_photos": [sorted(str(r.path) for r in group) for group in groups],
-        "examples": int(sum(len(p[1]) for p in parts)),
-        "seconds": round(time.perf_counter() - started, 1),
-        "before": [summary(r) for r in before],
-        "after": [summary(r) for r in after],
-    }
-    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        fold_photos=[sorted(str(r.path) for r in group) for group in groups],
+        examples=int(sum(len(p[1]) for p in parts)),
+    )
     return TuneResult(Comparison(baseline, model_path, before, after, by_folds=True), report)
 
 
@@ -480,7 +504,6 @@ def tune_heads(
     """Refit ``model``'s last layers on the training photos of the table folders ``photos``
     into ``out``; read their held-out photos with ``baseline`` (by default ``model``) and the
     tuned model. Raises ``TuneError``."""
-    import hashlib
 
     import onnx
 
@@ -500,19 +523,15 @@ def tune_heads(
     onnx.save(with_heads(reader.model, heads), str(model_path))
     before = held_out_figures(photos, baseline)
     after = held_out_figures(photos, model_path) if any(r.images for r in before) else []
-    report = {
-        "kind": "last layer",
-        "model": str(model),
-        "baseline": str(baseline),
-        "tuned": str(model_path),
-        "sha256": hashlib.sha256(model_path.read_bytes()).hexdigest(),
-        "config": asdict(config),
-        "train_photos": len(train_records),
-        "examples": int(len(labels)),
-        "by_class": np.bincount(labels, minlength=CLASSES).tolist(),
-        "seconds": round(time.perf_counter() - started, 1),
-        "before": [summary(r) for r in before],
-        "after": [summary(r) for r in after],
-    }
-    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    report = _run_report(
+        out,
+        model,
+        baseline,
+        config,
+        started,
+        (before, after),
+        train_photos=len(train_records),
+        examples=int(len(labels)),
+        by_class=np.bincount(labels, minlength=CLASSES).tolist(),
+    )
     return TuneResult(Comparison(baseline, model_path, before, after), report)
