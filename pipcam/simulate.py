@@ -44,6 +44,7 @@ from vision.classify import OnnxClassifier
 from vision.errors import TuneError
 from vision.evaluate import box_reader, evaluate_folder, match_dice, reading_cost
 from vision.reader import DiceReader
+from vision.review import TRUSTED_READ
 from vision.train.data import Record, load_folder, read_image
 from vision.tuning import FOLDS, HeadConfig, tune_heads
 
@@ -193,8 +194,8 @@ def simulate(args: argparse.Namespace) -> int:
 
 
 def _sure_misreads(store: Store, truths: dict[tuple[int, int], int | None]) -> int:
-    """Dice read surely (0.9 or more), never corrected nor answered, whose value is wrong: the
-    wrong labels the export gives."""
+    """Dice read surely (``TRUSTED_READ`` or more), never corrected nor answered, whose value is
+    wrong: the wrong labels the export gives."""
     answered = store.checks()
     wrong = 0
     for reading in store.readings():
@@ -202,7 +203,7 @@ def _sure_misreads(store: Store, truths: dict[tuple[int, int], int | None]) -> i
             if j in reading.corrected or j in answered.get(reading.id, {}):
                 continue
             confidence = die.get("confidence")
-            sure = isinstance(confidence, float | int) and confidence >= 0.9
+            sure = isinstance(confidence, float | int) and confidence >= TRUSTED_READ
             true = truths.get((reading.id, j))
             wrong += die["status"] == "ok" and sure and true is not None and true != die["value"]
     return wrong

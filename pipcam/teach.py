@@ -35,7 +35,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from pipcam.photos import kept_photos
+from pipcam.photos import kept_photos, photo_path
 from pipcam.store import Store
 from vision.classify import OnnxClassifier
 from vision.evaluate import match_dice
@@ -126,8 +126,6 @@ class Teacher:
     ) -> list[Question]:
         """The open questions about the kept photos of readings in (after, upto], in the order
         asked."""
-        for gone in self._aside.keys() - kept.keys():
-            del self._aside[gone]
         answered = self.store.checks(after, upto)
         disputed = read_disputes(self.disputes) if self.disputes else set()
         playing = self.in_play()
@@ -168,6 +166,8 @@ class Teacher:
     def _open(self) -> list[Question]:
         """Every open question, in the order asked."""
         kept = kept_photos(self.photos)
+        for gone in self._aside.keys() - kept.keys():  # pruned by the table since
+            del self._aside[gone]
         return self._questions(kept, min(kept) - 1) if kept else []
 
     def questions(self, limit: int = 20) -> tuple[int, list[Question]]:
@@ -177,8 +177,10 @@ class Teacher:
         return len(found), found[:limit]
 
     def _find(self, reading: int, die: int) -> Question:
-        """The open question about one die (only its photo is looked at)."""
-        for question in self._questions(kept_photos(self.photos), reading - 1, reading):
+        """The open question about one die (only its photo is looked at, not the folder)."""
+        path = photo_path(self.photos, reading)
+        kept = {reading: path} if path.is_file() else {}
+        for question in self._questions(kept, reading - 1, reading):
             if question.die == die:
                 return question
         raise NoSuchDie(
@@ -190,7 +192,7 @@ class Teacher:
         """A JPEG of the die, outlined, with some of the tray around it."""
         with self._lock:
             question = self._find(reading, die)
-        frame = cv2.imread(str(kept_photos(self.photos).get(reading, Path("-"))))
+        frame = cv2.imread(str(photo_path(self.photos, reading)))
         if frame is None:
             raise NoSuchDie(f"the photo of reading {reading} cannot be read any more")
         return crop_jpeg(frame, question.box)
