@@ -329,6 +329,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     comparison = result.comparison
     print("\n".join(comparison.lines()))
     _dispute(work, result)
+    # The folds' layers served the comparison and the disputes; on an SD card 5 more models a
+    # run (25 MB) are not worth keeping.
+    shutil.rmtree(result.tuned.parent / "folds", ignore_errors=True)
     print(f"pipcam tune: compared with the model the table reads with now: {current} ({why})")
     held_out = comparison.photos
     if not args.force:

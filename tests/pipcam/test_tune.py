@@ -346,6 +346,7 @@ def test_without_torch_the_last_layer_is_tuned_on_the_kept_photos_of_real_dice(
     assert report["kind"] == "last layer"
     assert report["train_photos"] == 5
     assert report["folds"] >= 2
+    assert not (run / "folds").exists()  # the folds' layers are not kept on the SD card
     # --force installs it byte for byte, and the table reads the committed photos with it.
     assert main(["tune", "--data", str(tmp_path), "--force"]) == 0
     assert "installed as" in capsys.readouterr().out
