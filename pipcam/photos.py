@@ -190,6 +190,8 @@ def _label(
                 continue  # the players saw no die there
             entry.update(value=answers[index], checked=True)
         elif index < zone and index in reading.corrected:
+            if die["value"] is None:
+                continue  # corrected in play to "no die there" (store.NO_DIE)
             entry["corrected"] = True
         elif die["status"] != "ok" or die["value"] is None:
             problems.append(f"{where} ({die['status']}) was never corrected")
@@ -292,7 +294,8 @@ Scene: the table's camera over its tray, its lighting and its dice; boxes are wh
 frame pixels (the reader's own boxes).
 Label quality: each die carries the value the players left standing. `corrected: true` marks a
 die a person set by hand during play, `checked: true` one they answered afterwards on the
-phones' teach sheet (a box they said holds no die is not labelled); the other dice of the roll
+phones' teach sheet (a box they said holds no die, in play or afterwards, is not labelled); the
+other dice of the roll
 zone were read surely by the model and nobody corrected them; `set_aside: true` marks dice
 outside the roll zone, as the model read them in this frame (or as answered). A die nobody
 corrected or answered carries the model's `confidence`: players correct a misread that changes

@@ -30,6 +30,7 @@ from scoring.transcript import dump, parse_header, start
 
 __all__ = [
     "EVENT_KINDS",
+    "NO_DIE",
     "SCHEMA_VERSION",
     "GameFinished",
     "GameSummary",
@@ -42,8 +43,9 @@ __all__ = [
     "replay_events",
 ]
 
-SCHEMA_VERSION = 1
-"""``PRAGMA user_version`` of the layout below; a file with a higher one is refused."""
+SCHEMA_VERSION = 2
+"""``PRAGMA user_version`` of the layout below; a file with a higher one is refused, a lower one
+is upgraded when opened (version 2: a correction may say no die is there, value 0)."""
 
 EVENT_KINDS = ("action", "undo", "redo")
 
@@ -89,18 +91,28 @@ _SCHEMA = (
     "CREATE INDEX readings_by_game ON readings (game)",
 )
 # Added after version 1 without a version bump: created in any file that lacks it, and an older
-# pipcam opening a file that has it only sees one more table.
-_CORRECTIONS = """CREATE TABLE IF NOT EXISTS corrections (
+# pipcam opening a file that has it only sees one more table. Version 2 widened its values to
+# 0..6 (0: no die there), which an older pipcam would misread; hence the bump for that.
+_CORRECTIONS_TABLE = """CREATE TABLE IF NOT EXISTS {name} (
         id INTEGER PRIMARY KEY,
         reading INTEGER NOT NULL REFERENCES readings (id),
         game INTEGER REFERENCES games (id),
         die INTEGER NOT NULL CHECK (die >= 0),
-        value INTEGER NOT NULL CHECK (value BETWEEN 1 AND 6),
+        value INTEGER NOT NULL CHECK (value BETWEEN 0 AND 6),
         replaced TEXT NOT NULL,
         events TEXT NOT NULL,
         source TEXT NOT NULL,
         time TEXT NOT NULL
     )"""
+_CORRECTIONS = _CORRECTIONS_TABLE.format(name="corrections")
+# Version 1 to 2: SQLite cannot change a CHECK in place, so the table is copied into a new one.
+_WIDEN_CORRECTIONS = (
+    _CORRECTIONS_TABLE.format(name="corrections_v2"),
+    "INSERT INTO corrections_v2 SELECT id, reading, game, die, value, replaced, events, source, "
+    "time FROM corrections",
+    "DROP TABLE corrections",
+    "ALTER TABLE corrections_v2 RENAME TO corrections",
+)
 # Added the same way: what the players answered about a kept photo's die afterwards, on the
 # phones' "teach" sheet (pipcam.teach). One answer per die, the last one standing; it labels the
 # photo and changes no game. Value 0: no die there.
@@ -116,6 +128,8 @@ _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
 _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
+# The status of a die a person said is not there: a phantom the camera read (see _corrected).
+NO_DIE = "no_die"
 
 
 class StoreError(Exception):
@@ -220,9 +234,16 @@ def _utc(seconds: float) -> str:
 def _corrected(
     dice: list[dict[str, JSON]], corrections: list[tuple[int, int]]
 ) -> list[dict[str, JSON]]:
-    """The dice of a reading with its corrections (die index, value) applied, oldest first."""
+    """The dice of a reading with its corrections (die index, value) applied, oldest first.
+
+    A correction to 0 says no die is there (the camera took something for one): the entry stays,
+    so the dice keep their numbers, with no value and the status :data:`NO_DIE`.
+    """
     for die, value in corrections:
-        dice[int(die)] |= {"value": int(value), "status": "ok"}
+        if value == 0:
+            dice[int(die)] |= {"value": None, "status": NO_DIE}
+        else:
+            dice[int(die)] |= {"value": int(value), "status": "ok"}
     return dice
 
 
@@ -364,7 +385,7 @@ class Store:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         listed = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         tables = {str(row[0]) for row in listed}
-        if (version == 0 and tables) or (version == SCHEMA_VERSION and not tables >= _TABLES):
+        if (version == 0 and tables) or (version >= 1 and not tables >= _TABLES):
             return lambda: (
                 f"pipcam: {self.path} is not a pipcam game store (it holds the tables "
                 f"{', '.join(sorted(tables))}); pick another folder with --data or move it aside: "
@@ -376,7 +397,7 @@ class Store:
                 f"version {version}; this pipcam knows version {SCHEMA_VERSION}); upgrade pipcam, "
                 f"or move it aside and start again: {self._mv()}"
             )
-        if version not in (0, SCHEMA_VERSION):
+        if version < 0:
             return lambda: (
                 f"pipcam: the game store {self.path} has an unknown schema version {version} "
                 f"(this pipcam knows version {SCHEMA_VERSION}); move it aside and start again: "
@@ -385,7 +406,7 @@ class Store:
         return None
 
     def _set_up(self, db: sqlite3.Connection) -> None:
-        """WAL, full sync, foreign keys; the tables in a new file."""
+        """WAL, full sync, foreign keys; the tables in a new file, an older file upgraded."""
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(
@@ -396,9 +417,16 @@ class Store:
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("BEGIN IMMEDIATE")
         try:
-            if int(db.execute("PRAGMA user_version").fetchone()[0]) == 0:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            if version == 0:
                 for statement in _SCHEMA:
                     db.execute(statement)
+            elif version == 1:
+                found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corrections'"
+                if db.execute(found).fetchone():
+                    for statement in _WIDEN_CORRECTIONS:
+                        db.execute(statement)
+            if version < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute(_CORRECTIONS)
             db.execute(_CHECKS)
@@ -756,14 +784,15 @@ class Store:
         events: list[tuple[str, dict[str, JSON] | None]],
         source: str,
     ) -> StoredCorrection:
-        """Log that die ``die`` of a stored reading shows ``value``, with the events it caused.
+        """Log that die ``die`` of a stored reading shows ``value`` (0: no die is there), with the
+        events it caused.
 
         The reading keeps the dice as the camera read them (``replaced``); the correction and its
         events (an undo of the misread roll, the corrected roll) are one transaction, so the log
         never holds half a correction.
         """
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
-            raise ValueError(f"a corrected die shows 1 to 6, not {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
+            raise ValueError(f"a corrected die shows 1 to 6 (0: no die there), not {value!r}")
         rows = [self._event_row(kind, action, source=source) for kind, action in events]
         now = _utc(self.clock())
         with self._transaction(write=True) as db:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pipcam.store import GameFinished, Store, replay_events
+from pipcam.store import NO_DIE, GameFinished, Store, replay_events
 from scoring.core import (
     JSON,
     Action,
@@ -344,6 +344,7 @@ class Table:
 
     def _meaning(self, dice: list[dict[str, JSON]], state: Any) -> tuple[list[Action], str | None]:
         """What settled dice mean in ``state``: the actions, or the problem to report."""
+        dice = [d for d in dice if d["status"] != NO_DIE]  # a person said nothing is there
         doubtful = [d for d in dice if d["status"] != "ok" or d["value"] is None]
         if doubtful:
             words = {"cocked": "leans on something", "uncertain": "cannot be read"}
@@ -358,7 +359,8 @@ class Table:
             return [], str(exc)
 
     def correct(self, die: int, value: int, *, source: str = "phone") -> dict[str, JSON]:
-        """Correct die ``die`` (an index into ``dice_read``) of the last settled reading.
+        """Correct die ``die`` (an index into ``dice_read``) of the last settled reading to
+        ``value``, or to 0: no die is there (something the camera took for one).
 
         The correction is stored with the reading it replaced. The corrected reading then means
         what a camera reading would: a refused roll now goes through, and a roll already taken
@@ -380,10 +382,13 @@ class Table:
                     f"the last reading has {len(last.dice)} dice (0 to {len(last.dice) - 1}); "
                     f"there is no die {die!r}"
                 )
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
-                raise InvalidAction(f"a die shows 1 to 6, not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
+                raise InvalidAction(f"a die shows 1 to 6, or 0 when no die is there, not {value!r}")
             dice = [dict(d) for d in last.dice]
-            dice[die] = {**dice[die], "value": value, "confidence": 1.0, "status": "ok"}
+            if value == 0:
+                dice[die] = {**dice[die], "value": None, "confidence": 1.0, "status": NO_DIE}
+            else:
+                dice[die] = {**dice[die], "value": value, "confidence": 1.0, "status": "ok"}
             history = self.history
             actions: list[Action] = []
             problem: str | None = None

@@ -70,7 +70,12 @@ class CorrectionIn(BaseModel):
     """A die of the last settled reading and the face it really shows."""
 
     die: int = Field(strict=True, ge=0, le=63, description="index into state.table.dice_read")
-    value: int = Field(strict=True, ge=1, le=6, description="the face the die shows")
+    value: int = Field(
+        strict=True,
+        ge=0,
+        le=6,
+        description="the face the die shows; 0: no die there (the camera took something for one)",
+    )
 
 
 class TeachIn(BaseModel):
@@ -174,7 +179,9 @@ class DieReadPublic(BaseModel):
 
     value: int | None
     confidence: float
-    status: str = Field(description='"ok", "uncertain" or "cocked"')
+    status: str = Field(
+        description='"ok", "uncertain" or "cocked"; "no_die" once a phone said no die is there'
+    )
     box: list[int]
 
 

@@ -146,6 +146,25 @@ def test_export_labels_what_the_players_left_standing(tmp_path: Path, store: Sto
     assert "corrected by hand" in (out / "README.txt").read_text()
 
 
+def test_a_die_said_not_there_in_play_is_no_label(tmp_path: Path, store: Store) -> None:
+    """A box the players said holds no die labels nothing, and the photo stays whole."""
+    keeper = PhotoKeeper(tmp_path / "photos")
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann"]})
+    dice = (FakeDie(4, box=(0, 0, 9, 9)), FakeDie(2, 0.93, box=(20, 0, 29, 9)))
+    reading_id = table.on_reading(FakeReading(dice), settled_now=True)
+    assert reading_id is not None
+    keeper.keep(reading_id, frame(0), ())
+    table.correct(1, 0)
+    summary = export_photos(store, tmp_path / "photos", tmp_path / "out")
+    (record,) = [
+        json.loads(line) for line in (tmp_path / "out" / "labels.jsonl").read_text().splitlines()
+    ]
+    assert [(d["value"], d["box"]) for d in record["dice"]] == [(4, [0, 0, 9, 9])]
+    assert "known_issue" not in record
+    assert (summary.dice, summary.corrected) == (1, 0)
+
+
 def test_a_photo_deleted_while_exporting_is_skipped(
     tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

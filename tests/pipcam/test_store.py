@@ -463,6 +463,62 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     )
 
 
+def _as_version_1(db: Path, *, corrections: bool) -> None:
+    """Turn a store back into a version-1 file: corrections of 1..6 only, or no such table."""
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        con.execute("DROP TABLE corrections")
+        if corrections:
+            con.execute(
+                "CREATE TABLE corrections (id INTEGER PRIMARY KEY, "
+                "reading INTEGER NOT NULL REFERENCES readings (id), "
+                "game INTEGER REFERENCES games (id), die INTEGER NOT NULL CHECK (die >= 0), "
+                "value INTEGER NOT NULL CHECK (value BETWEEN 1 AND 6), replaced TEXT NOT NULL, "
+                "events TEXT NOT NULL, source TEXT NOT NULL, time TEXT NOT NULL)"
+            )
+        con.execute("PRAGMA user_version = 1")
+        con.commit()
+
+
+@pytest.mark.parametrize("corrections", [True, False], ids=["with-corrections", "before-them"])
+def test_a_version_1_store_is_upgraded_and_keeps_its_corrections(
+    tmp_path: Path, corrections: bool
+) -> None:
+    """A table's store from before "no die there" opens, keeps every correction, and then takes
+    a correction to 0."""
+    db = tmp_path / "pipcam.db"
+    with Store(db) as store:
+        game = store.new_game(HEADER)
+        reading = store.record_reading(game, [die(1), die(2)], status="settled")
+    _as_version_1(db, corrections=corrections)
+    if corrections:
+        with contextlib.closing(sqlite3.connect(db)) as con:
+            with pytest.raises(sqlite3.IntegrityError):  # what version 1 could not hold
+                con.execute(
+                    "INSERT INTO corrections (reading, game, die, value, replaced, events, "
+                    "source, time) VALUES (?, ?, 0, 0, '[]', '[]', 'phone', 'now')",
+                    (reading, game),
+                )
+            con.execute(
+                "INSERT INTO corrections (reading, game, die, value, replaced, events, source, "
+                "time) VALUES (?, ?, 1, 5, '[]', '[]', 'phone', 'now')",
+                (reading, game),
+            )
+            con.commit()
+    with Store(db) as store:
+        assert [[d["value"] for d in r.dice] for r in store.readings()] == [
+            [1, 5 if corrections else 2]
+        ]
+        store.record_correction(reading, 0, 0, events=[], source="phone")
+        (got,) = store.readings()
+        assert [(d["value"], d["status"]) for d in got.dice] == [
+            (None, "no_die"),
+            (5, "ok") if corrections else (2, "ok"),
+        ]
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        assert con.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
 def test_someone_elses_database_is_refused(tmp_path: Path) -> None:
     """An SQLite file of another program is not taken over."""
     db = tmp_path / "notes.db"

@@ -75,6 +75,45 @@ def test_refused_reading_goes_through_once_corrected(store: Store, table: Table)
     assert events(store, table) == [("action", {"roll": [1, 2, 3, 4, 5, 6]}, "phone")]
 
 
+def test_a_phantom_die_said_not_there_lets_the_roll_through(store: Store, table: Table) -> None:
+    """Seven dice read where six were thrown: "no die there" on the phantom makes it a roll."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4, 6), settled_now=True)
+    assert (
+        "7 dice are in the roll zone but 6 were to be thrown"
+        in (table.state_json()["table"]["problem"])
+    )
+    state = table.correct(6, 0)
+    assert state["table"]["problem"] == ""
+    assert state["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
+    assert state["table"]["dice_read"][6] == {
+        "value": None,
+        "confidence": 1.0,
+        "status": "no_die",
+        "box": [6, 6, 15, 15],
+    }
+    assert events(store, table) == [("action", {"roll": [1, 1, 2, 3, 4, 5]}, "phone")]
+    (stored,) = store.readings()
+    assert (stored.dice[6]["value"], stored.dice[6]["status"], stored.corrected) == (
+        None,
+        "no_die",
+        (6,),
+    )
+
+
+def test_a_die_said_not_there_by_mistake_is_set_back(store: Store, table: Table) -> None:
+    """ "No die there" on a real die takes it out of the roll; giving it a value puts it back."""
+    table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    state = table.correct(0, 0)
+    assert "5 dice are in the roll zone but 6 were to be thrown" in state["table"]["problem"]
+    assert table.history is not None
+    assert table.history.actions == []  # the roll read from the six dice was undone
+    state = table.correct(0, 1)
+    assert state["table"]["problem"] == ""
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
+    assert [(c.die, c.value) for c in store.corrections(table.game_id)] == [(0, 0), (0, 1)]
+    assert store.readings()[0].dice[0]["status"] == "ok"
+
+
 def test_two_misread_dice_corrected_one_after_the_other(store: Store, table: Table) -> None:
     """A reading still doubtful after one correction says so; the second one completes it."""
     dice = (
@@ -150,8 +189,9 @@ def test_nothing_to_correct(store: Store) -> None:
     [
         (6, 3, "the last reading has 6 dice (0 to 5); there is no die 6"),
         (-1, 3, "the last reading has 6 dice (0 to 5); there is no die -1"),
-        (0, 7, "a die shows 1 to 6, not 7"),
-        (0, 0, "a die shows 1 to 6, not 0"),
+        (0, 7, "a die shows 1 to 6, or 0 when no die is there, not 7"),
+        (0, -1, "a die shows 1 to 6, or 0 when no die is there, not -1"),
+        (0, True, "a die shows 1 to 6, or 0 when no die is there, not True"),
     ],
 )
 def test_bad_index_or_value(store: Store, table: Table, die: int, value: int, message: str) -> None:

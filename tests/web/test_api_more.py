@@ -182,7 +182,7 @@ def test_correct_replaces_the_misread_roll(served: Served, store: Store) -> None
     ("body", "status", "detail"),
     [
         ({"die": 0, "value": 7}, 422, "value: Input should be less than or equal to 6"),
-        ({"die": 0, "value": 0}, 422, "value: Input should be greater than or equal to 1"),
+        ({"die": 0, "value": -1}, 422, "value: Input should be greater than or equal to 0"),
         ({"die": 9, "value": 3}, 422, "the last reading has 6 dice (0 to 5); there is no die 9"),
         ({"die": "0", "value": 3}, 422, "die: Input should be a valid integer"),
         ({"die": 0}, 422, "value: Field required"),
@@ -197,6 +197,20 @@ def test_correct_refuses_bad_requests(
     r = served.pinned.post("/api/correct", json=body)
     assert (r.status_code, r.json()) == (status, {"detail": detail})
     assert served.client.get("/api/state").json() == before
+
+
+def test_correct_says_a_phantom_die_is_not_there(served: Served, store: Store) -> None:
+    """Value 0 takes a die the camera invented out of the reading: the roll then goes through."""
+    served.table.on_reading(reading(1, 1, 5, 2, 3, 4, 4), settled_now=True)
+    assert (
+        "7 dice are in the roll zone" in served.client.get("/api/state").json()["table"]["problem"]
+    )
+    r = served.pinned.post("/api/correct", json={"die": 6, "value": 0})
+    assert r.status_code == 200
+    state = r.json()
+    assert (state["table"]["problem"], state["turn"]["dice"]) == ("", [1, 1, 2, 3, 4, 5])
+    assert state["table"]["dice_read"][6]["status"] == "no_die"
+    assert [(c.die, c.value) for c in store.corrections()] == [(6, 0)]
 
 
 def test_correct_conflicts(served: Served) -> None:

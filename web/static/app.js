@@ -123,15 +123,17 @@ function diceRead(state) {
     return withPhotosNote(state, box);
   }
   box.append(h("div", { class: "dice", id: "dice-read" }, ...read.map((d, i) => {
-    const value = d.value === null || d.value === undefined ? "?" : d.value;
+    const gone = d.status === "no_die"; // a phone said nothing is there; tap again to undo that
+    const value = gone ? "–" : d.value === null || d.value === undefined ? "?" : d.value;
     const pct = Math.round(Number(d.confidence || 0) * 100);
     const flag = d.status === "ok" ? "" : t(`dice.${d.status}`);
+    const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
     return h("button", {
       class: `die read ${d.status}`, type: "button", dataset: { index: i },
       "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }),
       onclick: () => correctDie(i, value),
-    }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, `${pct}%`),
-    flag ? h("span", { class: "flag", "aria-hidden": "true" }, d.status === "cocked" ? "!" : "?") : null);
+    }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, gone ? "" : `${pct}%`),
+    flag ? h("span", { class: "flag", "aria-hidden": "true" }, mark) : null);
   })), h("p", { class: "hint" }, t("dice.tap_to_correct")));
   return withPhotosNote(state, box);
 }
@@ -207,8 +209,9 @@ function correctDie(index, shown) {
   $("die-title").textContent = t("correct.title", { n: index + 1, value: shown });
   dialog.returnValue = "";
   dialog.addEventListener("close", async () => {
-    const value = Number(dialog.returnValue);
-    if (value >= 1 && value <= 6) {
+    if (dialog.returnValue === "") return; // cancelled
+    const value = Number(dialog.returnValue); // 0: no die there
+    if (value >= 0 && value <= 6) {
       const state = await post("/api/correct", { die: index, value });
       if (state && state.players) accept(state);
       else if (state) refresh();

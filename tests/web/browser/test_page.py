@@ -208,6 +208,38 @@ def test_correct_a_misread_die(served: Served, phone: Any) -> None:
     assert served.table.state_json()["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
 
 
+def test_say_no_die_is_where_the_camera_read_one(served: Served, phone: Any) -> None:
+    """Seven dice read for six thrown: cancelling changes nothing; "No die there" on the phantom
+    lets the roll through and marks it, and a value puts it back."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    rid = served.table.on_reading(reading([1, 1, 5, 2, 3, 4, 6]), settled_now=True)
+
+    def fixes() -> list[tuple[int, int]]:
+        return [(c.die, c.value) for c in served.table.store.corrections() if c.reading == rid]
+
+    expect(phone.locator("#problem")).to_contain_text("7 dice are in the roll zone")
+    phantom = phone.locator("#dice-read .die").nth(6)
+    phantom.click()
+    phone.click("#die-dialog button[value='']")  # Cancel
+    expect(phone.locator("#die-dialog")).not_to_be_visible()
+    expect(phone.locator("#problem")).to_contain_text("7 dice are in the roll zone")
+    assert fixes() == []
+    phantom.click()
+    expect(phone.locator("#die-no-die")).to_have_text("No die there")
+    phone.click("#die-no-die")
+    expect(phone.locator("#problem")).to_have_count(0)
+    expect(phone.locator("#table-dice .die")).to_have_text(["1", "1", "2", "3", "4", "5"])
+    expect(phantom).to_have_class("die read no_die")
+    expect(phantom).to_have_attribute(
+        "aria-label", "Die 7: –, confidence 100% no die. Tap to correct."
+    )
+    phantom.click()
+    phone.click("#die-dialog .faces button[value='6']")
+    expect(phone.locator("#problem")).to_contain_text("7 dice are in the roll zone")
+    expect(phantom).to_have_class("die read ok")
+    assert fixes() == [(6, 0), (6, 6)]
+
+
 def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> None:
     """A table that keeps photos of the tray says so on every phone, with the count."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
