@@ -461,7 +461,7 @@ class Table:
             if len(values) != n:
                 raise IllegalAction(
                     f"{len(values)} dice are in the roll zone but {n} were to be thrown; "
-                    "take the others out or correct the reading"
+                    "take the others out, correct the reading, or type the throw on a phone"
                 )
             return [Roll(values)]
         on_table = list(game.describe(state).get("dice", []) or [])

@@ -55,7 +55,7 @@ def test_reading_that_does_not_fit_is_refused(store: Store) -> None:
     state = table.state_json()
     assert state["table"]["problem"] == (
         "7 dice are in the roll zone but 6 were to be thrown; "
-        "take the others out or correct the reading"
+        "take the others out, correct the reading, or type the throw on a phone"
     )
     assert table.history is not None
     assert len(table.history) == 0

@@ -204,6 +204,39 @@ async function teach() {
   }
 }
 
+// Typing a throw: the faces tapped one die after another, sent as {"roll": [...]} once all n are in.
+let typed = { n: 0, dice: [] };
+
+function showTyped() {
+  const { n, dice } = typed;
+  $("roll-title").textContent = t("roll.title", { n });
+  $("roll-picked").textContent = t("roll.picked", { dice: dice.join(" ") || "–", i: dice.length, n });
+  $("roll-ok").disabled = dice.length !== n;
+  $("roll-back").disabled = dice.length === 0;
+  for (const b of $("roll-faces").querySelectorAll("button")) b.disabled = dice.length >= n;
+}
+
+function typeRoll(n) {
+  const dialog = $("roll-dialog");
+  typed = { n, dice: [] };
+  showTyped();
+  dialog.returnValue = "";
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "ok" && typed.dice.length === n) act({ roll: typed.dice });
+  }, { once: true });
+  dialog.showModal();
+}
+
+function bindRollDialog() {
+  for (const b of $("roll-faces").querySelectorAll("button")) {
+    b.addEventListener("click", () => {
+      if (typed.dice.length < typed.n) typed.dice.push(Number(b.value));
+      showTyped();
+    });
+  }
+  $("roll-back").addEventListener("click", () => { typed.dice.pop(); showTyped(); });
+}
+
 function correctDie(index, shown) {
   const dialog = $("die-dialog");
   $("die-title").textContent = t("correct.title", { n: index + 1, value: shown });
@@ -280,6 +313,11 @@ function actionsPanel(state) {
   if (state.suggestion && !own.some((k) => k in state.suggestion)) {
     bar.append(button(t("btn.suggestion", { action: describeAction(state.suggestion, state.game, "do") }),
       () => act(state.suggestion), "primary suggestion"));
+  }
+  if (state.roll_size > 0 && !state.finished) {
+    // The camera's reading or typed (PROTOCOL): the way on when it misses a die, or has none.
+    bar.append(h("button", { type: "button", id: "type-roll", onclick: () => typeRoll(state.roll_size) },
+      t("btn.type_roll", { n: state.roll_size })));
   }
   const keeps = legal.filter((a) => a.keep !== undefined);
   if (keeps.length) {
@@ -588,6 +626,7 @@ async function main() {
     showView();
   });
   setConn("connecting");
+  bindRollDialog();
   window.addEventListener("hashchange", showView);
   get("/api/catalog").then((c) => { if (c) { catalog = c; renderBoard(); } });
   showView();

@@ -240,6 +240,32 @@ def test_say_no_die_is_where_the_camera_read_one(served: Served, phone: Any) -> 
     assert fixes() == [(6, 0), (6, 6)]
 
 
+def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any) -> None:
+    """Five dice read for six thrown: the throw typed on the phone, face by face with one taken
+    back, goes into the game as the phone's; OK waits for all six."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
+    expect(phone.locator("#problem")).to_contain_text("5 dice are in the roll zone")
+    phone.click("#type-roll")
+    expect(phone.locator("#roll-title")).to_have_text("The 6 dice thrown")
+    for face in "11523":
+        phone.click(f"#roll-faces button[value='{face}']")
+    expect(phone.locator("#roll-picked")).to_have_text("1 1 5 2 3 (5 of 6)")
+    expect(phone.locator("#roll-ok")).to_be_disabled()
+    phone.click("#roll-faces button[value='6']")
+    expect(phone.locator("#roll-faces button").first).to_be_disabled()  # six are in
+    phone.click("#roll-back")
+    phone.click("#roll-faces button[value='4']")
+    expect(phone.locator("#roll-picked")).to_have_text("1 1 5 2 3 4 (6 of 6)")
+    phone.click("#roll-ok")
+    expect(phone.locator("#table-dice .die")).to_have_text(["1", "1", "2", "3", "4", "5"])
+    expect(phone.locator("#problem")).to_have_count(0)
+    expect(phone.locator("#type-roll")).to_have_count(0)  # Ann decides now: nothing to throw
+    assert served.table.game_id is not None
+    last = served.table.store.events(served.table.game_id)[-1]
+    assert (last.action, last.source) == ({"roll": [1, 1, 2, 3, 4, 5]}, "phone")
+
+
 def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> None:
     """A table that keeps photos of the tray says so on every phone, with the count."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
