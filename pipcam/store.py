@@ -876,6 +876,16 @@ class Store:
                 (reading_id, die, value, source, now),
             )
 
+    def revision(self) -> tuple[int, int, int]:
+        """The newest reading's id and how many corrections and answers are stored: it changes
+        whenever one of them is added (what a cache of the teach sheet is keyed on)."""
+        with self._transaction(write=False) as db:
+            row = db.execute(
+                "SELECT (SELECT coalesce(max(id), 0) FROM readings), "
+                "(SELECT count(*) FROM corrections), (SELECT count(*) FROM checks)"
+            ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
+
     def checks(self, after: int = 0, upto: int | None = None) -> dict[int, dict[int, int]]:
         """The answers about the dice of readings with an id above ``after`` (and at most
         ``upto``): reading id -> die -> value (0: no die)."""

@@ -75,6 +75,7 @@ class TableView:
     problem: str = ""
     camera: str = "ok"
     photos: int | None = None  # photos kept of the tray (pipcam.photos); None: none are kept
+    photo_seq: int = 0  # photos kept since the table started: phones count the teach sheet anew
     tuned: str | None = None  # the day the model read with was tuned here; None: not tuned here
     seq: int = 0
 
@@ -497,11 +498,12 @@ class Table:
                 self._changed()
 
     def photos_kept(self, count: int) -> None:
-        """The table keeps photos of the tray, ``count`` of them now: every phone says so."""
+        """The table keeps photos of the tray, ``count`` of them now (said at the start and after
+        each photo): every phone says so, and counts the teach sheet's questions again."""
         with self.lock:
-            if count != self.view.photos:
-                self.view.photos = count
-                self._changed()
+            self.view.photos = count
+            self.view.photo_seq += 1
+            self._changed()
 
     def model_in_use(self, tuned: str | None) -> None:
         """The face model read with was tuned on this table's photos on day ``tuned`` (ISO), or
@@ -538,6 +540,7 @@ class Table:
                 "problem": self.view.problem,
                 "camera": self.view.camera,
                 "photos": self.view.photos,
+                "photo_seq": self.view.photo_seq,
                 "tuned": self.view.tuned,
                 "seq": self.view.seq,
                 "game_id": self.game_id,

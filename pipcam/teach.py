@@ -108,6 +108,9 @@ class Teacher:
         self._lock = threading.Lock()
         # A kept photo's sidecar never changes once written; read each once.
         self._aside: dict[int, list[dict[str, Any]] | None] = {}
+        # The sheet as last listed, and what it was listed from: every phone asks for the count
+        # after each kept photo, and one listing serves them all.
+        self._listed: tuple[object, list[Question]] | None = None
 
     def _set_aside(self, reading_id: int, path: Path) -> list[dict[str, Any]] | None:
         """The dice set aside in a kept photo; None when its sidecar cannot be read (the export
@@ -170,10 +173,23 @@ class Teacher:
             del self._aside[gone]
         return self._questions(kept, min(kept) - 1) if kept else []
 
+    def _inputs(self) -> object:
+        """What the open questions are made of, cheaply: it changes when any of it does. A photo
+        pruned changes the folder's time; the store counts what it adds. The folder's time has
+        a clock tick's grain, and the newest reading's photo is written just after the reading
+        is stored, so whether that photo is there yet is part of it too."""
+        revision = self.store.revision()
+        newest = photo_path(self.photos, revision[0]).is_file()
+        disputes = _mtime(self.disputes) if self.disputes is not None else None
+        return revision, _mtime(self.photos), newest, disputes, self.in_play()
+
     def questions(self, limit: int = 20) -> tuple[int, list[Question]]:
         """How many dice are open, and the first ``limit`` of them."""
         with self._lock:
-            found = self._open()
+            inputs = self._inputs()
+            if self._listed is None or self._listed[0] != inputs:
+                self._listed = (inputs, self._open())
+            found = self._listed[1]
         return len(found), found[:limit]
 
     def _find(self, reading: int, die: int) -> Question:
@@ -207,8 +223,16 @@ class Teacher:
         with self._lock:
             self._find(reading, die)
             self.store.record_check(reading, die, value, source=source)
-            found = self._open()
-        return len(found), found[:limit]
+            self._listed = None  # answering a die again leaves the store's counts as they were
+        return self.questions(limit)
+
+
+def _mtime(path: Path) -> int | None:
+    """When ``path`` last changed (ns); None when it is not there."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def read_disputes(path: Path) -> set[tuple[int, int]]:

@@ -196,6 +196,11 @@ class TablePublic(BaseModel):
         default=None,
         description="photos of the tray the table keeps (pipcam run --keep-photos); null: none",
     )
+    photo_seq: int = Field(
+        default=0,
+        description="grows by one with every photo kept (and when keeping starts): the teach"
+        " sheet (GET /api/teach) may have changed",
+    )
     tuned: str | None = Field(
         default=None,
         description="the day (YYYY-MM-DD) the face model the table reads with was tuned on its"

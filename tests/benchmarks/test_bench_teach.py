@@ -3,7 +3,8 @@
 Run with ``make bench``; the figures are printed. A full table keeps 2000 photos
 (``photo_limit``) of six dice each; here a fifth of the dice are read under 0.9, as on nell-byler's
 photos read by a model that never saw them. Target on this machine: listing the sheet and
-answering one die in under 250 ms each. Not measured on a Pi.
+answering one die in under 250 ms each, and a phone asking again when nothing changed (the
+listing kept) in under 25. Not measured on a Pi.
 """
 
 from __future__ import annotations
@@ -41,19 +42,26 @@ def test_bench_teach_sheet(tmp_path: Path) -> None:
             ]
             keeper.keep(store.record_reading(None, dice, status="settled"), frame)
         teacher = Teacher(store, tmp_path / "photos")
-        listed, answered = [], []
+        start = time.perf_counter()
+        count, questions = teacher.questions()
+        first = (time.perf_counter() - start) * 1000
+        again, answered = [], []
         for _ in range(10):
+            # Every other phone asking for the count after the same photo: the listing is kept.
             start = time.perf_counter()
-            count, questions = teacher.questions()
-            listed.append((time.perf_counter() - start) * 1000)
+            assert teacher.questions() == (count, questions)
+            again.append((time.perf_counter() - start) * 1000)
+            # An answer is stored and the sheet listed anew.
             start = time.perf_counter()
-            after, _ = teacher.answer(questions[0].reading, questions[0].die, 3)
+            after, questions = teacher.answer(questions[0].reading, questions[0].die, 3)
             answered.append((time.perf_counter() - start) * 1000)
             assert after == count - 1
+            count = after
         print(
-            f"\nteach sheet over {PHOTO_LIMIT} photos ({count} dice open): list median "
-            f"{statistics.median(listed):.0f} ms (first {listed[0]:.0f}), answer median "
-            f"{statistics.median(answered):.0f} ms"
+            f"\nteach sheet over {PHOTO_LIMIT} photos ({count} dice open): first listing "
+            f"{first:.0f} ms; answer (stored, listed anew) median {statistics.median(answered):.0f}"
+            f" ms; the count again with nothing changed median {statistics.median(again):.1f} ms"
         )
-        assert statistics.median(listed) < SHEET_MS
+        assert first < SHEET_MS
         assert statistics.median(answered) < SHEET_MS
+        assert statistics.median(again) < SHEET_MS / 10

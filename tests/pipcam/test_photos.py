@@ -65,17 +65,20 @@ def test_keeper_keeps_the_newest_up_to_its_limit(tmp_path: Path) -> None:
 
 def test_keeper_tells_the_table_how_many_photos_it_keeps(tmp_path: Path, store: Store) -> None:
     """The phones learn at once that photos are kept (with those of earlier runs), and the
-    count after each photo, held at the limit; a table that keeps none says null."""
+    count after each photo, held at the limit; each photo is news all the same (the teach
+    sheet may have grown); a table that keeps none says null."""
     table = Table(store)
     assert table.state_json()["table"]["photos"] is None
     PhotoKeeper(tmp_path / "photos").keep(1, frame(1))
     seen: list[object] = []
-    table.subscribe(lambda state: seen.append(state["table"]["photos"]))
+    table.subscribe(
+        lambda state: seen.append((state["table"]["photos"], state["table"]["photo_seq"]))
+    )
     keeper = PhotoKeeper(tmp_path / "photos", limit=2, on_count=table.photos_kept)
-    assert seen == [1]
+    assert seen == [(1, 1)]
     keeper.keep(2, frame(2))
     keeper.keep(3, frame(3))
-    assert seen == [1, 2]  # the third photo pushed the first out: still two, nothing to tell
+    assert seen == [(1, 1), (2, 2), (2, 3)]  # the third photo pushed the first out
     assert keeper.count == len(kept_photos(tmp_path / "photos")) == 2
     assert table.state_json()["table"]["photos"] == 2
 

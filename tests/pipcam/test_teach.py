@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pipcam.cli import main
-from pipcam.photos import PhotoKeeper, export_photos, kept_photos
+from pipcam.photos import PhotoKeeper, export_photos, kept_photos, photo_path
 from pipcam.store import Store
 from pipcam.table import Table
 from pipcam.teach import (
@@ -145,6 +145,48 @@ def test_a_deleted_photo_is_no_longer_asked_about(tmp_path: Path, teacher: Teach
         teacher.answer(3, 0, 4)
     with pytest.raises(NoSuchDie):
         teacher.crop(3, 0)
+
+
+def test_one_listing_serves_every_phone_until_what_it_is_made_of_changes(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Phones ask for the count after every kept photo: the sheet is listed again only when a
+    reading, its photo, an answer, a pruned photo, the disputes or the reading in play change."""
+    photos = tmp_path / "photos"
+    keeper = PhotoKeeper(photos)
+    table = play(store, keeper)
+    playing: list[int | None] = [None]
+    disputes = tmp_path / DISPUTES
+    teacher = Teacher(store, photos, in_play=lambda: playing[0], disputes=disputes)
+    listings: list[int] = []
+
+    def counted(folder: Path) -> dict[int, Path]:
+        listings.append(1)
+        return kept_photos(folder)
+
+    monkeypatch.setattr("pipcam.teach.kept_photos", counted)
+    assert asked(teacher) == [(3, 0, None, "cocked"), (2, 2, 5, "ok")]
+    assert asked(teacher) == [(3, 0, None, "cocked"), (2, 2, 5, "ok")]
+    assert len(listings) == 1
+    # A reading is stored a moment before its photo is written: it is asked about once it is.
+    reading_id = table.on_reading(FakeReading((FakeDie(6, 0.55),)), settled_now=True)
+    assert reading_id == 4
+    assert len(asked(teacher)) == 2
+    keeper.keep(reading_id, np.zeros((40, 40, 3), np.uint8))
+    assert asked(teacher) == [(3, 0, None, "cocked"), (4, 0, 6, "ok"), (2, 2, 5, "ok")]
+    teacher.answer(4, 0, 5)
+    assert asked(teacher) == [(3, 0, None, "cocked"), (2, 2, 5, "ok")]
+    store.record_check(2, 2, 5, source="cli")  # answered elsewhere
+    assert asked(teacher) == [(3, 0, None, "cocked")]
+    disputes.write_text(json.dumps([{"reading": 1, "die": 0, "label": 1, "tuned": 4}]))
+    assert asked(teacher) == [(1, 0, 1, "ok"), (3, 0, None, "cocked")]
+    playing[0] = 3
+    assert asked(teacher) == [(1, 0, 1, "ok")]
+    photo_path(photos, 1).unlink()
+    assert asked(teacher) == []
+    assert len(listings) == 8
+    assert asked(teacher) == []
+    assert len(listings) == 8
 
 
 def test_without_photos_there_is_nothing_to_ask(tmp_path: Path, store: Store) -> None:

@@ -145,13 +145,38 @@ function withPhotosNote(state, box) {
   const kept = state.table && state.table.photos;
   if (kept !== null && kept !== undefined) {
     box.append(h("p", { class: "hint", id: "photos-note" }, t("photos.kept", { n: kept })));
-    box.append(h("button", { type: "button", id: "teach-open", onclick: teach }, t("teach.open")));
+    const open = teachCount(state.table.photo_seq);
+    if (open !== 0) {
+      box.append(h("button", { type: "button", id: "teach-open", onclick: teach },
+        open === null ? t("teach.open") : t("teach.open_n", { n: open })));
+    }
   }
   const tuned = state.table && state.table.tuned;
   if (tuned) {
     box.append(h("p", { class: "hint", id: "tuned-note" }, t("model.tuned", { date: tuned })));
   }
   return box;
+}
+
+// How many dice the teach sheet asks about, fetched again after each kept photo (the table says
+// photo_seq) and after answering; null until known. The server lists the sheet once for all phones.
+let teachOpen = { seq: null, count: null };
+
+function teachCount(seq) {
+  if (seq !== teachOpen.seq) {
+    teachOpen.seq = seq;
+    recountTeach();
+  }
+  return teachOpen.count;
+}
+
+async function recountTeach() {
+  const sheet = await get("/api/teach?limit=1");
+  const count = sheet && sheet.keeping ? sheet.count : null;
+  if (count !== teachOpen.count) {
+    teachOpen.count = count;
+    renderBoard();
+  }
 }
 
 // The teach sheet (GET/POST /api/teach): the dice of kept photos that the camera read unsurely,
@@ -201,6 +226,7 @@ async function teach() {
   } finally {
     teaching = false;
     if (answered) toast(t("teach.thanks", { n: answered }), "ok");
+    recountTeach();
   }
 }
 

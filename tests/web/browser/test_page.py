@@ -310,12 +310,13 @@ def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> 
     second = served.table.reading_in_play()
     assert second is not None
     keeper.keep(second, tray)
-    served.table.photos_kept(2)
     # The last tuning run read the first die (a sure 1) otherwise: it is asked first.
     (served.photos.parent / "tune").mkdir(exist_ok=True)
     (served.photos.parent / "tune" / DISPUTES).write_text(
         json.dumps([{"reading": first, "die": 0, "label": 1, "tuned": 4}])
     )
+    served.table.photos_kept(2)  # what the keeper says after each photo: phones count again
+    expect(phone.locator("#teach-open")).to_have_text("Check the 3 dice the camera was unsure of")
     before = served.table.transcript()
     phone.click("#teach-open")
     dialog = phone.locator("#teach-dialog")
@@ -342,9 +343,18 @@ def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> 
     with Store(served.photos.parent / "pipcam.db") as store:
         assert store.checks() == {first: {0: 1, 2: 5, 5: 0}}
     assert served.table.transcript() == before
-    phone.click("#teach-open")
-    expect(phone.locator("#toast")).to_contain_text("Nothing to check")
-    expect(dialog).to_be_hidden()
+    expect(phone.locator("#teach-open")).to_have_count(0)  # nothing left to ask
+    # A new unsure photo brings the button back, counted.
+    third = served.table.on_reading(
+        FakeReading((FakeDie(4, 0.7, "ok", (300, 10, 340, 50)),)), settled_now=True
+    )
+    assert third is not None
+    keeper.keep(third, tray)
+    served.table.photos_kept(3)
+    expect(phone.locator("#teach-open")).to_have_count(0)  # in play: the board corrects it
+    served.table.on_reading(reading([2, 2, 3, 4, 5, 6]), settled_now=True)  # play moves on
+    served.table.photos_kept(3)
+    expect(phone.locator("#teach-open")).to_have_text("Check the die the camera was unsure of")
 
 
 def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
