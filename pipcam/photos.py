@@ -40,6 +40,9 @@ from pipcam.store import Store, StoredReading, StoreError
 log = logging.getLogger("pipcam.photos")
 
 JPEG_QUALITY = 95
+FREE_RESERVE = 512 * 2**20
+"""Bytes the photos always leave free on their disk: the game store, its log and the system
+need room more than the newest photo does (a full SD card stops every write)."""
 VAL_PERCENT = 20
 """Share of games the export marks ``val``: whole games, since one game's rolls look alike."""
 
@@ -61,9 +64,12 @@ def write_atomically(path: Path, data: bytes) -> None:
 class PhotoKeeper:
     """Saves the frame of each settled reading, and the dice set aside in it, under ``folder``.
 
-    Failing to save (a full SD card) is logged and skipped: the game must not stop for a photo.
-    ``on_count`` hears how many photos are kept, at once and after each photo, so that every
-    phone can say the table keeps them (:meth:`pipcam.table.Table.photos_kept`).
+    The newest ``limit`` photos stay, and only as many as leave ``reserve`` bytes free on the
+    disk: to keep a photo where the disk is that full, the oldest are deleted first, and when
+    even that cannot make room the photo is not kept. Failing to save is logged and skipped: the
+    game must not stop for a photo. ``on_count`` hears how many photos are kept, at once and after
+    each photo, so that every phone can say the table keeps them
+    (:meth:`pipcam.table.Table.photos_kept`).
     """
 
     def __init__(
@@ -72,12 +78,17 @@ class PhotoKeeper:
         *,
         limit: int = PHOTO_LIMIT,
         on_count: Callable[[int], object] | None = None,
+        reserve: int = FREE_RESERVE,
+        free_bytes: Callable[[Path], int] = lambda path: shutil.disk_usage(path).free,
     ) -> None:
         if limit < 1:
             raise ValueError(f"a photo limit must be at least 1, not {limit}")
         self.folder = folder
         self.limit = limit
         self.on_count = on_count
+        self.reserve = reserve
+        self.free_bytes = free_bytes  # injected by tests, which cannot fill a disk
+        self._short = False  # said that the disk is too full to keep any photo
         self.count = len(kept_photos(folder))
         """Photos kept under ``folder`` now."""
         self._tell()
@@ -106,9 +117,11 @@ class PhotoKeeper:
                 for d in set_aside
             ]
             height, width = np.asarray(frame).shape[:2]
-            sidecar = {"width": int(width), "height": int(height), "set_aside": aside}
+            sidecar = json.dumps({"width": int(width), "height": int(height), "set_aside": aside})
+            if not self._make_room(len(encoded) + len(sidecar)):
+                return None
             # The sidecar first: a photo is never found without its set-aside dice.
-            write_atomically(path.with_suffix(".json"), json.dumps(sidecar).encode())
+            write_atomically(path.with_suffix(".json"), sidecar.encode())
             write_atomically(path, encoded.tobytes())
             self._prune()
         except Exception as exc:  # noqa: BLE001 - whatever fails, the camera loop must go on
@@ -116,6 +129,43 @@ class PhotoKeeper:
             return None
         self._tell()
         return path
+
+    def _make_room(self, size: int) -> bool:
+        """Delete the oldest photos until ``size`` more bytes leave the reserve free; False (said
+        once until there is room again, and nothing deleted) when deleting them all would not do.
+        """
+        free = self.free_bytes(self.folder)
+        if free - size >= self.reserve:
+            self._short = False
+            return True
+        sizes = {}
+        for reading_id in sorted(kept_photos(self.folder)):
+            path = photo_path(self.folder, reading_id)
+            sizes[reading_id] = sum(_size(part) for part in (path, path.with_suffix(".json")))
+        if free + sum(sizes.values()) - size < self.reserve:
+            if not self._short:
+                log.warning(
+                    "not keeping photos of the tray: %s has %d MB free, and %d MB stay free for "
+                    "the game store; free some space (the newest photos are kept again then)",
+                    self.folder,
+                    free >> 20,
+                    self.reserve >> 20,
+                )
+            self._short = True
+            return False
+        gone = 0
+        for reading_id, taken in sizes.items():  # oldest first
+            if free - size >= self.reserve:
+                break
+            path = photo_path(self.folder, reading_id)
+            path.unlink(missing_ok=True)
+            path.with_suffix(".json").unlink(missing_ok=True)
+            free += taken
+            gone += 1
+        self.count = len(sizes) - gone
+        log.info("deleted the %d oldest photos to leave %d MB free", gone, self.reserve >> 20)
+        self._short = False
+        return True
 
     def _prune(self) -> None:
         """Delete the oldest photos beyond the limit (reading ids grow with time)."""
@@ -125,6 +175,14 @@ class PhotoKeeper:
             path.unlink(missing_ok=True)
             path.with_suffix(".json").unlink(missing_ok=True)
         self.count = min(len(kept), self.limit)
+
+
+def _size(path: Path) -> int:
+    """A file's size; 0 when it is gone."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def kept_photos(folder: Path) -> dict[int, Path]:

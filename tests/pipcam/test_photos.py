@@ -83,6 +83,42 @@ def test_keeper_tells_the_table_how_many_photos_it_keeps(tmp_path: Path, store: 
     assert table.state_json()["table"]["photos"] == 2
 
 
+def test_keeper_leaves_the_reserve_free_on_its_disk(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a nearly full disk the oldest photos make room for the newest; when deleting them all
+    would not, none is deleted, the photo is skipped, and that is said once."""
+    probe = PhotoKeeper(tmp_path / "probe")
+    assert probe.keep(1, frame(1)) is not None
+    one = sum(f.stat().st_size for f in (tmp_path / "probe").iterdir())
+    folder = tmp_path / "photos"
+    reserve = 1000 * one
+    other = [0]  # bytes written by something else
+
+    def free(path: Path) -> int:
+        """A disk with room for three and a half photos beyond the reserve."""
+        used = sum(f.stat().st_size for f in folder.iterdir())
+        return reserve + int(3.5 * one) - used - other[0]
+
+    counts: list[int] = []
+    keeper = PhotoKeeper(folder, limit=10, reserve=reserve, free_bytes=free, on_count=counts.append)
+    for reading_id in range(1, 7):
+        assert keeper.keep(reading_id, frame(reading_id)) is not None
+    assert sorted(kept_photos(folder)) == [4, 5, 6]
+    assert counts == [0, 1, 2, 3, 3, 3, 3]
+    assert free(folder) >= reserve
+    other[0] = 4 * one  # the disk fills up: not even an empty folder would leave the reserve
+    with caplog.at_level(logging.WARNING, logger="pipcam.photos"):
+        assert keeper.keep(7, frame(7)) is None
+        assert keeper.keep(8, frame(8)) is None
+    assert caplog.text.count("not keeping photos of the tray") == 1
+    assert "free some space" in caplog.text
+    assert sorted(kept_photos(folder)) == [4, 5, 6]  # nothing deleted for nothing
+    other[0] = 0
+    assert keeper.keep(9, frame(9)) is not None
+    assert sorted(kept_photos(folder)) == [5, 6, 9]
+
+
 def test_keeper_failure_is_logged_not_raised(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
