@@ -236,7 +236,9 @@ let typed = { n: 0, dice: [] };
 function showTyped() {
   const { n, dice } = typed;
   $("roll-title").textContent = t("roll.title", { n });
-  $("roll-picked").textContent = t("roll.picked", { dice: dice.join(" ") || "–", i: dice.length, n });
+  $("roll-picked").replaceChildren(
+    h("span", { class: "dice", id: "roll-dice" }, ...dice.map((v) => h("span", { class: "die" }, h("span", { class: "pips" }, v)))),
+    h("span", { class: "muted", id: "roll-count" }, t("roll.count", { i: dice.length, n })));
   $("roll-ok").disabled = dice.length !== n;
   $("roll-back").disabled = dice.length === 0;
   for (const b of $("roll-faces").querySelectorAll("button")) b.disabled = dice.length >= n;

@@ -230,6 +230,8 @@ def test_say_no_die_is_where_the_camera_read_one(served: Served, phone: Any) -> 
     expect(phone.locator("#problem")).to_have_count(0)
     expect(phone.locator("#table-dice .die")).to_have_text(["1", "1", "2", "3", "4", "5"])
     expect(phantom).to_have_class("die read no_die")
+    shoot(phone, "no-die")
+    no_horizontal_scroll(phone)
     expect(phantom).to_have_attribute(
         "aria-label", "Die 7: –, confidence 100% no die. Tap to correct."
     )
@@ -250,13 +252,16 @@ def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any)
     expect(phone.locator("#roll-title")).to_have_text("The 6 dice thrown")
     for face in "11523":
         phone.click(f"#roll-faces button[value='{face}']")
-    expect(phone.locator("#roll-picked")).to_have_text("1 1 5 2 3 (5 of 6)")
+    expect(phone.locator("#roll-dice .die")).to_have_text(["1", "1", "5", "2", "3"])
+    expect(phone.locator("#roll-count")).to_have_text("5 of 6")
     expect(phone.locator("#roll-ok")).to_be_disabled()
     phone.click("#roll-faces button[value='6']")
     expect(phone.locator("#roll-faces button").first).to_be_disabled()  # six are in
     phone.click("#roll-back")
     phone.click("#roll-faces button[value='4']")
-    expect(phone.locator("#roll-picked")).to_have_text("1 1 5 2 3 4 (6 of 6)")
+    expect(phone.locator("#roll-dice .die")).to_have_text(["1", "1", "5", "2", "3", "4"])
+    expect(phone.locator("#roll-count")).to_have_text("6 of 6")
+    shoot(phone, "type-throw")
     phone.click("#roll-ok")
     expect(phone.locator("#table-dice .die")).to_have_text(["1", "1", "2", "3", "4", "5"])
     expect(phone.locator("#problem")).to_have_count(0)
