@@ -97,7 +97,7 @@ def test_keeper_leaves_the_reserve_free_on_its_disk(
 
     def free(path: Path) -> int:
         """A disk with room for three and a half photos beyond the reserve."""
-        used = sum(f.stat().st_size for f in folder.iterdir())
+        used = sum(f.stat().st_size for f in path.iterdir())
         return reserve + int(3.5 * one) - used - other[0]
 
     counts: list[int] = []
