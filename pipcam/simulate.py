@@ -6,9 +6,12 @@ The photos of ``SOURCE`` (the shared data format) are shuffled with the seed. Th
 ``--played`` are played as a table plays them, through the product's own code: each is read by
 the model the table reads with, stored as a reading of a game (``--game`` photos a game) and kept
 as ``pipcam run --keep-photos`` keeps it. A die the reader could not read is corrected in play
-with its true value (a game cannot go on without it); a sure read is never corrected, which is
-the worst case for the labels. Every ``--every`` photos the players answer the teach sheet
-(``pipcam.teach``): every question, none, or its first N, truly (a box on no die: "no die"); then
+with its true value (a game cannot go on without it), and so is a box on no die, to "no die
+there" (a die too many stops the game too; ``--phantoms-stay`` leaves them, as before phones
+could say so); a sure read is never corrected, which is the worst case for the labels. Every
+``--every`` photos the players answer the teach sheet (``pipcam.teach``): every question, none,
+or its first N, truly (a box on no die: "no die") but for a share ``--mistakes`` of wrong
+answers; then
 the last layer is tuned as ``pipcam tune --head`` tunes it, from the export, and installed by the
 same rule; the held-out dice it reads otherwise go on the sheet, as ``pipcam tune`` puts them.
 The other photos are the test, read with their true labels by the untuned model, by each
@@ -54,8 +57,10 @@ class Tally:
     """What the played photos gave the labels so far."""
 
     corrected: int = 0  # unread dice corrected in play
+    phantoms: int = 0  # boxes on no die said "no die there" in play
     answered: int = 0  # teach-sheet answers
     answered_wrong: int = 0  # of them, reads that were wrong or boxes on no die
+    mistaken: int = 0  # answers the players got wrong (--mistakes)
     sure_wrong: int = 0  # sure misreads nobody corrected: wrong labels, as the export gives them
 
 
@@ -123,6 +128,7 @@ def simulate(args: argparse.Namespace) -> int:
     untuned = _cost(testdir, model, args.threads)
     print(f"seed {args.seed}, answers {args.answer}: untuned on the test: {untuned}", flush=True)
     tally = Tally()
+    mistaken = random.Random(args.seed + 1)  # which answers the players get wrong
     truths: dict[tuple[int, int], int | None] = {}  # (reading, die) -> true value (None: no die)
     games: dict[int, tuple[int, Record]] = {}  # reading -> its game and its labelled photo
     with Store(work / "table" / "pipcam.db") as store:
@@ -152,9 +158,13 @@ def simulate(args: argparse.Namespace) -> int:
                 if die.status != "ok" and true is not None:
                     store.record_correction(reading_id, j, true, events=[], source="simulation")
                     tally.corrected += 1
+                elif true is None and args.phantoms:
+                    # A die too many stops the game: the players say no die is there.
+                    store.record_correction(reading_id, j, 0, events=[], source="simulation")
+                    tally.phantoms += 1
             if (index + 1) % args.every:
                 continue
-            _answer(teacher, truths, args.answer, tally)
+            _answer(teacher, truths, args.answer, tally, mistakes=(args.mistakes, mistaken))
             tally.sure_wrong = _sure_misreads(store, truths)
             export = work / "export"
             export_photos(store, work / "table" / "photos", export, link=True)
@@ -210,16 +220,27 @@ def _sure_misreads(store: Store, truths: dict[tuple[int, int], int | None]) -> i
 
 
 def _answer(
-    teacher: Teacher, truths: dict[tuple[int, int], int | None], answer: str, tally: Tally
+    teacher: Teacher,
+    truths: dict[tuple[int, int], int | None],
+    answer: str,
+    tally: Tally,
+    *,
+    mistakes: tuple[float, random.Random] = (0.0, random.Random(0)),
 ) -> None:
-    """The players answer the teach sheet: all of it, none, or its first N questions."""
+    """The players answer the teach sheet: all of it, none, or its first N questions; a share
+    of their answers (``mistakes``: the share and the draw) is another value than the truth."""
     if answer == "none":
         return
+    share, draw = mistakes
     count, questions = teacher.questions(limit=10**9)
     take = count if answer == "all" else min(int(answer), count)
     for question in questions[:take]:
         true = truths.get((question.reading, question.die))
-        teacher.answer(question.reading, question.die, true or 0, source="simulation")
+        value = true or 0
+        if draw.random() < share:
+            value = draw.choice([v for v in range(7) if v != value])
+            tally.mistaken += 1
+        teacher.answer(question.reading, question.die, value, source="simulation")
         tally.answered += 1
         tally.answered_wrong += true != question.value
 
@@ -251,11 +272,25 @@ def main(argv: list[str] | None = None) -> int:
         help="do not put the held-out dice a tuned model reads otherwise on the sheet",
     )
     p.add_argument(
+        "--mistakes",
+        type=float,
+        default=0.0,
+        help="share of the players' answers that are wrong (another value, or no die)",
+    )
+    p.add_argument(
+        "--phantoms-stay",
+        dest="phantoms",
+        action="store_false",
+        help="never say in play that a box holds no die (as before a phone could)",
+    )
+    p.add_argument(
         "--work", help="a folder for the table and the runs (default: a new temporary one)"
     )
     args = p.parse_args(argv)
     if args.answer not in ("none", "all") and not args.answer.isdigit():
         p.error(f"--answer takes none, all or a number of questions, not {args.answer!r}")
+    if not 0.0 <= args.mistakes <= 1.0:
+        p.error(f"--mistakes is a share from 0 to 1, not {args.mistakes}")
     return simulate(args)
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
-from pipcam.simulate import main
+from pipcam.photos import PhotoKeeper
+from pipcam.simulate import Tally, _answer, main
+from pipcam.store import Store
+from pipcam.teach import Teacher
+from tests.pipcam.test_photos import play
 from vision.classify import DEFAULT_MODEL
 
 DATA = Path(__file__).parents[1] / "data" / "dice"
@@ -32,5 +37,31 @@ def test_bad_arguments_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture
         main([str(DATA), "--model", str(DEFAULT_MODEL), "--answer", "some"])
     assert exc.value.code == 2
     assert "--answer takes none, all or a number" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([str(DATA), "--model", str(DEFAULT_MODEL), "--mistakes", "1.5"])
+    assert "--mistakes is a share from 0 to 1, not 1.5" in capsys.readouterr().err
     assert main([str(DATA), "--model", str(DEFAULT_MODEL), "--work", str(tmp_path)]) == 2
     assert "leave none to test" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("share", "wrong"), [(0.0, 0), (1.0, 2)])
+def test_the_players_answer_truly_but_for_their_mistakes(
+    tmp_path: Path, share: float, wrong: int
+) -> None:
+    """Every question of the sheet answered: truly, or (all of them here) with another value."""
+    with Store(tmp_path / "pipcam.db") as store:
+        play(store, PhotoKeeper(tmp_path / "photos"))
+        truths: dict[tuple[int, int], int | None] = {(3, 0): 4, (2, 2): None}
+        tally = Tally()
+        _answer(
+            Teacher(store, tmp_path / "photos"),
+            truths,
+            "all",
+            tally,
+            mistakes=(share, random.Random(1)),
+        )
+        answers = store.checks()
+    given = {(3, 0): answers[3][0], (2, 2): answers[2][2]}
+    assert sum(given[k] != (truths[k] or 0) for k in given) == wrong
+    assert all(0 <= v <= 6 for v in given.values())
+    assert (tally.answered, tally.mistaken) == (2, wrong)
