@@ -296,6 +296,7 @@ def export_photos(
         )
     kept = kept_photos(photos)
     answers = store.checks()
+    missed = store.missed()
     (out / "images").mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     dice_n = corrected_n = checked_n = flagged_n = val_n = 0
@@ -311,6 +312,12 @@ def export_photos(
             log.warning("skipping %s: its sidecar cannot be read (%s)", source, exc)
             continue
         dice, problems = _label(reading, list(sidecar["set_aside"]), answers.get(reading.id, {}))
+        if reading.id in missed:
+            # The typed throw had dice the camera never found: they are in the photo unlabelled.
+            n = missed[reading.id]
+            problems.append(
+                f"the camera missed {n} {'die' if n == 1 else 'dice'} of the throw typed on a phone"
+            )
         split = split_of_game(reading.game, val_percent)
         record: dict[str, Any] = {
             "image": f"images/{source.name}",
@@ -361,8 +368,10 @@ the score, not always one that does not (a 3 read as 2 in a game that scores onl
 so such a label is as good as that confidence (on held-out photos, dice read at 0.9 or more
 were right 99 % of the time, those at 0.5-0.7 about 61 %: `pipcam eval` prints these bands);
 under 0.9 it is neither trained on nor scored, and the teach sheet asks about it. A photo with
-a die nobody read, corrected or answered has `known_issue`. `reading` and `die` name each die
-as the table stores it (the roll zone's dice first, then those set aside). `split` is by game
+a die nobody read, corrected or answered has `known_issue`, and so has one whose throw the
+players typed with more dice than the camera found (a die in it has no label). `reading` and
+`die` name each die as the table stores it (the roll zone's dice first, then those set aside).
+`split` is by game
 ({VAL_PERCENT} % of games are `val`).
 Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune
 FOLDER --out DIR` tunes the face model on the `train` games and reads the `val` games with the

@@ -124,6 +124,13 @@ _CHECKS = """CREATE TABLE IF NOT EXISTS checks (
         time TEXT NOT NULL,
         PRIMARY KEY (reading, die)
     )"""
+# Added the same way: readings whose throw a phone typed with more dice than the camera saw. The
+# photo then shows a die without a label, which training must not take for background.
+_MISSED = """CREATE TABLE IF NOT EXISTS missed (
+        reading INTEGER PRIMARY KEY REFERENCES readings (id),
+        dice INTEGER NOT NULL CHECK (dice >= 1),
+        time TEXT NOT NULL
+    )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
@@ -430,6 +437,7 @@ class Store:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute(_CORRECTIONS)
             db.execute(_CHECKS)
+            db.execute(_MISSED)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -876,15 +884,37 @@ class Store:
                 (reading_id, die, value, source, now),
             )
 
-    def revision(self) -> tuple[int, int, int]:
-        """The newest reading's id and how many corrections and answers are stored: it changes
-        whenever one of them is added (what a cache of the teach sheet is keyed on)."""
+    def record_missed(self, reading_id: int, dice: int) -> None:
+        """Keep that the camera missed ``dice`` dice of a stored reading (the players typed the
+        throw); no game changes."""
+        if isinstance(dice, bool) or not isinstance(dice, int) or dice < 1:
+            raise ValueError(f"a reading misses at least 1 die, not {dice!r}")
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
+                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
+            db.execute(
+                "INSERT OR REPLACE INTO missed (reading, dice, time) VALUES (?, ?, ?)",
+                (reading_id, dice, now),
+            )
+
+    def missed(self) -> dict[int, int]:
+        """The readings the camera missed dice of: reading id -> how many."""
+        with self._transaction(write=False) as db:
+            rows = db.execute("SELECT reading, dice FROM missed").fetchall()
+        return {int(reading): int(dice) for reading, dice in rows}
+
+    def revision(self) -> tuple[int, int, int, int]:
+        """The newest reading's id and how many corrections, answers and readings with missed
+        dice are stored: it changes whenever one of them is added (what a cache of the teach
+        sheet is keyed on)."""
         with self._transaction(write=False) as db:
             row = db.execute(
                 "SELECT (SELECT coalesce(max(id), 0) FROM readings), "
-                "(SELECT count(*) FROM corrections), (SELECT count(*) FROM checks)"
+                "(SELECT count(*) FROM corrections), (SELECT count(*) FROM checks), "
+                "(SELECT count(*) FROM missed)"
             ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
+        return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 
     def checks(self, after: int = 0, upto: int | None = None) -> dict[int, dict[int, int]]:
         """The answers about the dice of readings with an id above ``after`` (and at most

@@ -175,13 +175,32 @@ class Table:
             game = history.game
             game.apply(history.state, action)  # raises IllegalAction; nothing stored or changed
             assert self.game_id is not None
+            missed = 0 if source == "camera" else self._missed_by_camera(action, history)
             self.store.append(self.game_id, "action", action_to_json(action), source=source)
+            if missed and self.last_reading is not None:
+                self.store.record_missed(self.last_reading.id, missed)
             history.push(action)
             self.view.problem = ""
             if game.outcome(history.state) is not None:
                 self.store.finish_game(self.game_id)
             self._changed()
             return self.state_json()
+
+    def _missed_by_camera(self, action: Action, history: History[Any]) -> int:
+        """How many more dice a throw typed in place of the last settled reading has than that
+        reading saw (0 if it is not one): its photo shows them without a label."""
+        last = self.last_reading
+        if (
+            not isinstance(action, Roll)
+            or last is None
+            or last.game_id != self.game_id
+            or last.actions
+            or len(history) != last.before
+            or history.state != last.state_before
+        ):
+            return 0
+        seen = sum(1 for d in last.dice if d["status"] != NO_DIE)
+        return max(0, len(action.dice) - seen)
 
     def act_json(self, obj: JSON, *, source: str) -> dict[str, JSON]:
         """Apply a PROTOCOL.md action object (``InvalidAction`` if it is malformed)."""

@@ -130,12 +130,13 @@ class Teacher:
         """The open questions about the kept photos of readings in (after, upto], in the order
         asked."""
         answered = self.store.checks(after, upto)
+        missed = self.store.missed()  # such photos are left out of training whatever the answers
         disputed = read_disputes(self.disputes) if self.disputes else set()
         playing = self.in_play()
         out: list[Question] = []
         for reading in reversed(self.store.readings(after, upto)):
             path = kept.get(reading.id)
-            if path is None or reading.id == playing:
+            if path is None or reading.id == playing or reading.id in missed:
                 continue
             aside = self._set_aside(reading.id, path)
             if aside is None:

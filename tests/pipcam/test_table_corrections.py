@@ -114,6 +114,31 @@ def test_a_die_said_not_there_by_mistake_is_set_back(store: Store, table: Table)
     assert store.readings()[0].dice[0]["status"] == "ok"
 
 
+def test_a_throw_typed_over_a_reading_short_of_dice_marks_what_the_camera_missed(
+    store: Store, table: Table
+) -> None:
+    """Five dice read of six thrown: the throw typed on a phone goes in, and the reading is
+    marked as missing a die (its photo has one without a label). The camera's own rolls, and
+    throws typed with nothing read, mark nothing."""
+    first = table.on_reading(reading(1, 1, 5, 2, 3), settled_now=True)
+    assert "5 dice are in the roll zone" in table.state_json()["table"]["problem"]
+    table.act(Roll([1, 1, 2, 3, 5, 6]), source="phone")
+    assert store.missed() == {first: 1}
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.press("bank")
+    table.act(Roll([2, 2, 3, 4, 6, 6]), source="phone")  # Bob's throw typed, nothing read
+    assert store.missed() == {first: 1}
+    table.undo(source="phone")
+    second = table.on_reading(reading(2, 2, 3, 4), settled_now=True)
+    table.act(Roll([2, 2, 3, 4, 6, 6]), source="keyboard")
+    assert store.missed() == {first: 1, second: 2}
+    table.undo(source="phone")
+    table.on_reading(reading(2, 2, 3, 4, 6, 6), settled_now=True)  # the camera's own roll
+    assert store.missed() == {first: 1, second: 2}
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+
+
 def test_two_misread_dice_corrected_one_after_the_other(store: Store, table: Table) -> None:
     """A reading still doubtful after one correction says so; the second one completes it."""
     dice = (

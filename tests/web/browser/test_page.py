@@ -246,7 +246,7 @@ def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any)
     """Five dice read for six thrown: the throw typed on the phone, face by face with one taken
     back, goes into the game as the phone's; OK waits for all six."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
-    served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
+    short = served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
     expect(phone.locator("#problem")).to_contain_text("5 dice are in the roll zone")
     phone.click("#type-roll")
     expect(phone.locator("#roll-title")).to_have_text("The 6 dice thrown")
@@ -269,6 +269,7 @@ def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any)
     assert served.table.game_id is not None
     last = served.table.store.events(served.table.game_id)[-1]
     assert (last.action, last.source) == ({"roll": [1, 1, 2, 3, 4, 5]}, "phone")
+    assert served.table.store.missed()[short] == 1  # its photo has a die without a label
 
 
 def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> None:
