@@ -200,3 +200,37 @@ def test_excluding_an_unknown_source_names_it(
         main(["--data", str(tmp_path), "--exclude", "no_such_source"])
     assert exit_info.value.code == 2
     assert "--exclude: cannot leave out no_such_source: no such source" in capsys.readouterr().err
+
+
+def test_a_tables_own_photos_train_the_locator_and_are_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--source`` adds a table's export: its train games are learned from, its val games are
+    measured beside the shared sources; a folder that is not a source is refused."""
+    import json
+
+    from vision.train.locator import main
+
+    committed = Path(__file__).parents[1] / "data" / "dice"
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "committed").symlink_to(committed)
+    table = tmp_path / "mytable"
+    table.mkdir()
+    (table / "images").symlink_to(committed / "images")
+    lines = (committed / "labels.jsonl").read_text().splitlines()
+    records = [
+        json.loads(line) | {"split": "train" if i < 3 else "val"} for i, line in enumerate(lines)
+    ]
+    (table / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--data", str(data), "--source", str(tmp_path / "nothing")])
+    assert exit_info.value.code == 2
+    assert "no labels.jsonl there" in capsys.readouterr().err
+    args = ["--data", str(data), "--source", str(table), "--out", str(tmp_path / "out")]
+    tiny = ["--steps", "2", "--synthetic-scenes", "2", "--threads", "1"]
+    assert main([*args, *tiny]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(report["metrics"]) == ["committed", "mytable"]
+    assert report["metrics"]["mytable"]["photos"] == 2
+    assert (tmp_path / "out" / "dice_locator.onnx").is_file()

@@ -31,6 +31,7 @@ from vision.train.data import (
     DEFAULT_DATA,
     FloatBox,
     Record,
+    SourceFolderError,
     UnknownSourceError,
     add_exclude_option,
     die_boxes,
@@ -480,6 +481,15 @@ def main(argv: list[str] | None = None) -> int:
         default=LocatorConfig.photometric,
         help="quarter turns, channel shuffles, grey, blur, noise and contrast",
     )
+    parser.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="also train on this source folder (a table's own photos: pipcam photos DIR); its"
+        " val games are measured like the other sources",
+    )
     add_exclude_option(parser, unseen="scenes")
     args = parser.parse_args(argv)
     config = LocatorConfig(
@@ -498,7 +508,10 @@ def main(argv: list[str] | None = None) -> int:
         exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)
-    records = load_sources(args.data)
+    try:
+        records = load_sources(args.data, extra=args.source)
+    except SourceFolderError as err:
+        parser.error(str(err))
     try:
         train_all, val_all = train_and_val(records, exclude=config.exclude)
     except UnknownSourceError as err:
@@ -512,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     model = train_locator(photos, config)
     seconds = time.perf_counter() - started
+    args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "dice_locator.onnx"
     gap = export_locator(model, path)
     options = ort.SessionOptions()
