@@ -5,17 +5,17 @@
 The photos of ``SOURCE`` (the shared data format) are shuffled with the seed. The first
 ``--played`` are played as a table plays them, through the product's own code: each is read by
 the model the table reads with, stored as a reading of a game (``--game`` photos a game) and kept
-as ``pipcam run --keep-photos`` keeps it. A die the reader could not read is corrected in play
-with its true value (a game cannot go on without it), and so is a box on no die, to "no die
-there" (a die too many stops the game too; ``--phantoms-stay`` leaves them, as before phones
-could say so); a sure read is never corrected, which is the worst case for the labels. Every
+as ``pipcam run --keep-photos`` keeps it. What stops a game the players mend in play: a die the
+reader could not read is corrected with its true value, a box on no die is said to hold none
+(``--phantoms-stay`` leaves them, as before phones could say so), and a throw the reader found
+too few dice of is typed, which flags its photo (``--no-typing`` leaves the die unlabelled in
+it, as before). A sure read is never corrected, which is the worst case for the labels. Every
 ``--every`` photos the players answer the teach sheet (``pipcam.teach``): every question, none,
 or its first N, truly (a box on no die: "no die") but for a share ``--mistakes`` of wrong
-answers; then
-the last layer is tuned as ``pipcam tune --head`` tunes it, from the export, and installed by the
-same rule; the held-out dice it reads otherwise go on the sheet, as ``pipcam tune`` puts them.
-The other photos are the test, read with their true labels by the untuned model, by each
-stage's tuned layer and by the model in use.
+answers; then the last layer is tuned as ``pipcam tune --head`` tunes it, from the export, and
+installed by the same rule; the held-out dice it reads otherwise go on the sheet, as ``pipcam
+tune`` puts them. The other photos are the test, read with their true labels by the untuned
+model, by each stage's tuned layer and by the model in use.
 
 It prints one line per stage. The figures of models/MODEL_CARD.md ("A table that tunes
 itself") come from it. Not a product command: it needs a labelled folder and measures the
@@ -58,6 +58,7 @@ class Tally:
 
     corrected: int = 0  # unread dice corrected in play
     phantoms: int = 0  # boxes on no die said "no die there" in play
+    missed: int = 0  # dice the reader never reported, typed in play (their photos flagged)
     answered: int = 0  # teach-sheet answers
     answered_wrong: int = 0  # of them, reads that were wrong or boxes on no die
     mistaken: int = 0  # answers the players got wrong (--mistakes)
@@ -162,6 +163,12 @@ def simulate(args: argparse.Namespace) -> int:
                     # A die too many stops the game: the players say no die is there.
                     store.record_correction(reading_id, j, 0, events=[], source="simulation")
                     tally.phantoms += 1
+            missed = len(record.dice) - len(pairs)
+            if missed and args.typing:
+                # A die too few stops the game as well: the players type the throw, and the
+                # photo, where that die has no label, is flagged.
+                store.record_missed(reading_id, missed)
+                tally.missed += missed
             if (index + 1) % args.every:
                 continue
             _answer(teacher, truths, args.answer, tally, mistakes=(args.mistakes, mistaken))
@@ -282,6 +289,13 @@ def main(argv: list[str] | None = None) -> int:
         dest="phantoms",
         action="store_false",
         help="never say in play that a box holds no die (as before a phone could)",
+    )
+    p.add_argument(
+        "--no-typing",
+        dest="typing",
+        action="store_false",
+        help="never type a throw the reader found too few dice of (its photo then goes unflagged,"
+        " as before phones could type one)",
     )
     p.add_argument(
         "--work", help="a folder for the table and the runs (default: a new temporary one)"
