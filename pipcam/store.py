@@ -874,29 +874,32 @@ class Store:
             raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
         if isinstance(die, bool) or not isinstance(die, int) or die < 0:
             raise ValueError(f"a die is counted from 0, not {die!r}")
+        self._note_on_reading(
+            "INSERT OR REPLACE INTO checks (reading, die, value, source, time) "
+            "VALUES (?, ?, ?, ?, ?)",
+            reading_id,
+            die,
+            value,
+            source,
+        )
+
+    def _note_on_reading(self, sql: str, reading_id: int, *values: object) -> None:
+        """Write one row about a stored reading (``sql`` takes its id, ``values``, then the
+        time); ``LookupError`` when there is no such reading."""
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
             if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
                 raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
-            db.execute(
-                "INSERT OR REPLACE INTO checks (reading, die, value, source, time) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (reading_id, die, value, source, now),
-            )
+            db.execute(sql, (reading_id, *values, now))
 
     def record_missed(self, reading_id: int, dice: int) -> None:
         """Keep that the camera missed ``dice`` dice of a stored reading (the players typed the
         throw); no game changes."""
         if isinstance(dice, bool) or not isinstance(dice, int) or dice < 1:
             raise ValueError(f"a reading misses at least 1 die, not {dice!r}")
-        now = _utc(self.clock())
-        with self._transaction(write=True) as db:
-            if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
-                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
-            db.execute(
-                "INSERT OR REPLACE INTO missed (reading, dice, time) VALUES (?, ?, ?)",
-                (reading_id, dice, now),
-            )
+        self._note_on_reading(
+            "INSERT OR REPLACE INTO missed (reading, dice, time) VALUES (?, ?, ?)", reading_id, dice
+        )
 
     def missed(self) -> dict[int, int]:
         """The readings the camera missed dice of: reading id -> how many."""

@@ -17,6 +17,7 @@ from vision.train.data import (
     SourceFolderError,
     UnknownSourceError,
     add_exclude_option,
+    add_source_option,
 )
 from vision.train.export import check_onnx, export_onnx, record_outputs, sha256_of
 from vision.train.train import CheckpointError, TrainConfig, build_datasets, train
@@ -71,14 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         help="save the run here after every epoch; if the file holds an interrupted run with the"
         " same options, carry on from it (run the same command again to resume)",
     )
-    parser.add_argument(
-        "--source",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="DIR",
-        help="also train on this source folder (a table's own photos: pipcam photos DIR)",
-    )
+    add_source_option(parser)
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
     config = TrainConfig(

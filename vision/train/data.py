@@ -35,6 +35,7 @@ __all__ = [
     "UnknownSourceError",
     "SourceFolderError",
     "add_exclude_option",
+    "add_source_option",
     "cut_crops",
     "die_boxes",
     "load_folder",
@@ -422,6 +423,18 @@ def add_exclude_option(parser: argparse.ArgumentParser, *, unseen: str) -> None:
         default=[],
         metavar="SOURCE",
         help=f"leave a source out of training and measure it on all its photos (unseen {unseen})",
+    )
+
+
+def add_source_option(parser: argparse.ArgumentParser, *, also: str = "") -> None:
+    """Add ``--source DIR`` (repeatable): a table's own photos, read by :func:`load_sources`."""
+    parser.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help=f"also train on this source folder (a table's own photos: pipcam photos DIR){also}",
     )
 
 

@@ -34,6 +34,7 @@ from vision.train.data import (
     SourceFolderError,
     UnknownSourceError,
     add_exclude_option,
+    add_source_option,
     die_boxes,
     load_folder,
     load_sources,
@@ -481,15 +482,7 @@ def main(argv: list[str] | None = None) -> int:
         default=LocatorConfig.photometric,
         help="quarter turns, channel shuffles, grey, blur, noise and contrast",
     )
-    parser.add_argument(
-        "--source",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="DIR",
-        help="also train on this source folder (a table's own photos: pipcam photos DIR); its"
-        " val games are measured like the other sources",
-    )
+    add_source_option(parser, also="; its val games are measured like the other sources")
     add_exclude_option(parser, unseen="scenes")
     args = parser.parse_args(argv)
     config = LocatorConfig(

@@ -269,6 +269,7 @@ def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any)
     assert served.table.game_id is not None
     last = served.table.store.events(served.table.game_id)[-1]
     assert (last.action, last.source) == ({"roll": [1, 1, 2, 3, 4, 5]}, "phone")
+    assert short is not None
     assert served.table.store.missed()[short] == 1  # its photo has a die without a label
 
 
