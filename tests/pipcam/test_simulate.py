@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -30,6 +31,39 @@ def test_a_table_is_played_answered_tuned_and_measured(
     # The table's own store and photos, as pipcam run keeps them.
     assert len(list((tmp_path / "table" / "photos").glob("reading-*.jpg"))) == 3
     assert (tmp_path / "export" / "labels.jsonl").is_file()
+
+
+def _one_die_off(folder: Path) -> None:
+    """The committed photos with each first die unlabelled (the reader's box there is on "no
+    die") and a die labelled in an empty corner (one the reader never finds)."""
+    (folder / "images").symlink_to(DATA / "images")
+    lines = []
+    for line in (DATA / "labels.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        record["dice"] = [*record["dice"][1:], {"value": 3, "box": [0, 0, 30, 30]}]
+        lines.append(json.dumps(record) + "\n")
+    (folder / "labels.jsonl").write_text("".join(lines))
+
+
+@pytest.mark.parametrize("mended", [True, False], ids=["mended-in-play", "as-before"])
+def test_a_die_too_many_or_too_few_is_mended_in_play(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mended: bool
+) -> None:
+    """Each played photo has a box on no die, said to hold none, and a die never found, typed
+    (its photo flagged); with --phantoms-stay --no-typing neither."""
+    source = tmp_path / "source"
+    source.mkdir()
+    _one_die_off(source)
+    args = ["--model", str(DEFAULT_MODEL), "--played", "3", "--every", "3", "--game", "1"]
+    old = [] if mended else ["--phantoms-stay", "--no-typing"]
+    work = tmp_path / "work"
+    assert main([str(source), *args, *old, "--threads", "1", "--work", str(work)]) == 0
+    stage = capsys.readouterr().out.splitlines()[1]
+    n = 3 if mended else 0
+    assert f"phantoms={n}, missed={n}," in stage
+    with Store(work / "table" / "pipcam.db") as store:
+        assert sum(c.value == 0 for c in store.corrections()) == n
+        assert sorted(store.missed().values()) == [1] * n
 
 
 def test_bad_arguments_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
