@@ -232,13 +232,13 @@ def _answer(
     answer: str,
     tally: Tally,
     *,
-    mistakes: tuple[float, random.Random] = (0.0, random.Random(0)),
+    mistakes: tuple[float, random.Random] | None = None,
 ) -> None:
     """The players answer the teach sheet: all of it, none, or its first N questions; a share
     of their answers (``mistakes``: the share and the draw) is another value than the truth."""
     if answer == "none":
         return
-    share, draw = mistakes
+    share, draw = mistakes or (0.0, random.Random(0))
     count, questions = teacher.questions(limit=10**9)
     take = count if answer == "all" else min(int(answer), count)
     for question in questions[:take]:

@@ -31,6 +31,7 @@ from scoring.transcript import dump, parse_header, start
 __all__ = [
     "EVENT_KINDS",
     "NO_DIE",
+    "corrected_die",
     "SCHEMA_VERSION",
     "GameFinished",
     "GameSummary",
@@ -247,11 +248,15 @@ def _corrected(
     so the dice keep their numbers, with no value and the status :data:`NO_DIE`.
     """
     for die, value in corrections:
-        if value == 0:
-            dice[int(die)] |= {"value": None, "status": NO_DIE}
-        else:
-            dice[int(die)] |= {"value": int(value), "status": "ok"}
+        dice[int(die)] = corrected_die(dice[int(die)], int(value))
     return dice
+
+
+def corrected_die(die: dict[str, JSON], value: int) -> dict[str, JSON]:
+    """``die`` as a person set it: showing ``value``, or (0) not there at all."""
+    if value == 0:
+        return {**die, "value": None, "status": NO_DIE}
+    return {**die, "value": value, "status": "ok"}
 
 
 def _check_dice(dice: list[dict[str, JSON]]) -> None:

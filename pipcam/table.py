@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pipcam.store import NO_DIE, GameFinished, Store, replay_events
+from pipcam.store import NO_DIE, GameFinished, Store, corrected_die, replay_events
 from scoring.core import (
     JSON,
     Action,
@@ -405,10 +405,7 @@ class Table:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
                 raise InvalidAction(f"a die shows 1 to 6, or 0 when no die is there, not {value!r}")
             dice = [dict(d) for d in last.dice]
-            if value == 0:
-                dice[die] = {**dice[die], "value": None, "confidence": 1.0, "status": NO_DIE}
-            else:
-                dice[die] = {**dice[die], "value": value, "confidence": 1.0, "status": "ok"}
+            dice[die] = {**corrected_die(dice[die], value), "confidence": 1.0}
             history = self.history
             actions: list[Action] = []
             problem: str | None = None

@@ -406,6 +406,16 @@ def _run_report(
     return report
 
 
+def _save_tuned(out: Path, reader: FeatureReader, heads: Sequence[Head]) -> Path:
+    """Write the model with its last layers replaced by ``heads`` into ``out``; its path."""
+    import onnx
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / DEFAULT_MODEL.name  # the name the table installs it by
+    onnx.save(with_heads(reader.model, heads), str(path))
+    return path
+
+
 def _tune_heads_by_folds(
     photos: Sequence[Path],
     out: Path,
@@ -436,9 +446,7 @@ def _tune_heads_by_folds(
             for h, head in enumerate(reader.heads)
         ]
 
-    out.mkdir(parents=True, exist_ok=True)
-    model_path = out / DEFAULT_MODEL.name
-    onnx.save(with_heads(reader.model, fit(range(len(parts)))), str(model_path))
+    model_path = _save_tuned(out, reader, fit(range(len(parts))))
     before: list[EvalReport] = []
     after: list[EvalReport] = []
     if len(groups) >= 2:
@@ -505,8 +513,6 @@ def tune_heads(
     into ``out``; read their held-out photos with ``baseline`` (by default ``model``) and the
     tuned model. Raises ``TuneError``."""
 
-    import onnx
-
     started = time.perf_counter()
     baseline = baseline or model
     if config.folds >= 2:
@@ -518,9 +524,7 @@ def tune_heads(
         fit_head(head, column, labels, config)
         for head, column in zip(reader.heads, columns, strict=True)
     ]
-    out.mkdir(parents=True, exist_ok=True)
-    model_path = out / DEFAULT_MODEL.name  # the name the table installs it by
-    onnx.save(with_heads(reader.model, heads), str(model_path))
+    model_path = _save_tuned(out, reader, heads)
     before = held_out_figures(photos, baseline)
     after = held_out_figures(photos, model_path) if any(r.images for r in before) else []
     report = _run_report(
