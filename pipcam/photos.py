@@ -225,13 +225,18 @@ def split_of_game(game: int | None, val_percent: int = VAL_PERCENT) -> str:
 
 
 def _label(
-    reading: StoredReading, aside: list[dict[str, Any]], answers: dict[int, int]
+    reading: StoredReading,
+    aside: list[dict[str, Any]],
+    answers: dict[int, int],
+    placed: dict[int, tuple[int, list[int]]] | None = None,
 ) -> tuple[list[Any], list[str]]:
     """The labelled dice of one photo and what keeps it from being fully labelled.
 
     ``answers`` are the players' answers on the teach sheet (pipcam.teach), by die: the roll
     zone's dice first, then those set aside; 0 says no die is there, so the box is no label.
+    ``placed`` are the missed dice the players pointed at there: die -> (value, box).
     """
+    placed = placed or {}
     dice: list[Any] = []
     problems: list[str] = []
     zone = len(reading.dice)
@@ -257,6 +262,10 @@ def _label(
         else:
             entry.update(_as_read(die))
         dice.append(entry)
+    # Missed dice the players placed on the teach sheet: numbered after all the others.
+    for index in sorted(placed):
+        value, box = placed[index]
+        dice.append({"value": value, "box": box, "die": index, "checked": True, "placed": True})
     return dice, problems
 
 
@@ -297,6 +306,7 @@ def export_photos(
     kept = kept_photos(photos)
     answers = store.checks()
     missed = store.missed()
+    placed = store.placed()
     (out / "images").mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     dice_n = corrected_n = checked_n = flagged_n = val_n = 0
@@ -311,12 +321,16 @@ def export_photos(
             # Without it the dice set aside are unknown and would sit in the photo unlabelled.
             log.warning("skipping %s: its sidecar cannot be read (%s)", source, exc)
             continue
-        dice, problems = _label(reading, list(sidecar["set_aside"]), answers.get(reading.id, {}))
-        if reading.id in missed:
+        found = placed.get(reading.id, {})
+        dice, problems = _label(
+            reading, list(sidecar["set_aside"]), answers.get(reading.id, {}), found
+        )
+        if missed.get(reading.id, 0) > len(found):
             # The typed throw had dice the camera never found: they are in the photo unlabelled.
-            n = missed[reading.id]
+            n = missed[reading.id] - len(found)
             problems.append(
                 f"the camera missed {n} {'die' if n == 1 else 'dice'} of the throw typed on a phone"
+                + (f" ({len(found)} placed on the teach sheet)" if found else "")
             )
         split = split_of_game(reading.game, val_percent)
         record: dict[str, Any] = {
@@ -369,8 +383,10 @@ so such a label is as good as that confidence (on held-out photos, dice read at 
 were right 99 % of the time, those at 0.5-0.7 about 61 %: `pipcam eval` prints these bands);
 under 0.9 it is neither trained on nor scored, and the teach sheet asks about it. A photo with
 a die nobody read, corrected or answered has `known_issue`, and so has one whose throw the
-players typed with more dice than the camera found (a die in it has no label). `reading` and
-`die` name each die as the table stores it (the roll zone's dice first, then those set aside).
+players typed with more dice than the camera found (a die in it has no label) until the
+players place those dice on the teach sheet: a placed die is `checked` and `placed`, its box the
+locator's faintest guess under the tap. `reading` and `die` name each die as the table stores
+it (the roll zone's dice first, then those set aside, then those placed).
 `split` is by game
 ({VAL_PERCENT} % of games are `val`).
 Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune

@@ -451,6 +451,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     data / "photos",
                     in_play=table.reading_in_play,
                     disputes=data / "tune" / DISPUTES,
+                    locator=reader.locator,  # boxes the missed dice the players point at
                 )
                 # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
                 if config.auto_tune and not names_a_model(config):

@@ -59,6 +59,7 @@ class Tally:
     corrected: int = 0  # unread dice corrected in play
     phantoms: int = 0  # boxes on no die said "no die there" in play
     missed: int = 0  # dice the reader never reported, typed in play (their photos flagged)
+    placed: int = 0  # of them, tapped on the teach sheet (their photos labelled again)
     answered: int = 0  # teach-sheet answers
     answered_wrong: int = 0  # of them, reads that were wrong or boxes on no die
     mistaken: int = 0  # answers the players got wrong (--mistakes)
@@ -131,12 +132,18 @@ def simulate(args: argparse.Namespace) -> int:
     tally = Tally()
     mistaken = random.Random(args.seed + 1)  # which answers the players get wrong
     truths: dict[tuple[int, int], int | None] = {}  # (reading, die) -> true value (None: no die)
+    unplaced: dict[int, list[tuple[int, float, float]]] = {}  # missed dice: value, centre 0..1
     games: dict[int, tuple[int, Record]] = {}  # reading -> its game and its labelled photo
     with Store(work / "table" / "pipcam.db") as store:
         keeper = PhotoKeeper(work / "table" / "photos", limit=len(played) + 1)
-        teacher = Teacher(store, work / "table" / "photos", disputes=work / DISPUTES)
         game = 0
         reader_of = (model, DiceReader(OnnxClassifier(model, threads=args.threads)))
+        teacher = Teacher(
+            store,
+            work / "table" / "photos",
+            disputes=work / DISPUTES,
+            locator=reader_of[1].locator,
+        )
         for index, record in enumerate(played):
             if index % args.game == 0:
                 game = store.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
@@ -169,9 +176,23 @@ def simulate(args: argparse.Namespace) -> int:
                 # photo, where that die has no label, is flagged.
                 store.record_missed(reading_id, missed)
                 tally.missed += missed
+                height, width = image.shape[:2]
+                matched = set(pairs.values())
+                unplaced[reading_id] = [
+                    (d.value, (d.box[0] + d.box[2]) / 2 / width, (d.box[1] + d.box[3]) / 2 / height)
+                    for i, d in enumerate(record.dice)
+                    if i not in matched
+                ]
             if (index + 1) % args.every:
                 continue
-            _answer(teacher, truths, args.answer, tally, mistakes=(args.mistakes, mistaken))
+            _answer(
+                teacher,
+                truths,
+                args.answer,
+                tally,
+                mistakes=(args.mistakes, mistaken),
+                unplaced=unplaced,
+            )
             tally.sure_wrong = _sure_misreads(store, truths)
             export = work / "export"
             export_photos(store, work / "table" / "photos", export, link=True)
@@ -233,15 +254,28 @@ def _answer(
     tally: Tally,
     *,
     mistakes: tuple[float, random.Random] | None = None,
+    unplaced: dict[int, list[tuple[int, float, float]]] | None = None,
 ) -> None:
     """The players answer the teach sheet: all of it, none, or its first N questions; a share
-    of their answers (``mistakes``: the share and the draw) is another value than the truth."""
+    of their answers (``mistakes``: the share and the draw) is another value than the truth.
+    A photo with missed dice is answered by tapping each at its true centre (``unplaced``)."""
     if answer == "none":
         return
     share, draw = mistakes or (0.0, random.Random(0))
     count, questions = teacher.questions(limit=10**9)
     take = count if answer == "all" else min(int(answer), count)
     for question in questions[:take]:
+        if question.missing:
+            left = (unplaced or {}).get(question.reading, [])
+            for _ in range(min(question.missing, len(left))):
+                true_value, x, y = left.pop(0)
+                try:
+                    teacher.place(question.reading, x, y, true_value, source="simulation")
+                except ValueError:
+                    continue  # nothing could be outlined there: the photo stays flagged
+                tally.placed += 1
+                tally.answered += 1
+            continue
         true = truths.get((question.reading, question.die))
         value = true or 0
         if draw.random() < share:

@@ -16,7 +16,7 @@ import shlex
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -131,6 +131,17 @@ _MISSED = """CREATE TABLE IF NOT EXISTS missed (
         reading INTEGER PRIMARY KEY REFERENCES readings (id),
         dice INTEGER NOT NULL CHECK (dice >= 1),
         time TEXT NOT NULL
+    )"""
+# Added the same way: the missed dice the players then pointed at on the teach sheet, with their
+# box and value. ``die`` numbers them after the roll zone's dice and those set aside.
+_PLACED = """CREATE TABLE IF NOT EXISTS placed (
+        reading INTEGER NOT NULL REFERENCES readings (id),
+        die INTEGER NOT NULL CHECK (die >= 0),
+        value INTEGER NOT NULL CHECK (value BETWEEN 1 AND 6),
+        box TEXT NOT NULL,
+        source TEXT NOT NULL,
+        time TEXT NOT NULL,
+        PRIMARY KEY (reading, die)
     )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
@@ -443,6 +454,7 @@ class Store:
             db.execute(_CORRECTIONS)
             db.execute(_CHECKS)
             db.execute(_MISSED)
+            db.execute(_PLACED)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -912,17 +924,48 @@ class Store:
             rows = db.execute("SELECT reading, dice FROM missed").fetchall()
         return {int(reading): int(dice) for reading, dice in rows}
 
-    def revision(self) -> tuple[int, int, int, int]:
-        """The newest reading's id and how many corrections, answers and readings with missed
-        dice are stored: it changes whenever one of them is added (what a cache of the teach
-        sheet is keyed on)."""
+    def record_placed(
+        self, reading_id: int, die: int, value: int, box: Sequence[int], *, source: str
+    ) -> None:
+        """Keep a die the camera missed, pointed at in the photo of a stored reading: its number
+        (after the reading's dice and those set aside), value and box in frame pixels."""
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+            raise ValueError(f"a die shows 1 to 6, not {value!r}")
+        if isinstance(die, bool) or not isinstance(die, int) or die < 0:
+            raise ValueError(f"a die is counted from 0, not {die!r}")
+        corners = [int(v) for v in box]
+        if len(corners) != 4 or corners[2] <= corners[0] or corners[3] <= corners[1]:
+            raise ValueError(f"a box is [x0, y0, x1, y1] with x0 < x1 and y0 < y1, not {box!r}")
+        self._note_on_reading(
+            "INSERT OR REPLACE INTO placed (reading, die, value, box, source, time) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            reading_id,
+            die,
+            value,
+            json.dumps(corners),
+            source,
+        )
+
+    def placed(self) -> dict[int, dict[int, tuple[int, list[int]]]]:
+        """The missed dice pointed at: reading id -> die -> (value, box)."""
+        with self._transaction(write=False) as db:
+            rows = db.execute("SELECT reading, die, value, box FROM placed").fetchall()
+        out: dict[int, dict[int, tuple[int, list[int]]]] = {}
+        for reading, die, value, box in rows:
+            out.setdefault(int(reading), {})[int(die)] = (int(value), list(json.loads(box)))
+        return out
+
+    def revision(self) -> tuple[int, int, int, int, int]:
+        """The newest reading's id and how many corrections, answers, readings with missed
+        dice and dice placed are stored: it changes whenever one of them is added (what a
+        cache of the teach sheet is keyed on)."""
         with self._transaction(write=False) as db:
             row = db.execute(
                 "SELECT (SELECT coalesce(max(id), 0) FROM readings), "
                 "(SELECT count(*) FROM corrections), (SELECT count(*) FROM checks), "
-                "(SELECT count(*) FROM missed)"
+                "(SELECT count(*) FROM missed), (SELECT count(*) FROM placed)"
             ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+        return int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])
 
     def checks(self, after: int = 0, upto: int | None = None) -> dict[int, dict[int, int]]:
         """The answers about the dice of readings with an id above ``after`` (and at most

@@ -16,6 +16,12 @@ equals): players who answer only a few answer the ones that teach most.
 The reading still in play is not asked about: the players correct it on the board, where a
 correction also changes the game.
 
+A photo whose throw the players typed because the camera missed dice (``Store.missed``) is asked
+about first as a whole: the phone shows it and a player taps each missed die and says its value
+(:meth:`Teacher.place`). The locator's faintest peak under the tap gives the die's box
+(``vision.locate.die_at``), so the photo teaches the locator the die it missed; until every missed
+die is placed, the photo is left out of training and its other dice are not asked about.
+
 Disputed dice come before all: after a tuning run, the held-out dice whose label is a sure read
 nobody checked and which the tuned model reads otherwise (:func:`find_disputes`, kept in
 ``DATA/tune/disputed.json``). Such a label is the model in use's own read, so the held-out
@@ -39,6 +45,7 @@ from pipcam.photos import kept_photos, photo_path
 from pipcam.store import Store
 from vision.classify import OnnxClassifier
 from vision.evaluate import match_dice
+from vision.locate import Locator, die_at
 from vision.reader import DiceReader
 from vision.review import TRUSTED_READ, untrusted
 from vision.train.data import read_image
@@ -51,6 +58,10 @@ CROP_SIDE = 240
 CONTEXT = 2.2
 """The crop's side in die-box sides: the die and what lies around it, so it can be told from a
 neighbour; the die itself is outlined."""
+PHOTO_SIDE = 960
+"""The longer side of a whole photo sent to a phone to tap a missed die in."""
+MISSED = "missed"
+"""The status of a question about a photo's missed dice (``Question.missing`` of them)."""
 
 
 class NoSuchDie(LookupError):
@@ -69,9 +80,10 @@ class Question:
     box: tuple[int, int, int, int]
     time: str
     disputed: bool = False  # read surely, but a newly tuned model reads it otherwise
+    missing: int = 0  # dice the camera missed in the photo, still to place; ``die`` the next's
 
     def as_json(self) -> dict[str, Any]:
-        """What a phone gets (the box stays here: the phone gets the crop)."""
+        """What a phone gets (the box stays here: the phone gets the crop or the photo)."""
         return {
             "reading": self.reading,
             "die": self.die,
@@ -80,6 +92,7 @@ class Question:
             "status": self.status,
             "time": self.time,
             "disputed": self.disputed,
+            "missing": self.missing,
         }
 
 
@@ -100,9 +113,11 @@ class Teacher:
         *,
         in_play: Callable[[], int | None] = lambda: None,
         disputes: Path | None = None,
+        locator: Locator | None = None,
     ) -> None:
         self.store = store
         self.photos = photos
+        self.locator = locator  # the reader's, to box the missed dice players point at
         self.disputes = disputes  # the last tuning run's disputed dice (find_disputes)
         self.in_play = in_play  # the reading the board can still correct (pipcam.table)
         self._lock = threading.Lock()
@@ -130,16 +145,35 @@ class Teacher:
         """The open questions about the kept photos of readings in (after, upto], in the order
         asked."""
         answered = self.store.checks(after, upto)
-        missed = self.store.missed()  # such photos are left out of training whatever the answers
+        missed = self.store.missed()
+        placed = self.store.placed()
         disputed = read_disputes(self.disputes) if self.disputes else set()
         playing = self.in_play()
         out: list[Question] = []
         for reading in reversed(self.store.readings(after, upto)):
             path = kept.get(reading.id)
-            if path is None or reading.id == playing or reading.id in missed:
+            if path is None or reading.id == playing:
                 continue
             aside = self._set_aside(reading.id, path)
             if aside is None:
+                continue
+            found = placed.get(reading.id, {})
+            missing = missed.get(reading.id, 0) - len(found)
+            if missing > 0:
+                # Until its missed dice are placed the photo teaches nothing: ask only that.
+                known = len(reading.dice) + len(aside) + len(found)
+                out.append(
+                    Question(
+                        reading.id,
+                        known,
+                        None,
+                        0.0,
+                        MISSED,
+                        (0, 0, 0, 0),
+                        reading.time,
+                        missing=missing,
+                    )
+                )
                 continue
             done = answered.get(reading.id, {})
             for index, die in enumerate([*reading.dice, *aside]):
@@ -163,7 +197,12 @@ class Teacher:
                 )
         # Python's sort is stable: among equals the newest photo stays first.
         out.sort(
-            key=lambda q: (not q.disputed, q.value is not None and q.status == "ok", q.confidence)
+            key=lambda q: (
+                not q.disputed,
+                not q.missing,
+                q.value is not None and q.status == "ok",
+                q.confidence,
+            )
         )
         return out
 
@@ -205,10 +244,80 @@ class Teacher:
             "never asked, or its photo was deleted); fetch the sheet again"
         )
 
+    def _find_missed(self, reading: int) -> Question:
+        """The open question about a photo's missed dice."""
+        path = photo_path(self.photos, reading)
+        kept = {reading: path} if path.is_file() else {}
+        for question in self._questions(kept, reading - 1, reading):
+            if question.missing:
+                return question
+        raise NoSuchDie(
+            f"reading {reading} has no missed die left to place (placed already, or its photo "
+            "was deleted); fetch the sheet again"
+        )
+
+    def _known_boxes(self, reading: int) -> list[tuple[int, int, int, int]]:
+        """The boxes of a photo's dice: read in the roll zone, set aside, placed by players."""
+        stored = self.store.readings(reading - 1, reading)
+        aside = self._set_aside(reading, photo_path(self.photos, reading)) or []
+        dice = [*(stored[0].dice if stored else []), *aside]
+        boxes = [tuple(int(v) for v in d["box"]) for d in dice]
+        boxes += [tuple(box) for _, box in self.store.placed().get(reading, {}).values()]
+        return [(b[0], b[1], b[2], b[3]) for b in boxes]
+
+    def photo(self, reading: int) -> bytes:
+        """A JPEG of a photo with missed dice, its known dice outlined, at most ``PHOTO_SIDE``
+        pixels on its longer side (the phone reports taps as fractions of it)."""
+        with self._lock:
+            self._find_missed(reading)
+            boxes = self._known_boxes(reading)
+        frame = cv2.imread(str(photo_path(self.photos, reading)))
+        if frame is None:
+            raise NoSuchDie(f"the photo of reading {reading} cannot be read any more")
+        return photo_jpeg(frame, boxes)
+
+    def place(
+        self,
+        reading: int,
+        x: float,
+        y: float,
+        value: int,
+        *,
+        source: str = "phone",
+        limit: int = 20,
+    ) -> tuple[int, list[Question]]:
+        """Store a missed die a player tapped at (``x``, ``y``), fractions of the photo's width
+        and height, showing ``value``; the sheet then, as :meth:`questions` gives it."""
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+            raise ValueError(f"a die shows 1 to 6, not {value!r}")
+        if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0):
+            raise ValueError(f"a point in the photo is 0..1 across and down, not ({x}, {y})")
+        with self._lock:
+            question = self._find_missed(reading)
+            try:
+                frame = read_image(photo_path(self.photos, reading))
+            except FileNotFoundError as exc:
+                raise NoSuchDie(f"the photo of reading {reading} cannot be read any more") from exc
+            height, width = frame.shape[:2]
+            point = (min(x * width, width - 1.0), min(y * height, height - 1.0))
+            box = die_at(frame, point, self._known_boxes(reading), self.locator)
+            if box is None:
+                raise ValueError(
+                    "no die could be outlined where you tapped (none was found there, or the "
+                    "tap is on a die already known): tap the middle of the missed die"
+                )
+            self.store.record_placed(reading, question.die, value, box, source=source)
+            self._listed = None
+        return self.questions(limit)
+
     def crop(self, reading: int, die: int) -> bytes:
         """A JPEG of the die, outlined, with some of the tray around it."""
         with self._lock:
             question = self._find(reading, die)
+            if question.missing:
+                raise NoSuchDie(
+                    f"die {die} of reading {reading} is a missed die to place: fetch the photo"
+                )
         frame = cv2.imread(str(photo_path(self.photos, reading)))
         if frame is None:
             raise NoSuchDie(f"the photo of reading {reading} cannot be read any more")
@@ -222,7 +331,10 @@ class Teacher:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
             raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
         with self._lock:
-            self._find(reading, die)
+            if self._find(reading, die).missing:
+                raise NoSuchDie(
+                    f"die {die} of reading {reading} is a missed die: place it on the photo"
+                )
             self.store.record_check(reading, die, value, source=source)
             self._listed = None  # answering a die again leaves the store's counts as they were
         return self.questions(limit)
@@ -327,4 +439,24 @@ def crop_jpeg(frame: Any, box: tuple[int, int, int, int]) -> bytes:
     ok, data = cv2.imencode(".jpg", np.ascontiguousarray(out), [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:
         raise ValueError("the crop could not be encoded as JPEG")
+    return bytes(data.tobytes())
+
+
+def photo_jpeg(frame: Any, boxes: list[tuple[int, int, int, int]]) -> bytes:
+    """The whole frame at most ``PHOTO_SIDE`` pixels long, the ``boxes`` outlined."""
+    height, width = frame.shape[:2]
+    scale = min(1.0, PHOTO_SIDE / max(height, width))
+    out = frame
+    if scale < 1.0:
+        size = (max(round(width * scale), 1), max(round(height * scale), 1))
+        out = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    else:
+        out = frame.copy()
+    for x0, y0, x1, y1 in boxes:
+        a = (round(x0 * scale) - 2, round(y0 * scale) - 2)
+        b = (round(x1 * scale) + 1, round(y1 * scale) + 1)
+        cv2.rectangle(out, a, b, (0, 220, 255), 2)
+    ok, data = cv2.imencode(".jpg", np.ascontiguousarray(out), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ValueError("the photo could not be encoded as JPEG")
     return bytes(data.tobytes())

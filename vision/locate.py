@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.detect import LOCATOR_SIDE, Found, decode, locator_input, merge_found
+from vision.detect import LOCATOR_SIDE, Found, decode, iou, locator_input, merge_found
 
 __all__ = [
     "DEFAULT_LOCATOR",
@@ -31,6 +31,7 @@ __all__ = [
     "LocatorOptions",
     "ZOOM_BELOW",
     "TrayColour",
+    "die_at",
     "downscale",
     "foreground_mask",
     "footprint",
@@ -585,3 +586,70 @@ class LearnedLocator:
             LocatedDie(box=box, rect=rect, cocked=is_cocked)
             for box, rect, is_cocked in zip(boxes, rects, cocked, strict=True)
         ]
+
+
+POINTED_PEAK = 0.05
+"""How faint a heatmap peak may be where a person points at a die the locator missed: far below
+the reader's 0.4, since a person says a die is there."""
+
+
+def die_at(
+    frame: Frame,
+    point: tuple[float, float],
+    others: Sequence[Box],
+    locator: Locator | None = None,
+) -> Box | None:
+    """The box of a die a person pointed at in ``frame`` (one the camera missed), or None.
+
+    None when the point is on one of ``others`` (the dice already known). The locator's faintest
+    peaks are looked at first (``POINTED_PEAK`` for the learned one): the most certain box that
+    holds the point, overlaps none of the others and, when there are others, measures half to
+    twice their median side. Failing that, a box of the others' median side centred on the
+    point, if it overlaps none of them: a tap is off by a few pixels, the box the net draws is
+    not.
+    """
+    x, y = point
+    height, width = frame.shape[:2]
+    if not (0 <= x < width and 0 <= y < height):
+        return None
+    if any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in others):
+        return None  # a die already known
+    sides = sorted(max(b[2] - b[0], b[3] - b[1]) for b in others)
+    median = float(sides[len(sides) // 2]) if sides else 0.0
+    found: list[tuple[float, Box]] = []
+    if isinstance(locator, LearnedLocator):
+        faint = LearnedLocator(
+            locator.model,
+            threshold=POINTED_PEAK,
+            options=locator.options,
+            zoom_below=locator.zoom_below,
+            zoom_to=locator.zoom_to,
+            zoom_max_side=locator.zoom_max_side,
+        )
+        for f in faint.find(frame):
+            x0, y0, x1, y1 = f.box
+            box = (math.floor(x0), math.floor(y0), math.ceil(x1), math.ceil(y1))
+            found.append((f.score, box))
+    elif locator is not None:
+        found = [(1.0, die.box) for die in locator.locate(frame)]
+    for _, box in sorted(found, key=lambda item: -item[0]):
+        if not (box[0] <= x <= box[2] and box[1] <= y <= box[3]):
+            continue
+        if any(iou(box, other) >= 0.3 for other in others):
+            continue  # a die already known, or two dice in one box
+        side = max(box[2] - box[0], box[3] - box[1])
+        if median and not 0.5 * median <= side <= 2.0 * median:
+            continue
+        return (max(box[0], 0), max(box[1], 0), min(box[2], width), min(box[3], height))
+    if not median:
+        return None
+    half = median / 2
+    box = (
+        max(round(x - half), 0),
+        max(round(y - half), 0),
+        min(round(x + half), width),
+        min(round(y + half), height),
+    )
+    if box[2] <= box[0] or box[3] <= box[1] or any(iou(box, b) >= 0.3 for b in others):
+        return None
+    return box

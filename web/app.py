@@ -40,6 +40,7 @@ from web.schemas import (
     JSONObject,
     OkPublic,
     PinIn,
+    PlaceIn,
     StatePublic,
     StatsPublic,
     TeachIn,
@@ -85,6 +86,10 @@ class TeachAPI(Protocol):
 
     def questions(self, limit: int = ...) -> tuple[int, Sequence[QuestionLike]]: ...
     def crop(self, reading: int, die: int) -> bytes: ...
+    def photo(self, reading: int) -> bytes: ...
+    def place(
+        self, reading: int, x: float, y: float, value: int, *, source: str = ..., limit: int = ...
+    ) -> tuple[int, Sequence[QuestionLike]]: ...
     def answer(
         self, reading: int, die: int, value: int, *, source: str = ..., limit: int = ...
     ) -> tuple[int, Sequence[QuestionLike]]: ...
@@ -457,6 +462,44 @@ def create_app(
 
     def no_such_die(exc: LookupError) -> HTTPException:
         return HTTPException(404, detail=str(exc))
+
+    @app.get(
+        "/api/teach/{reading}/photo.jpg",
+        tags=["teach"],
+        dependencies=pinned,
+        response_class=Response,
+        responses={200: {"content": {"image/jpeg": {}}}, 404: ERRORS_404, **ERRORS},
+    )
+    def teach_photo(reading: int) -> Response:
+        """The whole photo of a reading in which the camera missed dice, its known dice outlined
+        (the table's own photo: PIN)."""
+        if teacher is None:
+            raise HTTPException(404, detail="this table keeps no photos")
+        try:
+            data = teacher.photo(reading)
+        except LookupError as exc:
+            raise no_such_die(exc) from exc
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.post(
+        "/api/teach/place",
+        tags=["teach"],
+        dependencies=pinned,
+        response_model=TeachPublic,
+        responses={404: ERRORS_404, **ERRORS},
+    )
+    def teach_place(body: PlaceIn) -> dict[str, Any]:
+        """Place a die the camera missed where it was tapped on its photo, with its value; the
+        sheet as it is then. The die is boxed where the locator sees one under the tap (422 when
+        none can be); it labels the photo for tuning and changes no game."""
+        if teacher is None:
+            raise HTTPException(404, detail="this table keeps no photos")
+        try:
+            return sheet(*teacher.place(body.reading, body.x, body.y, body.value, source="phone"))
+        except LookupError as exc:
+            raise no_such_die(exc) from exc
+        except ValueError as exc:
+            raise HTTPException(422, detail=str(exc)) from exc
 
     @app.get(
         "/api/teach/{reading}/{die}.jpg",

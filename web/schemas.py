@@ -86,18 +86,31 @@ class TeachIn(BaseModel):
     value: int = Field(strict=True, ge=0, le=6, description="the face it shows; 0: no die there")
 
 
+class PlaceIn(BaseModel):
+    """A die the camera missed, tapped on its photo on the teach sheet."""
+
+    reading: int = Field(strict=True, ge=1, description="the photo's reading, as GET /api/teach")
+    x: float = Field(ge=0.0, le=1.0, description="where it was tapped, 0..1 of the photo's width")
+    y: float = Field(ge=0.0, le=1.0, description="where it was tapped, 0..1 of the photo's height")
+    value: int = Field(strict=True, ge=1, le=6, description="the face it shows")
+
+
 class QuestionPublic(BaseModel):
-    """A die of a kept photo that the camera read unsurely; its picture is
-    /api/teach/{reading}/{die}.jpg."""
+    """A die of a kept photo that the camera read unsurely, its picture
+    /api/teach/{reading}/{die}.jpg; or (``missing`` > 0) a photo in which the camera missed
+    dice, its picture /api/teach/{reading}/photo.jpg, answered by POST /api/teach/place."""
 
     reading: int
     die: int
     value: int | None = Field(description="what the camera read; null: it could not tell")
     confidence: float
-    status: str = Field(description="ok (read, unsurely), uncertain or cocked")
+    status: str = Field(description="ok (read, unsurely), uncertain, cocked or missed")
     time: str = Field(description="when the photo was taken (UTC, ISO 8601)")
     disputed: bool = Field(
         description="read surely, but the last tuned model reads it otherwise: the answer decides"
+    )
+    missing: int = Field(
+        default=0, description="dice the camera missed in this photo, still to tap; 0 for a die"
     )
 
 

@@ -50,7 +50,8 @@ def test_a_die_too_many_or_too_few_is_mended_in_play(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], mended: bool
 ) -> None:
     """Each played photo has a box on no die, said to hold none, and a die never found, typed
-    (its photo flagged); with --phantoms-stay --no-typing neither."""
+    (its photo flagged) and then placed on the teach sheet by a tap on its centre; with
+    --phantoms-stay --no-typing neither."""
     source = tmp_path / "source"
     source.mkdir()
     _one_die_off(source)
@@ -60,10 +61,17 @@ def test_a_die_too_many_or_too_few_is_mended_in_play(
     assert main([str(source), *args, *old, "--threads", "1", "--work", str(work)]) == 0
     stage = capsys.readouterr().out.splitlines()[1]
     n = 3 if mended else 0
-    assert f"phantoms={n}, missed={n}," in stage
+    assert f"phantoms={n}, missed={n}, placed={n}," in stage
     with Store(work / "table" / "pipcam.db") as store:
         assert sum(c.value == 0 for c in store.corrections()) == n
         assert sorted(store.missed().values()) == [1] * n
+        placed = [die for dice in store.placed().values() for die in dice.values()]
+    # The corner die: its value, boxed round the corner it lies in.
+    assert [value for value, _ in placed] == [3] * n
+    assert all(box[0] < 15 < box[2] and box[1] < 15 < box[3] for _, box in placed)
+    labels = (work / "export" / "labels.jsonl").read_text()
+    assert labels.count('"placed": true') == n
+    assert "the camera missed" not in labels
 
 
 def test_bad_arguments_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -110,3 +110,54 @@ def test_a_table_that_keeps_no_photos_has_no_sheet(store: Store) -> None:
         r = served.pinned.post("/api/teach", json={"reading": 1, "die": 0, "value": 2})
         assert (r.status_code, r.json()) == (404, {"detail": "this table keeps no photos"})
         assert served.pinned.get("/api/teach/1/0.jpg").status_code == 404
+
+
+@pytest.fixture
+def missed(tmp_path: Path, store: Store) -> Iterator[tuple[Served, int]]:
+    """A kept photo in which the camera read four dice of a six-dice throw typed on a phone."""
+    from tests.pipcam.test_teach import missed_two
+
+    teacher, reading_id = missed_two(tmp_path, store)
+    table = Table(store)
+    with serving(table, teacher) as base:
+        yield Served(table, base), reading_id
+
+
+def test_a_missed_die_is_placed_by_a_tap_on_its_photo(
+    missed: tuple[Served, int], store: Store
+) -> None:
+    served, reading_id = missed
+    (question,) = served.client.get("/api/teach").json()["questions"]
+    assert (question["status"], question["missing"], question["die"]) == ("missed", 2, 4)
+    assert served.client.get(f"/api/teach/{reading_id}/photo.jpg").status_code == 401
+    r = served.pinned.get(f"/api/teach/{reading_id}/photo.jpg")
+    assert (r.status_code, r.headers["content-type"]) == (200, "image/jpeg")
+    image = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
+    assert image.shape == (200, 300, 3)
+    body = {"reading": reading_id, "x": 0.5, "y": 0.75, "value": 4}
+    assert served.client.post("/api/teach/place", json=body).status_code == 401
+    r = served.pinned.post("/api/teach/place", json=body)
+    assert r.status_code == 200
+    assert [(q["die"], q["missing"]) for q in r.json()["questions"]] == [(5, 1)]
+    assert store.placed() == {reading_id: {4: (4, [140, 140, 160, 160])}}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "detail"),
+    [
+        ({"x": 0.5, "y": 0.75, "value": 7}, 422, "value: Input should be less than or equal to 6"),
+        ({"x": 1.2, "y": 0.75, "value": 3}, 422, "x: Input should be less than or equal to 1"),
+        ({"x": 0.1, "y": 0.15, "value": 3}, 422, "tap the middle of the missed die"),
+        ({"x": 0.5, "y": 0.75, "value": 3, "reading": 99}, 404, "no missed die left to place"),
+    ],
+)
+def test_a_refused_tap_says_why_and_stores_nothing(
+    missed: tuple[Served, int], store: Store, body: dict[str, Any], status: int, detail: str
+) -> None:
+    served, reading_id = missed
+    r = served.pinned.post("/api/teach/place", json={"reading": reading_id, **body})
+    assert r.status_code == status
+    assert detail in r.json()["detail"]
+    assert store.placed() == {}
+    assert served.pinned.get("/api/teach/99/photo.jpg").status_code == 404

@@ -200,6 +200,40 @@ function askTeach(question, i, n, src) {
   });
 }
 
+// A photo in which the camera missed dice (the players typed that throw): a tap on the photo
+// says where one is, a face what it shows; the table outlines the die it finds under the tap.
+function askPlace(question, i, n, src) {
+  const dialog = $("place-dialog");
+  $("place-progress").textContent = t("teach.progress", { i, n });
+  $("place-ask").textContent = t("teach.missed", { n: question.missing });
+  const photo = $("place-image");
+  const mark = $("place-mark");
+  const faces = [...$("place-faces").querySelectorAll("button")];
+  photo.src = src;
+  mark.hidden = true;
+  faces.forEach((b) => { b.disabled = true; });
+  let point = null;
+  photo.onclick = (event) => {
+    const r = photo.getBoundingClientRect();
+    if (!r.width || !r.height) return;
+    const x = Math.min(Math.max((event.clientX - r.left) / r.width, 0), 1);
+    const y = Math.min(Math.max((event.clientY - r.top) / r.height, 0), 1);
+    point = { x, y };
+    mark.style.left = `${x * 100}%`;
+    mark.style.top = `${y * 100}%`;
+    mark.hidden = false;
+    faces.forEach((b) => { b.disabled = false; });
+  };
+  dialog.returnValue = "";
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      const value = dialog.returnValue;
+      resolve(/^[1-6]$/.test(value) && point ? { ...point, value: Number(value) } : value);
+    }, { once: true });
+    dialog.showModal();
+  });
+}
+
 async function teach() {
   if (teaching) return;
   teaching = true;
@@ -213,6 +247,22 @@ async function teach() {
     const questions = sheet.questions;
     for (let i = 0; i < questions.length; i++) {
       const q = questions[i];
+      if (q.missing > 0) {
+        const src = await image(`/api/teach/${q.reading}/photo.jpg`);
+        if (!src) return;
+        const answer = await askPlace(q, i + 1, questions.length, src);
+        URL.revokeObjectURL(src);
+        if (answer === "") return;
+        if (answer === "skip") continue;
+        const done = await post("/api/teach/place", { reading: q.reading, ...answer });
+        if (done) {
+          answered += 1;
+          q.missing -= 1;
+        }
+        // Asked again while dice are missing, and after a tap where no die could be outlined.
+        if (q.missing > 0) i--;
+        continue;
+      }
       const src = await image(`/api/teach/${q.reading}/${q.die}.jpg`);
       if (!src) return;
       const answer = await askTeach(q, i + 1, questions.length, src);
