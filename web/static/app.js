@@ -211,6 +211,20 @@ function askPlace(question, i, n, src) {
   const faces = [...$("place-faces").querySelectorAll("button")];
   photo.src = src;
   mark.hidden = true;
+  // Small dice are hard to hit on a phone: the photo can be shown larger and scrolled.
+  const frame = $("place-photo");
+  const zoom = $("place-zoom");
+  frame.classList.remove("zoomed");
+  zoom.textContent = t("teach.zoom");
+  zoom.onclick = () => {
+    const zoomed = frame.classList.toggle("zoomed");
+    zoom.textContent = t(zoomed ? "teach.unzoom" : "teach.zoom");
+    if (zoomed && point) {
+      const scroll = frame.parentElement;
+      scroll.scrollLeft = point.x * frame.clientWidth - scroll.clientWidth / 2;
+      scroll.scrollTop = point.y * frame.clientHeight - scroll.clientHeight / 2;
+    }
+  };
   faces.forEach((b) => { b.disabled = true; });
   let point = null;
   photo.onclick = (event) => {
