@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from fastapi import Body, Depends, FastAPI, HTTPException, Query, Request, Response, Security
 from fastapi.exceptions import RequestValidationError
@@ -47,6 +47,8 @@ from web.schemas import (
     TeachPublic,
 )
 from web.stats import fairness
+
+_T = TypeVar("_T")
 
 __all__ = ["PIN_COOKIE", "HeaderIn", "PinGuard", "PinIn", "TableAPI", "TeachAPI", "create_app"]
 
@@ -460,8 +462,20 @@ def create_app(
             return {"keeping": False, "count": 0, "questions": []}
         return sheet(*teacher.questions(limit))
 
-    def no_such_die(exc: LookupError) -> HTTPException:
-        return HTTPException(404, detail=str(exc))
+    def taught(call: Callable[[TeachAPI], _T]) -> _T:
+        """``call`` on the teach sheet: 404 when the table keeps no photos or the die or photo is
+        not on the sheet, 422 for an answer it refuses."""
+        if teacher is None:
+            raise HTTPException(404, detail="this table keeps no photos")
+        try:
+            return call(teacher)
+        except LookupError as exc:
+            raise HTTPException(404, detail=str(exc)) from exc
+        except ValueError as exc:
+            raise HTTPException(422, detail=str(exc)) from exc
+
+    def jpeg(data: bytes) -> Response:
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @app.get(
         "/api/teach/{reading}/photo.jpg",
@@ -473,13 +487,7 @@ def create_app(
     def teach_photo(reading: int) -> Response:
         """The whole photo of a reading in which the camera missed dice, its known dice outlined
         (the table's own photo: PIN)."""
-        if teacher is None:
-            raise HTTPException(404, detail="this table keeps no photos")
-        try:
-            data = teacher.photo(reading)
-        except LookupError as exc:
-            raise no_such_die(exc) from exc
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+        return jpeg(taught(lambda t: t.photo(reading)))
 
     @app.post(
         "/api/teach/place",
@@ -492,14 +500,9 @@ def create_app(
         """Place a die the camera missed where it was tapped on its photo, with its value; the
         sheet as it is then. The die is boxed where the locator sees one under the tap (422 when
         none can be); it labels the photo for tuning and changes no game."""
-        if teacher is None:
-            raise HTTPException(404, detail="this table keeps no photos")
-        try:
-            return sheet(*teacher.place(body.reading, body.x, body.y, body.value, source="phone"))
-        except LookupError as exc:
-            raise no_such_die(exc) from exc
-        except ValueError as exc:
-            raise HTTPException(422, detail=str(exc)) from exc
+        return sheet(
+            *taught(lambda t: t.place(body.reading, body.x, body.y, body.value, source="phone"))
+        )
 
     @app.get(
         "/api/teach/{reading}/{die}.jpg",
@@ -510,13 +513,7 @@ def create_app(
     )
     def teach_picture(reading: int, die: int) -> Response:
         """The die, outlined, with some of the tray around it (the table's own photo: PIN)."""
-        if teacher is None:
-            raise HTTPException(404, detail="this table keeps no photos")
-        try:
-            data = teacher.crop(reading, die)
-        except LookupError as exc:
-            raise no_such_die(exc) from exc
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+        return jpeg(taught(lambda t: t.crop(reading, die)))
 
     @app.post(
         "/api/teach",
@@ -528,14 +525,9 @@ def create_app(
     def teach(body: TeachIn) -> dict[str, Any]:
         """Answer what a die shows (0: no die there); the sheet as it is then. It labels the
         photo for tuning and changes no game."""
-        if teacher is None:
-            raise HTTPException(404, detail="this table keeps no photos")
-        try:
-            return sheet(*teacher.answer(body.reading, body.die, body.value, source="phone"))
-        except LookupError as exc:
-            raise no_such_die(exc) from exc
-        except ValueError as exc:
-            raise HTTPException(422, detail=str(exc)) from exc
+        return sheet(
+            *taught(lambda t: t.answer(body.reading, body.die, body.value, source="phone"))
+        )
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
