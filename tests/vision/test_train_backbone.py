@@ -38,6 +38,19 @@ def test_build_model_picks_the_architecture() -> None:
         build_model(TrainConfig(arch="resnet"))
 
 
+def test_a_larger_view_resizes_the_crop_inside_the_efficientnet_only() -> None:
+    """--view 96: the same 64 px input, the trunk's maps 6x6 instead of 4x4."""
+    model = build_model(TrainConfig(arch="effnet", view=96)).eval()
+    assert isinstance(model, EffFaceNet)
+    seen: list[tuple[int, ...]] = []
+    model.blocks[-1].register_forward_hook(lambda _m, _i, out: seen.append(tuple(out.shape)))
+    with torch.no_grad():
+        assert tuple(model(torch.rand(2, 3, 64, 64)).shape) == (2, 7)
+    assert seen == [(2, 112, 6, 6)]
+    with pytest.raises(ValueError, match="for the EfficientNet only"):
+        build_model(TrainConfig(view=96))
+
+
 def test_maps_crops_to_seven_logits_and_exports(tmp_path: Path) -> None:
     model = EffFaceNet(pretrained=False).eval()
     crops = torch.rand(3, 3, 64, 64)

@@ -611,6 +611,21 @@ def test_the_card_names_streaks_duotones_and_mixstyle_when_a_member_was_trained_
     assert "MixStyle" not in first.split("## Member 1")[1]
 
 
+def test_the_card_names_the_view_of_an_efficientnet_trained_with_a_larger_one(
+    tmp_path: Path,
+) -> None:
+    from vision.train.card import write_composed_card
+
+    plain = _face_report(threads=2, synthetic_train=500)
+    big = _face_report(threads=2, synthetic_train=500, arch="effnet", view=96)
+    card = tmp_path / "MODEL_CARD.md"
+    write_composed_card([plain, big], card, sha256="cd" * 32, size_bytes=3, rotations=False)
+    first, second = card.read_text().split("## Member 2")
+    assert "--arch effnet --epochs 1 --lr 0.1 --view 96 --synthetic 500" in first
+    assert "6x6 at 96 px" in second
+    assert "resized to 96 px (bilinear) inside the network" in second
+
+
 def _own_photos(folder: Path, games: int = 6) -> None:
     """A small export in the shared format, as `pipcam photos` writes it: two dice a photo."""
     rng = np.random.default_rng(0)

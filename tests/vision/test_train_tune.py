@@ -85,6 +85,24 @@ def test_a_single_network_rebuilds_with_its_own_widths(tmp_path: Path) -> None:
         assert float((rebuilt(images) - net(images)).abs().max()) < 1e-4
 
 
+def test_an_efficientnet_with_a_larger_view_rebuilds_with_it(tmp_path: Path) -> None:
+    """--view 96: the crop is resized inside the member; composed beside a plain CNN, the
+    member is rebuilt with that view and computes what the file does."""
+    torch.manual_seed(5)
+    big = _trained_batch_norm(EffFaceNet(pretrained=False, view=96))
+    plain = _trained_batch_norm(FaceNet((8, 12, 16, 24)))
+    paths = [tmp_path / "plain.onnx", tmp_path / "big.onnx"]
+    export_onnx(plain, paths[0])
+    export_onnx(big, paths[1])
+    model = compose(paths, rotations=False)
+    weights = member_weights(model)
+    assert [w.view for w in weights] == [64, 96]
+    members = [rebuild(w) for w in weights]
+    assert check_rebuilt(members, model, _real_crops()) < 1e-4
+    with pytest.raises(ValueError, match="at least the crop's 64 px"):
+        EffFaceNet(pretrained=False, view=48)
+
+
 def test_a_model_without_a_face_network_is_refused() -> None:
     node = helper.make_node("Relu", ["image"], ["logits"])
     tensor = helper.make_tensor_value_info

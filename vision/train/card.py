@@ -66,12 +66,19 @@ def _percent(value: float) -> str:
 def _architecture(config: dict[str, Any]) -> str:
     """The architecture line of the card, for either ``TrainConfig.arch``."""
     if config.get("arch", "plain") == "effnet":
+        view = int(config.get("view", 64))
+        seen = (
+            f" The 64 px crop is resized to {view} px (bilinear) inside the network first, so the"
+            " ImageNet features meet pips nearer the scale they were learnt at."
+            if view != 64
+            else ""
+        )
         return (
             "- architecture: the stem and first 11 MBConv blocks of EfficientNet-Lite0 (to the"
-            " 112-channel stage, stride 16: 4x4 at 64 px; ReLU6, batch norm), started from its"
-            " ImageNet weights and fine-tuned whole; the input is mapped to 2 * x - 1 inside the"
-            " network (the ImageNet scaling), then global average pooling, dropout 0.1, linear to"
-            " 7 classes."
+            f" 112-channel stage, stride 16: {view // 16}x{view // 16} at {view} px; ReLU6, batch"
+            " norm), started from its ImageNet weights and fine-tuned whole; the input is mapped"
+            " to 2 * x - 1 inside the network (the ImageNet scaling), then global average"
+            " pooling, dropout 0.1, linear to 7 classes." + seen
         )
     mixstyle = config.get("mixstyle", 0.0)
     return (
@@ -162,6 +169,8 @@ def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
                 options.append(f"--{option} {config[option]:g}")
         if config.get("more_logos"):
             options.append("--more-logos")
+        if config.get("view", 64) != 64:
+            options.append(f"--view {config['view']}")
         if "synthetic_train" in config:
             # Always written: the default has changed before, and the count matters.
             options.append(f"--synthetic {config['synthetic_train']}")

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from vision.classify import DEFAULT_LOCATOR_MODEL, DEFAULT_MODEL, OnnxClassifier, OnnxLocator
 from vision.detect import decode, locator_input
-from vision.preprocess import crops_for_model
+from vision.preprocess import MODEL_SIZE, crops_for_model
 from vision.train.data import (
     CropSet,
     Proposal,
@@ -100,6 +100,8 @@ class TrainConfig:
     """Also draw ``EXTRA_LOGO_FAMILIES`` (sun, heart, crown, spiral) on rendered logo sixes."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
+    view: int = 64
+    """The side the EfficientNet sees: its 64 px crop resized inside the network."""
 
 
 def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
@@ -467,9 +469,11 @@ def build_model(config: TrainConfig) -> nn.Module:
             raise ValueError("MixStyle is built into the plain CNN only: use --arch plain")
         from vision.train.backbone import EffFaceNet
 
-        return EffFaceNet(classes=len(CLASS_NAMES))
+        return EffFaceNet(classes=len(CLASS_NAMES), view=config.view)
     if config.arch != "plain":
         raise ValueError(f"unknown architecture {config.arch!r}: use 'plain' or 'effnet'")
+    if config.view != MODEL_SIZE:
+        raise ValueError("a larger view is for the EfficientNet only: use --arch effnet")
     return FaceNet(config.widths, mixstyle=config.mixstyle)
 
 

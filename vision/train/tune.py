@@ -33,6 +33,7 @@ from torch import nn
 from vision.classify import DEFAULT_MODEL
 from vision.errors import TuneError
 from vision.evaluate import Comparison
+from vision.preprocess import MODEL_SIZE
 from vision.train.__main__ import MODEL_NAME
 from vision.train.backbone import EffFaceNet
 from vision.train.data import CropSet, Proposer
@@ -72,6 +73,7 @@ class MemberWeights:
     prefix: str
     convs: list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
     linear: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+    view: int = MODEL_SIZE  # the side its crop is resized to first (EffFaceNet's ``view``)
 
 
 def member_weights(model: onnx.ModelProto) -> list[MemberWeights]:
@@ -82,15 +84,25 @@ def member_weights(model: onnx.ModelProto) -> list[MemberWeights]:
             " members' composition without --rotations"
         )
     values = {i.name: numpy_helper.to_array(i).astype(np.float32) for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            tensor = next((a.t for a in node.attribute if a.name == "value"), None)
+            if tensor is not None:
+                values[node.output[0]] = numpy_helper.to_array(tensor).astype(np.float32)
     members: dict[str, MemberWeights] = {}
     for node in model.graph.node:
-        if node.op_type not in ("Conv", "Gemm"):
+        if node.op_type not in ("Conv", "Gemm", "Resize"):
             continue
         found = _MEMBER.match(node.output[0])
         prefix = found.group(1) if found else ""
         member = members.setdefault(
             prefix, MemberWeights(prefix, [], (np.zeros(0, np.float32), np.zeros(0, np.float32)))
         )
+        if node.op_type == "Resize":
+            # The crop made larger before the trunk: its scales are (1, 1, s, s).
+            scale = float(values[node.input[2]][-1])
+            members[prefix] = replace(member, view=round(MODEL_SIZE * scale))
+            continue
         weight = values[node.input[1]]
         bias = (
             values[node.input[2]] if len(node.input) > 2 else np.zeros(weight.shape[0], np.float32)
@@ -128,7 +140,7 @@ def rebuild(weights: MemberWeights) -> nn.Module:
         widths = tuple(int(convs[i][0].shape[0]) for i in (0, 1, 3, 5))
         model: nn.Module = FaceNet(widths)
     else:
-        model = EffFaceNet(classes=len(CLASS_NAMES), pretrained=False)
+        model = EffFaceNet(classes=len(CLASS_NAMES), pretrained=False, view=weights.view)
     model = _fold_batch_norm(model)
     layers = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
     linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
