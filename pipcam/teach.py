@@ -232,11 +232,15 @@ class Teacher:
             found = self._listed[1]
         return len(found), found[:limit]
 
-    def _find(self, reading: int, die: int) -> Question:
-        """The open question about one die (only its photo is looked at, not the folder)."""
+    def _of_photo(self, reading: int) -> list[Question]:
+        """The open questions about one reading (only its photo is looked at, not the folder)."""
         path = photo_path(self.photos, reading)
         kept = {reading: path} if path.is_file() else {}
-        for question in self._questions(kept, reading - 1, reading):
+        return self._questions(kept, reading - 1, reading)
+
+    def _find(self, reading: int, die: int) -> Question:
+        """The open question about one die."""
+        for question in self._of_photo(reading):
             if question.die == die:
                 return question
         raise NoSuchDie(
@@ -244,11 +248,16 @@ class Teacher:
             "never asked, or its photo was deleted); fetch the sheet again"
         )
 
+    def _frame(self, reading: int) -> Any:
+        """A kept photo, BGR; ``NoSuchDie`` when it cannot be read any more."""
+        try:
+            return read_image(photo_path(self.photos, reading))
+        except FileNotFoundError as exc:
+            raise NoSuchDie(f"the photo of reading {reading} cannot be read any more") from exc
+
     def _find_missed(self, reading: int) -> Question:
         """The open question about a photo's missed dice."""
-        path = photo_path(self.photos, reading)
-        kept = {reading: path} if path.is_file() else {}
-        for question in self._questions(kept, reading - 1, reading):
+        for question in self._of_photo(reading):
             if question.missing:
                 return question
         raise NoSuchDie(
@@ -271,10 +280,7 @@ class Teacher:
         with self._lock:
             self._find_missed(reading)
             boxes = self._known_boxes(reading)
-        frame = cv2.imread(str(photo_path(self.photos, reading)))
-        if frame is None:
-            raise NoSuchDie(f"the photo of reading {reading} cannot be read any more")
-        return photo_jpeg(frame, boxes)
+        return photo_jpeg(self._frame(reading), boxes)
 
     def place(
         self,
@@ -294,10 +300,7 @@ class Teacher:
             raise ValueError(f"a point in the photo is 0..1 across and down, not ({x}, {y})")
         with self._lock:
             question = self._find_missed(reading)
-            try:
-                frame = read_image(photo_path(self.photos, reading))
-            except FileNotFoundError as exc:
-                raise NoSuchDie(f"the photo of reading {reading} cannot be read any more") from exc
+            frame = self._frame(reading)
             height, width = frame.shape[:2]
             point = (min(x * width, width - 1.0), min(y * height, height - 1.0))
             box = die_at(frame, point, self._known_boxes(reading), self.locator)
@@ -318,10 +321,7 @@ class Teacher:
                 raise NoSuchDie(
                     f"die {die} of reading {reading} is a missed die to place: fetch the photo"
                 )
-        frame = cv2.imread(str(photo_path(self.photos, reading)))
-        if frame is None:
-            raise NoSuchDie(f"the photo of reading {reading} cannot be read any more")
-        return crop_jpeg(frame, question.box)
+        return crop_jpeg(self._frame(reading), question.box)
 
     def answer(
         self, reading: int, die: int, value: int, *, source: str = "phone", limit: int = 20
@@ -436,10 +436,7 @@ def crop_jpeg(frame: Any, box: tuple[int, int, int, int]) -> bytes:
     a = (round((x0 - left) * scale) - 3, round((y0 - top) * scale) - 3)
     b = (round((x1 - left) * scale) + 2, round((y1 - top) * scale) + 2)
     cv2.rectangle(out, a, b, (0, 220, 255), 2)
-    ok, data = cv2.imencode(".jpg", np.ascontiguousarray(out), [cv2.IMWRITE_JPEG_QUALITY, 85])
-    if not ok:
-        raise ValueError("the crop could not be encoded as JPEG")
-    return bytes(data.tobytes())
+    return _jpeg(out, "the crop")
 
 
 def photo_jpeg(frame: Any, boxes: list[tuple[int, int, int, int]]) -> bytes:
@@ -456,7 +453,12 @@ def photo_jpeg(frame: Any, boxes: list[tuple[int, int, int, int]]) -> bytes:
         a = (round(x0 * scale) - 2, round(y0 * scale) - 2)
         b = (round(x1 * scale) + 1, round(y1 * scale) + 1)
         cv2.rectangle(out, a, b, (0, 220, 255), 2)
-    ok, data = cv2.imencode(".jpg", np.ascontiguousarray(out), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return _jpeg(out, "the photo")
+
+
+def _jpeg(image: Any, what: str) -> bytes:
+    """``image`` as a JPEG a phone shows (quality 85)."""
+    ok, data = cv2.imencode(".jpg", np.ascontiguousarray(image), [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:
-        raise ValueError("the photo could not be encoded as JPEG")
+        raise ValueError(f"{what} could not be encoded as JPEG")
     return bytes(data.tobytes())
