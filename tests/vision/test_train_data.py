@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -324,7 +325,7 @@ def _face_report(**config: Any) -> dict[str, Any]:
     }  # fmt: skip
     return {
         "config": {"widths": (8, 8, 16, 16), "epochs": 1, "batch_size": 2, "learning_rate": 0.1,
-                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3, **config},
+                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3, "threads": 1, **config},
         "counts": {"synthetic": {"train_crops": 5}}, "metrics": {"src": metrics},
         "sha256": "ab" * 32, "size_bytes": 1, "parameters": 2, "onnx_max_abs_difference": 0.0,
         "torch": "x", "machine": "y", "data_seconds": 1, "train_seconds": 2, "total_seconds": 3,
@@ -359,6 +360,35 @@ def test_the_card_says_when_renders_had_faint_or_swirled_dice_or_more_logos(
     assert ("swirls across every face of 15 % of dice" in text) is said
     assert ("--faint 0.15 --arcs 0.15 --more-logos" in text) is said
     assert ("badge, sun, heart, crown, spiral)" in text) is said
+
+
+def test_one_model_is_installed_as_trained_and_its_card_says_so(tmp_path: Path) -> None:
+    """`ensemble OUT A.onnx` with no --rotations: nothing to average, so the file is A's own."""
+    from vision.train.ensemble import main
+
+    member = Path(__file__).parents[2] / "models" / "dice_faces.onnx"
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps(_face_report(threads=2, synthetic_train=500)))
+    out, card = tmp_path / "dice_faces.onnx", tmp_path / "MODEL_CARD.md"
+    assert main([str(out), str(member), "--reports", str(report), "--card", str(card)]) == 0
+    assert out.read_bytes() == member.read_bytes()
+    text = card.read_text()
+    assert "It is one plain CNN, trained here on CPU and installed as it is" in text
+    assert "## The model: plain CNN (`--arch plain`)" in text
+    assert "## Member" not in text
+    assert "mean log-softmax" not in text
+    assert "--synthetic 500 --threads 2 \\\n        --out A --report A/report.json" in text
+    assert f"- sha256: `{hashlib.sha256(member.read_bytes()).hexdigest()}`" in text
+
+
+def test_a_trained_models_own_card_names_its_kind_and_command(tmp_path: Path) -> None:
+    from vision.train.card import write_model_card
+
+    card = tmp_path / "B" / "MODEL_CARD.md"
+    write_model_card(_face_report(threads=1, synthetic_train=5), card)
+    text = card.read_text()
+    assert "a plain CNN trained here on CPU by:" in text
+    assert "--epochs 1 --lr 0.1 --synthetic 5 --threads 1 \\\n        --out B" in text
 
 
 def test_a_source_left_out_is_validated_on_all_its_photos() -> None:

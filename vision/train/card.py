@@ -17,7 +17,16 @@ from vision.train.synth import (
     ONE_MARK_SHARE,
 )
 
-__all__ = ["LOCATOR_MARKER", "READING_MARKER", "write_composed_card", "write_model_card"]
+__all__ = [
+    "ARCH_NAMES",
+    "LOCATOR_MARKER",
+    "READING_MARKER",
+    "write_composed_card",
+    "write_model_card",
+]
+
+ARCH_NAMES = {"plain": "plain CNN", "effnet": "EfficientNet-Lite0"}
+"""How the card names each ``TrainConfig.arch``."""
 
 LOCATOR_MARKER = "<!-- locator section: written by python -m vision.train.locator -->"
 READING_MARKER = "<!-- reading section:"
@@ -139,8 +148,10 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
     lines = [
         "# dice_faces.onnx: the face classifier",
         "",
-        "A small CNN that reads the top face of one die from a square crop. It is trained here, on",
-        "CPU, by `python -m vision.train --data /work/shared/data/dice --out models/`.",
+        f"Reads the top face of one die from a square crop: a {_name(report)} trained here on CPU"
+        " by:",
+        "",
+        *_member_commands([report], [path.parent.name or "."]),
         "",
         f"- sha256: `{report['sha256']}`",
         f"- size: {report['size_bytes']} bytes, {report['parameters']} parameters",
@@ -154,12 +165,20 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
     _write(lines, path)
 
 
-def _member_commands(reports: Sequence[dict[str, Any]]) -> list[str]:
-    """The command that trained each member (folders A, B, ...), from its recorded config."""
+def _name(report: dict[str, Any]) -> str:
+    """The model's kind as the card names it: "plain CNN", "EfficientNet-Lite0"."""
+    arch = str(report["config"].get("arch", "plain"))
+    return ARCH_NAMES.get(arch, arch)
+
+
+def _member_commands(
+    reports: Sequence[dict[str, Any]], names: Sequence[str] | None = None
+) -> list[str]:
+    """The command that trained each member (folders A, B, ... or ``names``), from its config."""
     lines = []
     for index, report in enumerate(reports):
         config = report["config"]
-        name = chr(ord("A") + index)
+        name = names[index] if names is not None else chr(ord("A") + index)
         arch = config.get("arch", "plain")
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
@@ -191,8 +210,11 @@ def write_composed_card(
     size_bytes: int,
     rotations: bool,
 ) -> None:
-    """Render the card of a composed model (``vision.train.ensemble``): each member's story."""
-    members = " and ".join(str(r.get("file", "model")) for r in reports)
+    """Render the card of a composed model (``vision.train.ensemble``): each member's story.
+
+    One model without rotations is installed as it was trained; its card says so.
+    """
+    members = " and ".join(_name(r) for r in reports)
     how = []
     if len(reports) > 1:
         how.append(f"the mean log-softmax of {len(reports)} separately trained models ({members})")
@@ -202,12 +224,21 @@ def write_composed_card(
             " log-softmax averaged (a die's value cannot depend on how it lies)"
         )
     names = [chr(ord("A") + k) for k in range(len(reports))]
+
+    def arch(report: dict[str, Any]) -> str:
+        return str(report["config"].get("arch", "plain"))
+
+    intro = (
+        "Its logits are " + "; and ".join(how) + ". Trained here on CPU and composed (the"
+        " members' own sections follow):"
+        if how
+        else f"It is one {members}, trained here on CPU and installed as it is (its"
+        " sections follow):"
+    )
     lines = [
         "# dice_faces.onnx: the face classifier",
         "",
-        "Reads the top face of one die from a square crop. Its logits are "
-        + "; and ".join(how)
-        + ". Trained here on CPU and composed (the members' own sections follow):",
+        "Reads the top face of one die from a square crop. " + intro,
         "",
         *_member_commands(reports),
         "    python -m vision.train.ensemble models/dice_faces.onnx \\",
@@ -228,9 +259,12 @@ def write_composed_card(
     ]
     for index, report in enumerate(reports, start=1):
         lines += [
-            f"## Member {index}: {report.get('file', 'model')}"
-            f" (`--arch {report['config'].get('arch', 'plain')}`, sha256 of its own file"
-            f" `{report['sha256'][:16]}...`)",
+            (
+                f"## Member {index}: {_name(report)} (`--arch {arch(report)}`, sha256 of its own"
+                f" file `{report['sha256'][:16]}...`)"
+                if how
+                else f"## The model: {_name(report)} (`--arch {arch(report)}`)"
+            ),
             "",
             *_member_sections(report, level="###"),
         ]

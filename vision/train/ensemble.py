@@ -6,13 +6,15 @@
 logits are the mean log-softmax over the models and, with ``--rotations``, over the crop turned by
 0, 90, 180 and 270 degrees. A die's value does not depend on how it lies, so averaging the four
 turns removes what a model learnt about one orientation by chance. Softmax of the mean log-softmax
-is the normalised geometric mean of the probabilities.
+is the normalised geometric mean of the probabilities. One model without ``--rotations`` is
+installed byte for byte as it was trained (nothing to average).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,7 +27,6 @@ __all__ = ["compose", "join_models"]
 INPUT = "image"
 OUTPUT = "logits"
 TURNS = 4
-ARCH_NAMES = {"plain": "plain CNN", "effnet": "EfficientNet-Lite0"}
 
 
 def _prefixed(model: onnx.ModelProto, prefix: str, source: str) -> onnx.GraphProto:
@@ -133,17 +134,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.card is not None and len(args.reports) != len(args.models):
         parser.error("--card needs one --reports file per model")
-    onnx.save(compose(args.models, rotations=args.rotations), str(args.out))
+    if len(args.models) == 1 and not args.rotations:
+        if args.models[0].resolve() != args.out.resolve():
+            shutil.copyfile(args.models[0], args.out)
+    else:
+        onnx.save(compose(args.models, rotations=args.rotations), str(args.out))
     if args.card is not None:
         from vision.train.card import write_composed_card
         from vision.train.export import sha256_of
 
-        reports = []
-        for report_path in args.reports:
-            report = json.loads(report_path.read_text(encoding="utf-8"))
-            arch = report["config"].get("arch", "plain")
-            report["file"] = ARCH_NAMES.get(arch, arch)
-            reports.append(report)
+        reports = [json.loads(p.read_text(encoding="utf-8")) for p in args.reports]
         write_composed_card(
             reports,
             args.card,
