@@ -223,14 +223,23 @@ class Teacher:
         disputes = _mtime(self.disputes) if self.disputes is not None else None
         return revision, _mtime(self.photos), newest, disputes, self.in_play()
 
-    def questions(self, limit: int = 20) -> tuple[int, list[Question]]:
-        """How many dice are open, and the first ``limit`` of them."""
+    def _listing(self) -> list[Question]:
+        """Every open question, listed again only when the store or the photos changed."""
         with self._lock:
             inputs = self._inputs()
             if self._listed is None or self._listed[0] != inputs:
                 self._listed = (inputs, self._open())
-            found = self._listed[1]
+            return self._listed[1]
+
+    def questions(self, limit: int = 20) -> tuple[int, list[Question]]:
+        """How many dice are open, and the first ``limit`` of them."""
+        found = self._listing()
         return len(found), found[:limit]
+
+    def missing(self) -> int:
+        """The dice the camera missed that are still to place, over the whole sheet (one
+        question a photo however many it missed)."""
+        return sum(question.missing for question in self._listing())
 
     def _of_photo(self, reading: int) -> list[Question]:
         """The open questions about one reading (only its photo is looked at, not the folder)."""

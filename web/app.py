@@ -87,6 +87,7 @@ class TeachAPI(Protocol):
     ValueError."""
 
     def questions(self, limit: int = ...) -> tuple[int, Sequence[QuestionLike]]: ...
+    def missing(self) -> int: ...
     def crop(self, reading: int, die: int) -> bytes: ...
     def photo(self, reading: int) -> bytes: ...
     def place(
@@ -451,7 +452,9 @@ def create_app(
         return run(lambda: table.correct(body.die, body.value, source="phone"))
 
     def sheet(count: int, questions: Sequence[QuestionLike]) -> dict[str, Any]:
-        return {"keeping": True, "count": count, "questions": [q.as_json() for q in questions]}
+        missing = teacher.missing() if teacher is not None else 0
+        questions_json = [q.as_json() for q in questions]
+        return {"keeping": True, "count": count, "missing": missing, "questions": questions_json}
 
     @app.get("/api/teach", tags=["teach"], response_model=TeachPublic)
     def teach_sheet(limit: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
@@ -459,7 +462,7 @@ def create_app(
         read otherwise (``disputed``), and nobody has answered yet: disputed ones first, then
         unread ones, then the least sure."""
         if teacher is None:
-            return {"keeping": False, "count": 0, "questions": []}
+            return {"keeping": False, "count": 0, "missing": 0, "questions": []}
         return sheet(*teacher.questions(limit))
 
     def taught(call: Callable[[TeachAPI], _T]) -> _T:

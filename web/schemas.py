@@ -119,6 +119,11 @@ class TeachPublic(BaseModel):
 
     keeping: bool = Field(description="whether the table keeps photos at all")
     count: int = Field(description="how many dice are open, of which `questions` are the first")
+    missing: int = Field(
+        0,
+        description="dice the camera missed, still to place, over the whole sheet (each photo"
+        " with missed dice is one of `count`)",
+    )
     questions: list[QuestionPublic]
 
 

@@ -105,6 +105,7 @@ def test_a_table_that_keeps_no_photos_has_no_sheet(store: Store) -> None:
         assert served.client.get("/api/teach").json() == {
             "keeping": False,
             "count": 0,
+            "missing": 0,
             "questions": [],
         }
         r = served.pinned.post("/api/teach", json={"reading": 1, "die": 0, "value": 2})
@@ -127,8 +128,10 @@ def test_a_missed_die_is_placed_by_a_tap_on_its_photo(
     missed: tuple[Served, int], store: Store
 ) -> None:
     served, reading_id = missed
-    (question,) = served.client.get("/api/teach").json()["questions"]
+    sheet = served.client.get("/api/teach", params={"limit": 1}).json()
+    (question,) = sheet["questions"]
     assert (question["status"], question["missing"], question["die"]) == ("missed", 2, 4)
+    assert (sheet["count"], sheet["missing"]) == (1, 2)  # one question, two dice to place
     assert served.client.get(f"/api/teach/{reading_id}/photo.jpg").status_code == 401
     r = served.pinned.get(f"/api/teach/{reading_id}/photo.jpg")
     assert (r.status_code, r.headers["content-type"]) == (200, "image/jpeg")
@@ -140,6 +143,7 @@ def test_a_missed_die_is_placed_by_a_tap_on_its_photo(
     r = served.pinned.post("/api/teach/place", json=body)
     assert r.status_code == 200
     assert [(q["die"], q["missing"]) for q in r.json()["questions"]] == [(5, 1)]
+    assert r.json()["missing"] == 1
     assert store.placed() == {reading_id: {4: (4, [140, 140, 160, 160])}}
 
 

@@ -147,8 +147,11 @@ function withPhotosNote(state, box) {
     box.append(h("p", { class: "hint", id: "photos-note" }, t("photos.kept", { n: kept })));
     const open = teachCount(state.table.photo_seq);
     if (open !== 0) {
-      box.append(h("button", { type: "button", id: "teach-open", onclick: teach },
-        open === null ? t("teach.open") : t("teach.open_n", { n: open })));
+      // A photo with missed dice is one question however many it missed: no dice count then.
+      const words = open === null ? t("teach.open")
+        : teachOpen.missing ? t("teach.open_missed", { n: open })
+        : t("teach.open_n", { n: open });
+      box.append(h("button", { type: "button", id: "teach-open", onclick: teach }, words));
     }
   }
   const tuned = state.table && state.table.tuned;
@@ -160,7 +163,7 @@ function withPhotosNote(state, box) {
 
 // How many dice the teach sheet asks about, fetched again after each kept photo (the table says
 // photo_seq) and after answering; null until known. The server lists the sheet once for all phones.
-let teachOpen = { seq: null, count: null };
+let teachOpen = { seq: null, count: null, missing: 0 };
 
 function teachCount(seq) {
   if (seq !== teachOpen.seq) {
@@ -173,8 +176,9 @@ function teachCount(seq) {
 async function recountTeach() {
   const sheet = await get("/api/teach?limit=1");
   const count = sheet && sheet.keeping ? sheet.count : null;
-  if (count !== teachOpen.count) {
-    teachOpen.count = count;
+  const missing = sheet && sheet.keeping ? sheet.missing : 0;
+  if (count !== teachOpen.count || missing !== teachOpen.missing) {
+    Object.assign(teachOpen, { count, missing });
     renderBoard();
   }
 }

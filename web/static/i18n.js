@@ -37,10 +37,20 @@ export async function setLanguage(lang, { remember = false } = {}) {
 
 export const language = () => current;
 
-/** The text for key, with {name} placeholders filled (key_one when n is 1, if there is one). */
+const plurals = {};
+
+/** key_one, key_few, key_many...: the form of key for the number n in lang (CLDR's categories,
+ * Intl.PluralRules: Czech says 2 "kostky" but 5 "kostek"); the plain key is the other form. */
+function plural(lang, key, n) {
+  plurals[lang] ??= new Intl.PluralRules(lang);
+  return `${key}_${plurals[lang].select(n)}`;
+}
+
+/** The text for key, with {name} placeholders filled; in the plural form for a number n. */
 export function t(key, vars = {}) {
-  const one = vars.n === 1 ? strings[`${key}_one`] ?? fallback[`${key}_one`] : undefined;
-  const text = one ?? strings[key] ?? fallback[key] ?? key;
+  const n = typeof vars.n === "number" ? vars.n : null;
+  const text = (n !== null ? strings[plural(current, key, n)] : undefined) ?? strings[key]
+    ?? (n !== null ? fallback[plural("en", key, n)] : undefined) ?? fallback[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 

@@ -7,6 +7,7 @@ handing the table settled readings. Screenshots go to ``artifacts/`` (git-ignore
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -374,7 +375,10 @@ def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) 
     served.post("/api/actions", {"roll": [1, 1, 5, 2, 3, 4]})
     served.table.on_reading(reading([1, 5, 2, 3, 4, 6]), settled_now=True)  # play moves on
     served.table.photos_kept(1)
-    expect(phone.locator("#teach-open")).to_be_visible()
+    # A photo with a missed die is one question, not one die: the button says what it asks.
+    expect(phone.locator("#teach-open")).to_have_text(
+        re.compile(r"^Check what the camera missed or was unsure of \(\d+\)$")
+    )
     phone.click("#teach-open")
     dialog = phone.locator("#place-dialog")
     expect(dialog).to_be_visible()
@@ -478,6 +482,16 @@ def test_switch_language(served: Served, rig: Rig) -> None:
         expect(page.locator("#status")).to_have_text("Ann hází 6 kostkami")
         expect(page.locator("#lang")).to_have_value("cs")
         shoot(page, "language-cs")
+        # Czech counts 1 kostka, 2-4 kostky, 5 and more kostek (the browser's plural rules).
+        said = page.evaluate(
+            "import('/static/i18n.js').then(m => [1, 3, 5, 22].map(n => m.t('teach.missed', {n})))"
+        )
+        assert [s.split(". ")[0] for s in said] == [
+            "Kamera na této fotce přehlédla kostku",
+            "Kamera na této fotce přehlédla 3 kostky",
+            "Kamera na této fotce přehlédla 5 kostek",
+            "Kamera na této fotce přehlédla 22 kostek",
+        ]
     finally:
         close(page)
 
