@@ -165,10 +165,14 @@ def write_model_card(report: dict[str, Any], path: Path) -> None:
     _write(lines, path)
 
 
+def _arch(report: dict[str, Any]) -> str:
+    """The run's ``TrainConfig.arch`` ("plain" in reports older than the option)."""
+    return str(report["config"].get("arch", "plain"))
+
+
 def _name(report: dict[str, Any]) -> str:
     """The model's kind as the card names it: "plain CNN", "EfficientNet-Lite0"."""
-    arch = str(report["config"].get("arch", "plain"))
-    return ARCH_NAMES.get(arch, arch)
+    return ARCH_NAMES.get(_arch(report), _arch(report))
 
 
 def _member_commands(
@@ -179,7 +183,7 @@ def _member_commands(
     for index, report in enumerate(reports):
         config = report["config"]
         name = names[index] if names is not None else chr(ord("A") + index)
-        arch = config.get("arch", "plain")
+        arch = _arch(report)
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
@@ -224,10 +228,6 @@ def write_composed_card(
             " log-softmax averaged (a die's value cannot depend on how it lies)"
         )
     names = [chr(ord("A") + k) for k in range(len(reports))]
-
-    def arch(report: dict[str, Any]) -> str:
-        return str(report["config"].get("arch", "plain"))
-
     intro = (
         "Its logits are " + "; and ".join(how) + ". Trained here on CPU and composed (the"
         " members' own sections follow):"
@@ -260,10 +260,10 @@ def write_composed_card(
     for index, report in enumerate(reports, start=1):
         lines += [
             (
-                f"## Member {index}: {_name(report)} (`--arch {arch(report)}`, sha256 of its own"
+                f"## Member {index}: {_name(report)} (`--arch {_arch(report)}`, sha256 of its own"
                 f" file `{report['sha256'][:16]}...`)"
                 if how
-                else f"## The model: {_name(report)} (`--arch {arch(report)}`)"
+                else f"## The model: {_name(report)} (`--arch {_arch(report)}`)"
             ),
             "",
             *_member_sections(report, level="###"),
