@@ -13,7 +13,6 @@ installed byte for byte as it was trained (nothing to average).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 from collections.abc import Sequence
@@ -142,12 +141,13 @@ def main(argv: list[str] | None = None) -> int:
         onnx.save(compose(args.models, rotations=args.rotations), str(args.out))
     if args.card is not None:
         from vision.train.card import write_composed_card
+        from vision.train.export import sha256_of
 
         reports = [json.loads(p.read_text(encoding="utf-8")) for p in args.reports]
         write_composed_card(
             reports,
             args.card,
-            sha256=hashlib.sha256(args.out.read_bytes()).hexdigest(),  # no torch needed
+            sha256=sha256_of(args.out),
             size_bytes=args.out.stat().st_size,
             rotations=args.rotations,
         )

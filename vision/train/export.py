@@ -6,15 +6,16 @@ import hashlib
 import json
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnxruntime as ort
-import torch
-from torch import nn
 
 from vision.preprocess import MODEL_SIZE, crops_for_model
 from vision.train.data import load_folder, read_image
+
+if TYPE_CHECKING:
+    from torch import nn
 
 __all__ = ["check_onnx", "export_onnx", "record_outputs", "sha256_of"]
 
@@ -23,6 +24,8 @@ TOLERANCE = 1e-4
 
 def export_onnx(model: nn.Module, path: Path) -> None:
     """Write ``model`` as ONNX: input "image" [N, 3, 64, 64], output "logits" [N, 7], N dynamic."""
+    import torch  # here: hashing and recording a model's outputs need no torch
+
     model.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
     example = torch.rand(1, 3, MODEL_SIZE, MODEL_SIZE)
@@ -44,6 +47,8 @@ def export_onnx(model: nn.Module, path: Path) -> None:
 
 def check_onnx(model: nn.Module, path: Path, images: np.ndarray) -> float:
     """Largest absolute difference between torch and onnxruntime logits; raises above 1e-4."""
+    import torch
+
     model.eval()
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
