@@ -66,6 +66,8 @@ def test_the_shipped_models_members_rebuild_to_what_the_file_computes() -> None:
     model = onnx.load(str(DEFAULT_MODEL))
     weights = member_weights(model)
     assert [w.prefix for w in weights] == ["m0/", "m1/"]
+    # The shipped EfficientNet looks at the crop enlarged to 96 px (MODEL_CARD.md).
+    assert [w.view for w in weights] == [64, 96]
     members = [rebuild(w) for w in weights]
     assert isinstance(members[0], FaceNet)
     assert isinstance(members[1], EffFaceNet)
