@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -313,11 +314,9 @@ def test_a_tuning_run_keeps_its_disputes_for_the_sheet(tmp_path: Path) -> None:
     assert all({"reading", "die", "label", "tuned"} <= set(d) for d in disputes)
 
 
-def test_a_cross_validated_run_disputes_with_the_layer_that_never_saw_the_photo(
-    tmp_path: Path,
-) -> None:
-    """Each photo's sure labels are checked by the layer tuned without its game: a wrong sure
-    label is disputed, the right ones are not."""
+def _cross_validated_disputes(tmp_path: Path, *, plant: bool) -> list[dict[str, Any]]:
+    """The disputes of a 5-fold `tune --head` run on the test photos, every die a sure read of
+    its true value; with ``plant``, the first photo's first die is a sure misread instead."""
     export = tmp_path / "export"
     (export / "images").mkdir(parents=True)
     lines = []
@@ -329,7 +328,7 @@ def test_a_cross_validated_run_disputes_with_the_layer_that_never_saw_the_photo(
             {"value": d["value"], "box": d["box"], "die": i, "confidence": 0.99}
             for i, d in enumerate(record["dice"])
         ]
-        if game == 1:
+        if game == 1 and plant:
             dice[0]["value"] = dice[0]["value"] % 6 + 1  # a sure misread nobody corrected
         lines.append(
             json.dumps(
@@ -344,10 +343,24 @@ def test_a_cross_validated_run_disputes_with_the_layer_that_never_saw_the_photo(
         )
     (export / "labels.jsonl").write_text("\n".join(lines) + "\n")
     result = tune_heads([export], tmp_path / "run", HeadConfig(threads=2, folds=5))
+    return disputes_of(export, result)
+
+
+def test_a_cross_validated_run_disputes_with_the_layer_that_never_saw_the_photo(
+    tmp_path: Path,
+) -> None:
+    """Each photo's sure labels are checked by the layer tuned without its game: with true
+    labels nothing is disputed; with one sure misread, it is disputed with its true value, and
+    whatever else is disputed is what the misread taught the other layers (its wrong value)."""
+    assert _cross_validated_disputes(tmp_path / "true", plant=False) == []
+    disputes = _cross_validated_disputes(tmp_path / "planted", plant=True)
     truth = json.loads((DATA / "labels.jsonl").read_text().splitlines()[0])["dice"][0]["value"]
-    assert disputes_of(export, result) == [
-        {"reading": 1, "die": 0, "label": truth % 6 + 1, "tuned": truth}
-    ]
+    wrong = truth % 6 + 1
+    assert {"reading": 1, "die": 0, "label": wrong, "tuned": truth} in disputes
+    # Only four photos teach each layer, so one wrong label can pull a die of the same set
+    # that way on another photo: a question more for the players, never a label changed.
+    others = [d for d in disputes if (d["reading"], d["die"]) != (1, 0)]
+    assert all(d["tuned"] == wrong for d in others), others
 
 
 def missed_two(tmp_path: Path, store: Store) -> tuple[Teacher, int]:
