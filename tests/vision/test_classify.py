@@ -12,9 +12,12 @@ from vision.classify import (
     CLASSES,
     DEFAULT_LOCATOR_MODEL,
     DEFAULT_MODEL,
+    FIRST_SURE,
     FakeClassifier,
     OnnxClassifier,
     OnnxLocator,
+    member_models,
+    read_unsure_turned,
     softmax,
 )
 from vision.errors import ModelLoadError
@@ -134,6 +137,150 @@ def test_shipped_model_loads_with_the_contract_shapes() -> None:
     probs = classifier.predict(_crops(3))
     assert probs.shape == (3, CLASSES)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+
+
+# --- A composed model read member by member: the first alone where it is sure.
+
+# The second member calls a red crop "no face": what the first member decides alone shows.
+SECOND_WEIGHTS = np.array(
+    [
+        [30.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0],
+    ],
+    np.float32,
+)
+
+
+@pytest.fixture
+def composed(tmp_path: Path, model_bytes: Callable[..., bytes], tiny_weights: Weights) -> Path:
+    """The tiny model made sure (logits x3) composed with a second, as the ensemble tool does."""
+    import onnx
+
+    from vision.train.ensemble import compose
+
+    weights, bias = tiny_weights
+    first, second = tmp_path / "first.onnx", tmp_path / "second.onnx"
+    first.write_bytes(model_bytes(weights * 3, bias * 3))
+    second.write_bytes(model_bytes(SECOND_WEIGHTS, np.zeros(CLASSES, np.float32)))
+    path = tmp_path / "composed.onnx"
+    onnx.save(compose([first, second], rotations=False), str(path))
+    return path
+
+
+def _colour_crops(*colours: tuple[float, float, float]) -> np.ndarray:
+    crops = np.zeros((len(colours), 3, 64, 64), np.float32)
+    for row, colour in enumerate(colours):
+        crops[row] = np.array(colour, np.float32)[:, None, None]
+    return crops
+
+
+def _member_logits(weights: np.ndarray, bias: np.ndarray, crops: np.ndarray) -> np.ndarray:
+    out: np.ndarray = crops.mean(axis=(2, 3)) @ weights + bias
+    return out
+
+
+def test_members_of_a_composed_model_are_its_models(composed: Path, tiny_weights: Weights) -> None:
+    import onnx
+    import onnxruntime as ort
+
+    members = member_models(onnx.load(str(composed)))
+    assert len(members) == 2
+    crops = _crops(4, seed=3)
+    weights, bias = tiny_weights
+    wanted = [(weights * 3, bias * 3), (SECOND_WEIGHTS, np.zeros(CLASSES, np.float32))]
+    for member, (w, b) in zip(members, wanted, strict=True):
+        session = ort.InferenceSession(
+            member.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        (got,) = session.run(None, {"image": crops})
+        want = np.log(softmax(_member_logits(w, b, crops)))
+        np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_one_model_or_a_turned_composition_has_no_members(
+    tiny_model: Path, tmp_path: Path, model_bytes: Callable[..., bytes], tiny_weights: Weights
+) -> None:
+    import onnx
+
+    from vision.train.ensemble import compose
+
+    assert member_models(onnx.load(str(tiny_model))) == []
+    other = tmp_path / "other.onnx"
+    other.write_bytes(model_bytes(SECOND_WEIGHTS, tiny_weights[1]))
+    turned = compose([tiny_model, other], rotations=True)
+    assert member_models(turned) == []
+
+
+@pytest.mark.parametrize(
+    ("colour", "first_decides"),
+    [
+        ((1.0, 0.0, 0.0), True),  # red: the first member is sure of a one
+        ((0.0, 1.0, 0.0), True),  # green: sure of a two
+        ((0.5, 0.5, 0.0), False),  # a one or a two: both members read it
+        ((0.2, 0.2, 0.2), False),  # grey: the first member is unsure
+    ],
+    ids=["red", "green", "red-green", "grey"],
+)
+def test_the_first_member_decides_alone_only_what_it_is_sure_of(
+    composed: Path, tiny_weights: Weights, colour: tuple[float, float, float], first_decides: bool
+) -> None:
+    crops = _colour_crops(colour)
+    weights, bias = tiny_weights
+    first = softmax(_member_logits(weights * 3, bias * 3, crops))
+    assert (first.max() >= FIRST_SURE) == first_decides
+    classifier = OnnxClassifier(composed)
+    got, whole = classifier.predict(crops), classifier.predict_whole(crops)
+    np.testing.assert_allclose(got, first if first_decides else whole, atol=1e-5)
+    np.testing.assert_allclose(OnnxClassifier(composed, first_sure=None).predict(crops), whole)
+
+
+def test_a_sure_first_member_is_not_overruled_but_mixed_batches_keep_their_order(
+    composed: Path,
+) -> None:
+    crops = _colour_crops((0.5, 0.5, 0.0), (1.0, 0.0, 0.0), (0.2, 0.2, 0.2), (0.0, 1.0, 0.0))
+    classifier = OnnxClassifier(composed)
+    got, whole = classifier.predict(crops), classifier.predict_whole(crops)
+    # The second member reads red as "no face", and the whole model with it; the first does not.
+    assert int(whole[1].argmax()) != 1
+    assert [int(row.argmax()) for row in got[[1, 3]]] == [1, 2]
+    np.testing.assert_allclose(got[[0, 2]], whole[[0, 2]], atol=1e-6)
+    for crop, row in zip(crops, got, strict=True):
+        np.testing.assert_allclose(classifier.predict(crop[None])[0], row, atol=1e-6)
+
+
+def test_a_face_read_again_at_turns_is_read_by_every_member(
+    composed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    classifier = OnnxClassifier(composed)
+    crops = _colour_crops((0.2, 0.2, 0.2))
+    probs = classifier.predict(crops)
+    seen: list[int] = []
+    whole = classifier.predict_whole
+
+    def counted(batch: np.ndarray) -> np.ndarray:
+        seen.append(len(batch))
+        return whole(batch)
+
+    monkeypatch.setattr(classifier, "predict_whole", counted)
+    monkeypatch.setattr(classifier, "predict", lambda _batch: pytest.fail("turns read by one"))
+    read_unsure_turned(classifier, crops, probs, 0.9)
+    assert seen == [3]
+
+
+def test_the_shipped_model_is_read_member_by_member() -> None:
+    classifier = OnnxClassifier(DEFAULT_MODEL)
+    crops = _crops(3)
+    np.testing.assert_allclose(classifier.predict(crops).sum(axis=1), 1.0, rtol=1e-5)
+    assert len(classifier._members) == 2
+
+
+@pytest.mark.parametrize("first_sure", [0.0, 1.5, -0.1])
+def test_a_first_sure_that_is_no_probability_is_refused(
+    tiny_model: Path, first_sure: float
+) -> None:
+    with pytest.raises(ValueError, match=f"first_sure must be a probability .*got {first_sure}"):
+        OnnxClassifier(tiny_model, first_sure=first_sure)
 
 
 # --- The learned locator's session: the same loading rules, its own names and shapes.
