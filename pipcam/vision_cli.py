@@ -291,7 +291,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
         dice = six_dice(width, height, seed=1)
         frame = make_frame(width, height, dice, tray="green", seed=1)
         boxes = [d.box for d in reader.locate(frame)]
-        locate_ms, _ = _median_ms(functools.partial(reader.locate, frame), args.repeat)
+        locator = reader.locator
+        footprints = ""
+        if isinstance(locator, LearnedLocator):
+            # A read takes the footprints only when a die is unsure: timed apart.
+            plain = locator.without_footprints(frame)
+            locate_ms, _ = _median_ms(
+                functools.partial(locator.without_footprints, frame), args.repeat
+            )
+            footprint_ms, _ = _median_ms(
+                functools.partial(locator.with_footprints, frame, plain), args.repeat
+            )
+            footprints = f"; footprints {footprint_ms:.1f} ms more when a die is unsure"
+        else:
+            locate_ms, _ = _median_ms(functools.partial(reader.locate, frame), args.repeat)
         classify_ms, _ = _median_ms(
             functools.partial(_classify_boxes, reader.classifier, frame, boxes), args.repeat
         )
@@ -301,7 +314,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         _write(
             sys.stdout,
             f"{width}x{height}, six dice: {total_ms:.1f} ms per frame, CPU {total_cpu:.1f} ms"
-            f" (locate {locate_ms:.1f} ms, crop+classify {classify_ms:.1f} ms);"
+            f" (locate {locate_ms:.1f} ms, crop+classify {classify_ms:.1f} ms{footprints});"
             f" read {len(reading.dice)} dice,"
             f" {'all right' if right else 'NOT all right'}",
         )

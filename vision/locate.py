@@ -565,19 +565,29 @@ class LearnedLocator:
         tray: TrayColour | None = None,  # noqa: ARG002  (and needs no tray colour)
     ) -> list[LocatedDie]:
         """Return the dice the net finds anywhere in ``frame``, most certain first."""
-        found = self.find(frame)
-        boxes: list[Box] = []
-        rects: list[RotatedRect] = []
-        for f in found:
+        return self.with_footprints(frame, self.without_footprints(frame))
+
+    def without_footprints(self, frame: Frame) -> list[LocatedDie]:
+        """The dice :meth:`locate` returns, each with its box's rectangle and none cocked.
+
+        A footprint costs about a millisecond a die and only matters for a die whose face is
+        not read surely (or near the roll zone's edge), so the reader asks for them only then
+        (:meth:`with_footprints`).
+        """
+        dice: list[LocatedDie] = []
+        for f in self.find(frame):
             x0, y0, x1, y1 = f.box
             box = (int(math.floor(x0)), int(math.floor(y0)), int(math.ceil(x1)), int(math.ceil(y1)))
             if box[2] - box[0] < 2 or box[3] - box[1] < 2:
                 continue
-            rect = footprint(frame, box)
-            if rect is None:
-                rect = (((x0 + x1) / 2, (y0 + y1) / 2), (x1 - x0, y1 - y0), 0.0)
-            boxes.append(box)
-            rects.append(rect)
+            rect = (((x0 + x1) / 2, (y0 + y1) / 2), (x1 - x0, y1 - y0), 0.0)
+            dice.append(LocatedDie(box=box, rect=rect, cocked=False))
+        return dice
+
+    def with_footprints(self, frame: Frame, dice: Sequence[LocatedDie]) -> list[LocatedDie]:
+        """``dice`` (from :meth:`without_footprints`) with their footprints and leaning marked."""
+        boxes = [d.box for d in dice]
+        rects = [footprint(frame, d.box) or d.rect for d in dice]
         cocked = [_aspect(r) > self.options.cocked_aspect for r in rects]
         sides = sorted(min(r[1]) for r in rects)
         side = sides[len(sides) // 2] if sides else 0.0

@@ -310,3 +310,84 @@ def test_an_unsure_face_is_read_again_at_three_turns(
     reading = DiceReader(classifier, locator=locator, turn_below=turn_below).read(frame)
     assert [(d.value, d.status) for d in reading.dice] == expected
     assert classifier.batches == batches
+
+
+# --- The learned locator's footprints are taken only when a decision looks at them.
+
+
+class _AlwaysFootprints:
+    """The learned locator behind the plain Locator protocol: every die gets its footprint."""
+
+    def __init__(self, inner: LearnedLocator) -> None:
+        self.inner = inner
+
+    def locate(
+        self, frame: Frame, *, zone: tuple[int, int, int, int] | None = None, tray: object = None
+    ) -> list[LocatedDie]:
+        return self.inner.locate(frame)
+
+
+@pytest.fixture
+def footprint_calls(monkeypatch: pytest.MonkeyPatch) -> tuple[LearnedLocator, list[int]]:
+    """The shipped learned locator, counting the dice it takes footprints of."""
+    learned = default_locator()
+    if not isinstance(learned, LearnedLocator):
+        pytest.skip("no learned locator shipped")
+    calls: list[int] = []
+    original = learned.with_footprints
+
+    def counted(frame: Frame, dice: list[LocatedDie]) -> list[LocatedDie]:
+        calls.append(len(dice))
+        return original(frame, dice)
+
+    monkeypatch.setattr(learned, "with_footprints", counted)
+    return learned, calls
+
+
+def _reading_key(reading: DiceReading) -> tuple[object, ...]:
+    def dice(group: tuple[Die, ...]) -> list[tuple[object, ...]]:
+        return [(d.value, d.status, d.box, d.confidence) for d in group]
+
+    return reading.status, dice(reading.dice), dice(reading.set_aside)
+
+
+@pytest.mark.parametrize(
+    ("decide", "zone", "taken"),
+    [
+        pytest.param(_constant(4, 0.99), None, False, id="sure-faces"),
+        pytest.param(_constant(3, 0.4), None, True, id="unsure-faces"),
+        pytest.param(_constant(0, 0.6), None, False, id="sure-no-face"),
+        pytest.param(_constant(4, 0.99), Zone(0.5, 0.0, 1.0, 1.0), True, id="die-at-the-zone-edge"),
+        pytest.param(
+            _constant(4, 0.99), Zone(0.0, 0.0, 0.8, 0.9), False, id="dice-well-inside-a-zone"
+        ),
+    ],
+)
+def test_footprints_are_taken_only_when_a_decision_looks_at_them(
+    footprint_calls: tuple[LearnedLocator, list[int]],
+    decide: Callable[[Crop], tuple[int, float]],
+    zone: Zone | None,
+    taken: bool,
+) -> None:
+    learned, calls = footprint_calls
+    # Dice at x 255-345 and 655-745 of 1280: the second straddles a zone starting at 640.
+    frame = make_frame(1280, 960, FLAT, tray="brown")
+    reading = DiceReader(FakeClassifier(decide), locator=learned, zone=zone).read(frame)
+    assert bool(calls) == taken
+    always = DiceReader(FakeClassifier(decide), locator=_AlwaysFootprints(learned), zone=zone)
+    assert _reading_key(reading) == _reading_key(always.read(frame))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_frame_reads_the_same_whether_footprints_are_taken_or_not(
+    footprint_calls: tuple[LearnedLocator, list[int]], seed: int
+) -> None:
+    learned, _ = footprint_calls
+    dice = six_dice(1280, 960, seed=seed)
+    cocked = [DieSpec(1 + seed % 6, 1100, 150 + 40 * seed, 80, angle=20)] if seed % 2 else []
+    frame = make_frame(1280, 960, dice, cocked=cocked, tray=sorted(TRAYS)[seed % len(TRAYS)])
+    classifier = OnnxClassifier(DEFAULT_MODEL)
+    zone = Zone(0.1, 0.1, 0.9, 0.9) if seed % 3 == 0 else None
+    fast = DiceReader(classifier, locator=learned, zone=zone).read(frame)
+    always = DiceReader(classifier, locator=_AlwaysFootprints(learned), zone=zone).read(frame)
+    assert _reading_key(fast) == _reading_key(always)

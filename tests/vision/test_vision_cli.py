@@ -172,6 +172,9 @@ def test_bench_prints_versions_and_both_frame_sizes(
     assert lines[1].startswith("1280x960, six dice: ")
     assert lines[2].startswith("3280x2464, six dice: ")
     assert all("read 6 dice" in line for line in lines[1:])
+    # A read takes the learned locator's footprints only for unsure dice: they are timed apart.
+    learned = DEFAULT_LOCATOR_MODEL.is_file()
+    assert all(("ms more when a die is unsure" in line) == learned for line in lines[1:])
 
 
 @pytest.mark.usefixtures("fake_model")
