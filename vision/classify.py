@@ -228,7 +228,8 @@ class OnnxClassifier:
         batch = inputs["image"].shape[0]
         # A model exported with a fixed batch of 1 is run one crop at a time.
         self._batch = batch if isinstance(batch, int) and batch > 0 else None
-        # Loaded now, with the whole model, so both come from the same file.
+        # Loaded now, with the whole model, so both come from the same file. Memory: about 20 MB
+        # more than the whole model alone, nearly all of it the onnx package that splits it.
         self._members = self._member_sessions() if first_sure is not None else []
 
     def __repr__(self) -> str:
@@ -282,8 +283,8 @@ class OnnxClassifier:
         """Return (N, 7) softmax probabilities for ``crops``.
 
         A composed model is read member by member, and its first member's reading stands for a
-        crop it is sure of (``first_sure``): the later members, several times its cost, only
-        confirm such crops (models/MODEL_CARD.md, "Speed"). The rest get the composed reading.
+        crop it is sure of (``first_sure``); the later members, several times its cost, read only
+        the others, which get the composed reading (models/MODEL_CARD.md, the decision rules).
         """
         members = self._members
         if not members or self.first_sure is None or len(crops) == 0:
