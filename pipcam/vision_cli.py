@@ -290,12 +290,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for width, height in ((1280, 960), (3280, 2464)):
         dice = six_dice(width, height, seed=1)
         frame = make_frame(width, height, dice, tray="green", seed=1)
-        boxes = [d.box for d in reader.locate(frame)]
         locator = reader.locator
         footprints = ""
         if isinstance(locator, LearnedLocator):
             # A read takes the footprints only when a die is unsure: timed apart.
             plain = locator.without_footprints(frame)
+            boxes = [d.box for d in plain]
             locate_ms, _ = _median_ms(
                 functools.partial(locator.without_footprints, frame), args.repeat
             )
@@ -304,6 +304,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             )
             footprints = f"; footprints {footprint_ms:.1f} ms more when a die is unsure"
         else:
+            boxes = [d.box for d in reader.locate(frame)]
             locate_ms, _ = _median_ms(functools.partial(reader.locate, frame), args.repeat)
         classify_ms, _ = _median_ms(
             functools.partial(_classify_boxes, reader.classifier, frame, boxes), args.repeat

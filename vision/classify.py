@@ -290,17 +290,21 @@ class OnnxClassifier:
         if not members or self.first_sure is None or len(crops) == 0:
             return self.predict_whole(crops)
         crops = np.ascontiguousarray(crops, dtype=np.float32)
-        (session, name), *rest = members
-        first = np.asarray(session.run([name], {"image": crops})[0], dtype=np.float32)
-        probs = softmax(first)
+        first, *rest = members
+        first_logp = _member_logp(first, crops)
+        probs = softmax(first_logp)
         unsure = np.flatnonzero(probs.max(axis=1) < self.first_sure)
         if len(unsure):
             chosen = crops[unsure]
-            total = first[unsure] + sum(
-                np.asarray(s.run([n], {"image": chosen})[0], dtype=np.float32) for s, n in rest
-            )
+            total = first_logp[unsure] + sum(_member_logp(member, chosen) for member in rest)
             probs[unsure] = softmax(total / len(members))
         return probs
+
+
+def _member_logp(member: tuple[Any, str], crops: Crops) -> npt.NDArray[np.float32]:
+    """One member's (N, 7) log-probabilities: its session run on ``crops``."""
+    session, name = member
+    return np.asarray(session.run([name], {"image": crops})[0], dtype=np.float32)
 
 
 class OnnxLocator:
