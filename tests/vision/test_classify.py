@@ -283,6 +283,101 @@ def test_a_first_sure_that_is_no_probability_is_refused(
         OnnxClassifier(tiny_model, first_sure=first_sure)
 
 
+# --- A member taken out of a composed model (to compose a new member with a shipped one).
+
+
+def _logits(model: object, crops: np.ndarray) -> np.ndarray:
+    import onnx
+    import onnxruntime as ort
+
+    assert isinstance(model, onnx.ModelProto)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (out,) = session.run(["logits"], {"image": crops})
+    result: np.ndarray = out
+    return result
+
+
+def test_a_member_taken_out_gives_its_own_logits_under_its_own_names(
+    composed: Path, tiny_weights: Weights
+) -> None:
+    import onnx
+
+    from vision.train.ensemble import take_member
+
+    crops = _crops(5, seed=4)
+    weights, bias = tiny_weights
+    wanted = [(weights * 3, bias * 3), (SECOND_WEIGHTS, np.zeros(CLASSES, np.float32))]
+    for number, (w, b) in enumerate(wanted, start=1):
+        member = take_member(onnx.load(str(composed)), number)
+        np.testing.assert_allclose(_logits(member, crops), _member_logits(w, b, crops), atol=1e-5)
+        names = [n for node in member.graph.node for n in (*node.input, *node.output)]
+        assert not [n for n in names if n.startswith(("m0/", "m1/"))], names
+
+
+def test_members_taken_out_compose_back_to_the_same_logits(composed: Path, tmp_path: Path) -> None:
+    import onnx
+
+    from vision.train.ensemble import compose, main
+
+    paths = []
+    for number in (1, 2):
+        path = tmp_path / f"taken{number}.onnx"
+        assert main(["--member", str(number), str(path), str(composed)]) == 0
+        paths.append(path)
+    crops = _crops(6, seed=5)
+    again = compose(paths, rotations=False)
+    np.testing.assert_array_equal(_logits(again, crops), _logits(onnx.load(str(composed)), crops))
+
+
+def test_the_shipped_members_compose_back_to_the_shipped_file(tmp_path: Path) -> None:
+    import onnx
+
+    from vision.train.ensemble import compose, take_member
+
+    shipped = onnx.load(str(DEFAULT_MODEL))
+    paths = []
+    for number in (1, 2):
+        paths.append(tmp_path / f"member{number}.onnx")
+        onnx.save(take_member(shipped, number), str(paths[-1]))
+    assert compose(paths, rotations=False).SerializeToString() == DEFAULT_MODEL.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("which", "number", "message"),
+    [
+        ("composed", 0, "the model has members 1 to 2, not 0"),
+        ("composed", 3, "the model has members 1 to 2, not 3"),
+        ("tiny", 1, "not a composition of face models without turns"),
+    ],
+)
+def test_a_member_that_is_not_there_is_refused(
+    composed: Path, tiny_model: Path, which: str, number: int, message: str
+) -> None:
+    import onnx
+
+    from vision.train.ensemble import take_member
+
+    path = composed if which == "composed" else tiny_model
+    with pytest.raises(ValueError, match=message):
+        take_member(onnx.load(str(path)), number)
+
+
+def test_member_on_the_command_line_names_the_file_and_takes_one_model(
+    composed: Path, tiny_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.train.ensemble import main
+
+    out = tmp_path / "out.onnx"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--member", "1", str(out), str(tiny_model)])
+    assert exit_.value.code == 2
+    assert f"{tiny_model}: this model is not a composition" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--member", "1", str(out), str(composed), str(composed)])
+    assert "--member takes one composed model" in capsys.readouterr().err
+    assert not out.exists()
+
+
 # --- The learned locator's session: the same loading rules, its own names and shapes.
 
 

@@ -8,6 +8,10 @@ logits are the mean log-softmax over the models and, with ``--rotations``, over 
 turns removes what a model learnt about one orientation by chance. Softmax of the mean log-softmax
 is the normalised geometric mean of the probabilities. One model without ``--rotations`` is
 installed byte for byte as it was trained (nothing to average).
+
+``python -m vision.train.ensemble --member N OUT.onnx COMPOSED.onnx`` takes member N (from 1) out
+of a composed model as a model of its own, with its own logits: to compose a newly trained
+member with one already shipped, whose training folder is gone.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-__all__ = ["compose", "join_models"]
+__all__ = ["compose", "join_models", "take_member"]
 
 INPUT = "image"
 OUTPUT = "logits"
@@ -116,6 +120,46 @@ def join_models(first: Path, second: Path) -> onnx.ModelProto:
     return compose([first, second], rotations=False)
 
 
+def take_member(model: onnx.ModelProto, number: int) -> onnx.ModelProto:
+    """Member ``number`` (from 1) of a model :func:`compose` made without turns, as a model of
+    its own: "image" in, the member's own "logits" out, every name as it was before composing.
+
+    Composed again with the other members it gives the composed logits exactly.
+    """
+    from vision.classify import member_models
+
+    members = member_models(model)
+    if not members:
+        raise ValueError(
+            "this model is not a composition of face models without turns, so it has no members"
+            " to take; take members from a file `python -m vision.train.ensemble` wrote"
+        )
+    if not 1 <= number <= len(members):
+        raise ValueError(f"the model has members 1 to {len(members)}, not {number}")
+    member = members[number - 1]
+    graph = member.graph
+    last = graph.node[-1]
+    prefix = f"m{number - 1}/"
+    if last.op_type != "LogSoftmax" or last.input[0] != prefix + OUTPUT:
+        raise ValueError(f"member {number} does not end in its own {OUTPUT!r} and a LogSoftmax")
+    graph.node.remove(last)
+
+    def bare(name: str) -> str:
+        return name[len(prefix) :] if name.startswith(prefix) else name
+
+    for node in graph.node:
+        node.name = bare(node.name)
+        node.input[:] = [bare(name) for name in node.input]
+        node.output[:] = [bare(name) for name in node.output]
+    for tensor in graph.initializer:
+        tensor.name = bare(tensor.name)
+    for info in graph.value_info:
+        info.name = bare(info.name)
+    graph.output[0].name = OUTPUT
+    onnx.checker.check_model(member)
+    return member
+
+
 def main(argv: list[str] | None = None) -> int:
     """Compose the models and write the result; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.ensemble", description=__doc__)
@@ -131,7 +175,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--record", type=Path, default=None, help="test folder whose dice get recorded logits"
     )
+    parser.add_argument(
+        "--member",
+        type=int,
+        default=None,
+        metavar="N",
+        help="take member N (from 1) out of the one composed model given, as a model of its own",
+    )
     args = parser.parse_args(argv)
+    if args.member is not None:
+        if len(args.models) != 1 or args.rotations or args.card or args.record:
+            parser.error("--member takes one composed model and no other option")
+        try:
+            member = take_member(onnx.load(str(args.models[0])), args.member)
+        except ValueError as error:
+            parser.error(f"{args.models[0]}: {error}")
+        onnx.save(member, str(args.out))
+        return 0
     if args.card is not None and len(args.reports) != len(args.models):
         parser.error("--card needs one --reports file per model")
     if len(args.models) == 1 and not args.rotations:
