@@ -29,6 +29,7 @@ from vision.classify import (
     CLASSES,
     DEFAULT_LOCATOR_MODEL,
     Classifier,
+    Crops,
     OnnxLocator,
     Probabilities,
     read_unsure_turned,
@@ -246,7 +247,11 @@ class DiceReader:
         """The face model's reading of each located die, unsure ones read again at turns."""
         if not located:
             return np.zeros((0, CLASSES), np.float32)
-        crops = crops_for_model(frame, [d.box for d in located])
+        return self.read_crops(crops_for_model(frame, [d.box for d in located]))
+
+    def read_crops(self, crops: Crops) -> Probabilities:
+        """The face model's reading of model crops (N, 3, 64, 64), unsure ones read again at
+        turns: what the reader decides each die from."""
         return read_unsure_turned(
             self.classifier, crops, self.classifier.predict(crops), self.turn_below
         )

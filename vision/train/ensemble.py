@@ -33,6 +33,11 @@ OUTPUT = "logits"
 TURNS = 4
 
 
+def _member_prefix(index: int) -> str:
+    """What every name of member ``index`` (from 0) is prefixed with in a composed model."""
+    return f"m{index}/"
+
+
 def _prefixed(model: onnx.ModelProto, prefix: str, source: str) -> onnx.GraphProto:
     """The model's graph with every name prefixed and its input read from ``source``."""
     graph = onnx.compose.add_prefix(model, prefix).graph
@@ -83,7 +88,7 @@ def compose(models: Sequence[Path], *, rotations: bool) -> onnx.ModelProto:
         nodes.extend(turn_nodes)
     outputs = []
     for index, path in enumerate(models):
-        prefix = f"m{index}/"
+        prefix = _member_prefix(index)
         graph = _prefixed(onnx.load(str(path)), prefix, source)
         nodes.extend(graph.node)
         initializers.extend(graph.initializer)
@@ -139,7 +144,7 @@ def take_member(model: onnx.ModelProto, number: int) -> onnx.ModelProto:
     member = members[number - 1]
     graph = member.graph
     last = graph.node[-1]
-    prefix = f"m{number - 1}/"
+    prefix = _member_prefix(number - 1)
     if last.op_type != "LogSoftmax" or last.input[0] != prefix + OUTPUT:
         raise ValueError(f"member {number} does not end in its own {OUTPUT!r} and a LogSoftmax")
     graph.node.remove(last)

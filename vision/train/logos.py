@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import DEFAULT_MODEL, OnnxClassifier, read_unsure_turned
+from vision.classify import DEFAULT_MODEL, OnnxClassifier
 from vision.errors import ModelLoadError
 from vision.reader import DiceReader
 from vision.train.synth import HELD_OUT_LOGOS, LOGO_FAMILIES, render_logo_sixes
@@ -48,8 +48,7 @@ class LogoCounts:
 def read_logo_sixes(reader: DiceReader, images: np.ndarray) -> LogoCounts:
     """Read crops of sixes (uint8 [N, H, W, 3] RGB, as rendered) as ``reader`` reads a die."""
     crops = np.ascontiguousarray(images.transpose(0, 3, 1, 2).astype(np.float32) / 255.0)
-    first = reader.classifier.predict(crops)
-    probs = read_unsure_turned(reader.classifier, crops, first, reader.turn_below)
+    probs = reader.read_crops(crops)
     best, confidence = probs.argmax(axis=1), probs.max(axis=1)
     sure = (best != 0) & (confidence >= reader.min_confidence)
     read = int(np.sum(sure & (best == 6)))
