@@ -164,10 +164,17 @@ def default_camera() -> str:
 
 
 MODEL_NAME = "dice_faces.onnx"
+"""The face model as training made it, and the name a table's tuned model is installed by."""
+
+SHIPPED_NAME = "dice_faces.int8.onnx"
+"""The face model a table reads with: the int8 copy of ``MODEL_NAME`` (vision.train.quantize)."""
 
 
-def find_model() -> Path:
+def find_model(name: str = SHIPPED_NAME) -> Path:
     """The shipped face model: $PIPCAM_MODEL, the checkout's models/, or the install's.
+
+    ``name`` is the file looked for: the int8 model tables read with, or :data:`MODEL_NAME`,
+    the float one tuning the whole model starts from.
 
     An editable install and the repository use ``<checkout>/models``; systemd/install.sh puts the
     venv inside the checkout (/opt/pipcam/.venv), so ``<venv>/../models`` finds it there.
@@ -176,8 +183,8 @@ def find_model() -> Path:
     if env:
         return Path(env)
     candidates = [
-        Path(__file__).resolve().parent.parent / "models" / MODEL_NAME,
-        Path(sys.prefix).resolve().parent / "models" / MODEL_NAME,
+        Path(__file__).resolve().parent.parent / "models" / name,
+        Path(sys.prefix).resolve().parent / "models" / name,
     ]
     for path in candidates:
         if path.is_file():

@@ -35,7 +35,14 @@ from typing import Any
 
 from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos_or_say, write_atomically
-from pipcam.run import chosen_model, file_stamp, find_model, names_a_model, table_model
+from pipcam.run import (
+    MODEL_NAME,
+    chosen_model,
+    file_stamp,
+    find_model,
+    names_a_model,
+    table_model,
+)
 from pipcam.store import Store, StoreError
 from pipcam.teach import DISPUTES, Teacher, disputes_of
 from vision.errors import ModelLoadError, TuneError
@@ -305,7 +312,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     current, why = chosen_model(config, data)
     # The whole model is tuned from the shipped one; the last layer from the model in use, so
     # that a model tuned whole on a PC is refined, not replaced by a lesser one.
-    model = args.model or (current if whole is None else find_model())
+    # Whole: torch rebuilds the members from float weights, so it starts from the float model.
+    model = args.model or (current if whole is None else find_model(MODEL_NAME))
     out = new_run_folder(work)
     try:
         if whole is None:

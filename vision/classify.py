@@ -23,6 +23,8 @@ __all__ = [
     "CLASSES",
     "DEFAULT_LOCATOR_MODEL",
     "DEFAULT_MODEL",
+    "FLOAT_LOCATOR_MODEL",
+    "FLOAT_MODEL",
     "FIRST_SURE",
     "Classifier",
     "FakeClassifier",
@@ -38,11 +40,21 @@ __all__ = [
 CLASSES = 7
 """Class 0 is "not a readable face"; classes 1..6 are the face values."""
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "dice_faces.onnx"
-"""Where the shipped face model lives in the source tree."""
+MODELS = Path(__file__).resolve().parent.parent / "models"
+"""Where the shipped models live in the source tree."""
 
-DEFAULT_LOCATOR_MODEL = DEFAULT_MODEL.parent / "dice_locator.onnx"
-"""Where the shipped learned locator lives in the source tree."""
+DEFAULT_MODEL = MODELS / "dice_faces.int8.onnx"
+"""The face model the reader runs: the int8 copy of :data:`FLOAT_MODEL`
+(``python -m vision.train.quantize``), a third of its time for the same readings."""
+
+FLOAT_MODEL = MODELS / "dice_faces.onnx"
+"""The face model as training made it: what tuning and retraining start from."""
+
+DEFAULT_LOCATOR_MODEL = MODELS / "dice_locator.int8.onnx"
+"""The learned locator the reader runs: the int8 copy of :data:`FLOAT_LOCATOR_MODEL`."""
+
+FLOAT_LOCATOR_MODEL = MODELS / "dice_locator.onnx"
+"""The learned locator as training made it."""
 
 FIRST_SURE = 0.95
 """A composed face model's first member decides alone the crops it reads with at least this

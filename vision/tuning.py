@@ -30,7 +30,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import CLASSES, DEFAULT_MODEL, OnnxClassifier, session_options, softmax
+from vision.classify import (
+    CLASSES,
+    DEFAULT_MODEL,
+    FLOAT_MODEL,
+    OnnxClassifier,
+    session_options,
+    softmax,
+)
 from vision.detect import iou
 from vision.errors import ModelLoadError, TuneError
 from vision.evaluate import (
@@ -52,6 +59,9 @@ if TYPE_CHECKING:
 
     from vision.locate import Locator
     from vision.train.data import Record
+
+TUNED_NAME = FLOAT_MODEL.name
+"""The file name a tuned model is written by: the one a table installs it by (pipcam/run.py)."""
 
 FOLDS = 5
 """The folds ``pipcam tune --head`` measures with: on a table's nell-byler simulation the
@@ -389,7 +399,7 @@ def _run_report(
     """A run's ``report.json`` (written into ``out``, beside the tuned model) and its content."""
     import hashlib
 
-    tuned = out / DEFAULT_MODEL.name
+    tuned = out / TUNED_NAME
     report = {
         "kind": "last layer",
         "model": str(model),
@@ -411,7 +421,7 @@ def _save_tuned(out: Path, reader: FeatureReader, heads: Sequence[Head]) -> Path
     import onnx
 
     out.mkdir(parents=True, exist_ok=True)
-    path = out / DEFAULT_MODEL.name  # the name the table installs it by
+    path = out / TUNED_NAME  # the name the table installs it by
     onnx.save(with_heads(reader.model, heads), str(path))
     return path
 

@@ -18,7 +18,14 @@ from pipcam import tune
 from pipcam.cli import main
 from pipcam.config import Config
 from pipcam.photos import PhotoKeeper
-from pipcam.run import TableModel, chosen_model, find_model, make_reader, table_model
+from pipcam.run import (
+    MODEL_NAME,
+    TableModel,
+    chosen_model,
+    find_model,
+    make_reader,
+    table_model,
+)
 from pipcam.store import Store
 from pipcam.table import Table
 from pipcam.tune import KEEP_RUNS, MIN_HELD_OUT, install_model, revert_model
@@ -141,7 +148,7 @@ def test_the_tuned_model_is_installed_only_when_it_costs_less_on_enough_photos(
         assert table_model(tmp_path).read_bytes() == b"tuned"
     # The export is tuned on, from the shipped model, with the options given and the tuner's
     # defaults for the rest.
-    assert calls == [([tmp_path / "tune" / "photos"], _Settings(epochs=2), find_model())]
+    assert calls == [([tmp_path / "tune" / "photos"], _Settings(epochs=2), find_model(MODEL_NAME))]
     assert (tmp_path / "tune" / "photos" / "labels.jsonl").is_file()
 
 

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.classify import DEFAULT_LOCATOR_MODEL, OnnxLocator
+from vision.classify import FLOAT_LOCATOR_MODEL, OnnxLocator
 from vision.detect import decode, locator_input
 from vision.evaluate import match_dice
 
@@ -29,7 +29,7 @@ def recorded() -> dict[str, Any]:
 
 
 def test_locator_is_small_and_its_sha256_is_in_its_card_section(recorded: dict[str, Any]) -> None:
-    data = DEFAULT_LOCATOR_MODEL.read_bytes()
+    data = FLOAT_LOCATOR_MODEL.read_bytes()
     assert len(data) < 2_000_000
     digest = hashlib.sha256(data).hexdigest()
     section = CARD.read_text(encoding="utf-8").split("# dice_locator.onnx", 1)[1]
@@ -40,7 +40,7 @@ def test_locator_is_small_and_its_sha256_is_in_its_card_section(recorded: dict[s
 
 
 def test_boxes_agree_with_the_recorded_ones(recorded: dict[str, Any]) -> None:
-    locator = OnnxLocator(DEFAULT_LOCATOR_MODEL, threads=1)
+    locator = OnnxLocator(FLOAT_LOCATOR_MODEL, threads=1)
     assert len(recorded["photos"]) >= 5
     for entry in recorded["photos"]:
         loaded = cv2.imread(str(TEST_DATA / entry["image"]))

@@ -18,6 +18,7 @@ from vision.preprocess import crop_for_model, crops_for_model
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "dice_faces.onnx"
+INT8_MODEL = ROOT / "models" / "dice_faces.int8.onnx"  # what the reader runs: test_quantize.py
 CARD = ROOT / "models" / "MODEL_CARD.md"
 TEST_DATA = ROOT / "tests" / "data" / "dice"
 RECORDED = TEST_DATA / "face_model_outputs.json"
@@ -133,13 +134,14 @@ def test_sixes_with_logos_it_never_saw_are_read_or_asked_about(
     assert float(np.mean((best != 6) & (best != 0) & sure)) <= 0.06
 
 
-def test_the_committed_photos_read_alike_member_by_member_and_whole() -> None:
+@pytest.mark.parametrize("model", [MODEL, INT8_MODEL], ids=["float", "int8"])
+def test_the_committed_photos_read_alike_member_by_member_and_whole(model: Path) -> None:
     from vision.classify import OnnxClassifier
     from vision.reader import DiceReader, default_locator
 
     locator = default_locator()
-    first_alone = DiceReader(OnnxClassifier(MODEL), locator=locator)
-    whole = DiceReader(OnnxClassifier(MODEL, first_sure=None), locator=locator)
+    first_alone = DiceReader(OnnxClassifier(model), locator=locator)
+    whole = DiceReader(OnnxClassifier(model, first_sure=None), locator=locator)
     decided_alone = 0
     for name in _labels():
         image = _image(name)

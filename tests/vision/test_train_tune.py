@@ -18,7 +18,7 @@ pytest.importorskip("efficientnet_lite_pytorch")
 from onnx import helper  # noqa: E402
 from torch import nn  # noqa: E402
 
-from vision.classify import DEFAULT_MODEL  # noqa: E402
+from vision.classify import DEFAULT_MODEL, FLOAT_MODEL  # noqa: E402
 from vision.preprocess import crops_for_model  # noqa: E402
 from vision.source import read_image  # noqa: E402
 from vision.train.backbone import EffFaceNet  # noqa: E402
@@ -63,7 +63,7 @@ def _trained_batch_norm(net: nn.Module) -> nn.Module:
 
 
 def test_the_shipped_models_members_rebuild_to_what_the_file_computes() -> None:
-    model = onnx.load(str(DEFAULT_MODEL))
+    model = onnx.load(str(FLOAT_MODEL))
     weights = member_weights(model)
     assert [w.prefix for w in weights] == ["m0/", "m1/"]
     # The shipped EfficientNet looks at the crop enlarged to 96 px (MODEL_CARD.md).
@@ -160,6 +160,16 @@ def test_a_model_composed_with_turns_is_refused(
     assert "--rotations" in capsys.readouterr().err
 
 
+def test_the_int8_copy_is_refused_with_the_float_model_to_tune_instead(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main([str(_table(tmp_path)), "--model", str(DEFAULT_MODEL), "--out", str(tmp_path)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "int8 copy" in err
+    assert FLOAT_MODEL.name in err
+
+
 def test_tuning_writes_a_composed_model_that_still_reads_the_held_out_photo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -168,7 +178,7 @@ def test_tuning_writes_a_composed_model_that_still_reads_the_held_out_photo(
     assert main([*args, "--threads", "1"]) == 0
     tuned = onnx.load(str(out / "dice_faces.onnx"))
     assert [w.prefix for w in member_weights(tuned)] == ["m0/", "m1/"]
-    shipped = [w.convs[0][0] for w in member_weights(onnx.load(str(DEFAULT_MODEL)))]
+    shipped = [w.convs[0][0] for w in member_weights(onnx.load(str(FLOAT_MODEL)))]
     assert not np.array_equal([w.convs[0][0] for w in member_weights(tuned)][0], shipped[0])
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert [r["photos"] for r in report["before"]] == [1]
@@ -197,5 +207,5 @@ def test_untrained_members_compose_back_to_the_model_and_no_held_out_photo_is_sa
     assert "no held-out photo" in capsys.readouterr().out
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["after"] == []
-    rebuilt = [rebuild(w) for w in member_weights(onnx.load(str(DEFAULT_MODEL)))]
+    rebuilt = [rebuild(w) for w in member_weights(onnx.load(str(FLOAT_MODEL)))]
     assert check_rebuilt(rebuilt, onnx.load(str(out / "dice_faces.onnx")), _real_crops()) < 1e-4

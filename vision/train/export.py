@@ -67,8 +67,9 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def record_outputs(onnx_path: Path, folder: Path) -> Path:
-    """Run the ONNX model on every labelled die of a test folder; store the logits for tests."""
+def record_outputs(onnx_path: Path, folder: Path, name: str = "face_model_outputs.json") -> Path:
+    """Run the ONNX model on every labelled die of a test folder; store the logits for tests
+    in ``folder / name``."""
     session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     entries: list[dict[str, Any]] = []
     for record in load_folder(folder):
@@ -84,7 +85,7 @@ def record_outputs(onnx_path: Path, folder: Path) -> Path:
                 "logits": np.round(logits.astype(np.float64), 5).tolist(),
             }
         )
-    out = folder / "face_model_outputs.json"
+    out = folder / name
     out.write_text(
         json.dumps({"model_sha256": sha256_of(onnx_path), "crops": entries}, indent=1) + "\n",
         encoding="utf-8",

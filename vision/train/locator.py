@@ -277,8 +277,11 @@ def measure(
     return result
 
 
-def record_locator_outputs(onnx_path: Path, folder: Path, *, threshold: float = 0.4) -> Path:
-    """Run the locator on every photo of a test folder; store its boxes and scores for tests."""
+def record_locator_outputs(
+    onnx_path: Path, folder: Path, *, threshold: float = 0.4, name: str = RECORDED_NAME
+) -> Path:
+    """Run the locator on every photo of a test folder; store its boxes and scores for tests
+    in ``folder / name``."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
@@ -299,7 +302,7 @@ def record_locator_outputs(onnx_path: Path, folder: Path, *, threshold: float = 
                 "scores": [round(f.score, 4) for f in found],
             }
         )
-    out = folder / RECORDED_NAME
+    out = folder / name
     document = {"model_sha256": sha256_of(onnx_path), "threshold": threshold, "photos": entries}
     out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     return out

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from vision.classify import DEFAULT_LOCATOR_MODEL, DEFAULT_MODEL, OnnxClassifier, OnnxLocator
+from vision.classify import FLOAT_LOCATOR_MODEL, FLOAT_MODEL, OnnxClassifier, OnnxLocator
 from vision.detect import decode, locator_input
 from vision.preprocess import MODEL_SIZE, crops_for_model
 from vision.train.data import (
@@ -186,12 +186,12 @@ class Datasets:
 
 
 def locator_proposer(
-    locator_path: Path = DEFAULT_LOCATOR_MODEL, face_path: Path = DEFAULT_MODEL
+    locator_path: Path = FLOAT_LOCATOR_MODEL, face_path: Path = FLOAT_MODEL
 ) -> Proposer:
     """Boxes the reader's locator finds, each with the face model's top face probability.
 
-    The models are the ones the reader runs (by default the shipped ones), so the crops mined
-    with them are the cases the reader meets.
+    The models are the ones the reader runs (by default the shipped float ones, whose int8
+    copies the reader runs read the same boxes), so the crops mined are the cases it meets.
     """
     locator = OnnxLocator(locator_path)
     faces = OnnxClassifier(face_path)

@@ -30,7 +30,7 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from vision.classify import DEFAULT_MODEL
+from vision.classify import FLOAT_MODEL
 from vision.errors import TuneError
 from vision.evaluate import Comparison
 from vision.preprocess import MODEL_SIZE
@@ -82,6 +82,11 @@ def member_weights(model: onnx.ModelProto) -> list[MemberWeights]:
         raise TuneError(
             "the model averages four turns of each crop (composed with --rotations); tune the"
             " members' composition without --rotations"
+        )
+    if any(node.op_type == "DequantizeLinear" for node in model.graph.node):
+        raise TuneError(
+            "the model is an int8 copy (vision.train.quantize), whose weights torch cannot train;"
+            f" tune the float model it was made from ({FLOAT_MODEL.name}) and quantize the result"
         )
     values = {i.name: numpy_helper.to_array(i).astype(np.float32) for i in model.graph.initializer}
     for node in model.graph.node:
@@ -250,7 +255,7 @@ def tune_model(
     photos: Sequence[Path],
     out: Path,
     config: TuneConfig,
-    model: Path = DEFAULT_MODEL,
+    model: Path = FLOAT_MODEL,
     baseline: Path | None = None,
 ) -> TuneResult:
     """Tune ``model`` on the table folders ``photos`` into ``out``; read their held-out photos
@@ -301,7 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("photos", type=Path, nargs="+", help="folders from `pipcam photos OUT`")
     parser.add_argument("--out", type=Path, required=True, help="where the tuned model goes")
     parser.add_argument(
-        "--model", type=Path, default=DEFAULT_MODEL, help="face model to tune (the shipped one)"
+        "--model",
+        type=Path,
+        default=FLOAT_MODEL,
+        help="float face model to tune (the shipped one; not its int8 copy)",
     )
     defaults = TuneConfig()
     parser.add_argument(

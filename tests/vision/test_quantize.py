@@ -1,0 +1,230 @@
+"""The int8 models the reader runs: copies of the float ones, reading what they read.
+
+The shipped pair is checked against the float files it was made from and against the outputs
+recorded when it was made; the command is run on the committed test photos (as a source of
+training photos) to show what it keeps float and what it refuses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import onnx
+import pytest
+
+from vision.classify import (
+    DEFAULT_LOCATOR_MODEL,
+    DEFAULT_MODEL,
+    FLOAT_LOCATOR_MODEL,
+    FLOAT_MODEL,
+    OnnxClassifier,
+    OnnxLocator,
+    member_models,
+)
+from vision.detect import decode, locator_input
+from vision.preprocess import crops_for_model
+from vision.train.quantize import QUANTIZED_FROM, RECORDED_FACE, RECORDED_LOCATOR, main
+from vision.tuning import model_heads
+
+ROOT = Path(__file__).resolve().parents[2]
+CARD = ROOT / "models" / "MODEL_CARD.md"
+TEST_DATA = ROOT / "tests" / "data" / "dice"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _metadata(path: Path) -> dict[str, str]:
+    return {p.key: p.value for p in onnx.load(str(path)).metadata_props}
+
+
+def _recorded(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((TEST_DATA / name).read_text(encoding="utf-8"))
+    return data
+
+
+def _image(name: str) -> np.ndarray:
+    loaded = cv2.imread(str(TEST_DATA / name))
+    assert loaded is not None, name
+    return loaded
+
+
+def _labels() -> dict[str, list[int]]:
+    lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    return {r["image"]: [d["value"] for d in r["dice"]] for r in records}
+
+
+@pytest.mark.parametrize(
+    ("int8", "source"),
+    [(DEFAULT_MODEL, FLOAT_MODEL), (DEFAULT_LOCATOR_MODEL, FLOAT_LOCATOR_MODEL)],
+    ids=["faces", "locator"],
+)
+def test_the_shipped_int8_models_are_copies_of_the_shipped_float_ones(
+    int8: Path, source: Path
+) -> None:
+    # A float model retrained without quantizing again would leave the reader on the old one.
+    assert _metadata(int8)[QUANTIZED_FROM] == _sha256(source), (
+        f"{int8.name} was not made from today's {source.name}: run python -m vision.train.quantize"
+        " --record tests/data/dice"
+    )
+    assert int8.stat().st_size < source.stat().st_size / 3
+
+
+def test_the_int8_files_and_their_records_are_named_on_the_card() -> None:
+    section = CARD.read_text(encoding="utf-8").split("# The int8 copies the reader runs", 1)[1]
+    for path, recorded in (
+        (DEFAULT_MODEL, RECORDED_FACE),
+        (DEFAULT_LOCATOR_MODEL, RECORDED_LOCATOR),
+    ):
+        digest = _sha256(path)
+        found = re.search(rf"`{re.escape(path.name)}`: sha256: `([0-9a-f]{{64}})`", section)
+        assert found is not None, path.name
+        assert found.group(1) == digest, path.name
+        assert _recorded(recorded)["model_sha256"] == digest
+
+
+def test_the_int8_face_model_gives_its_recorded_logits_and_reads_the_labels() -> None:
+    recorded = _recorded(RECORDED_FACE)
+    whole = OnnxClassifier(DEFAULT_MODEL, first_sure=None)
+    labels = _labels()
+    assert len(recorded["crops"]) >= 5
+    for entry in recorded["crops"]:
+        crops = crops_for_model(_image(entry["image"]), [tuple(b) for b in entry["boxes"]])
+        logits = whole.logits(crops)
+        # Integer arithmetic is exact, but processors round the rescaling differently.
+        np.testing.assert_allclose(logits, np.array(entry["logits"]), atol=0.05)
+        assert logits.argmax(axis=1).tolist() == labels[entry["image"]], entry["image"]
+
+
+def test_the_int8_face_model_reads_like_the_float_one() -> None:
+    float_model = OnnxClassifier(FLOAT_MODEL, first_sure=None)
+    int8_model = OnnxClassifier(DEFAULT_MODEL, first_sure=None)
+    for entry in _recorded(RECORDED_FACE)["crops"]:
+        crops = crops_for_model(_image(entry["image"]), [tuple(b) for b in entry["boxes"]])
+        a, b = float_model.predict(crops), int8_model.predict(crops)
+        assert a.argmax(axis=1).tolist() == b.argmax(axis=1).tolist(), entry["image"]
+        assert float(np.abs(a - b).max()) < 0.1, entry["image"]
+
+
+def test_the_int8_locator_finds_its_recorded_boxes() -> None:
+    recorded = _recorded(RECORDED_LOCATOR)
+    locator = OnnxLocator(DEFAULT_LOCATOR_MODEL)
+    assert len(recorded["photos"]) >= 5
+    for entry in recorded["photos"]:
+        image = _image(entry["image"])
+        tensor, factor = locator_input(image)
+        heat, box = locator.run(tensor)
+        found = decode(
+            heat, box, factor=factor, threshold=recorded["threshold"], frame_shape=image.shape[:2]
+        )
+        assert len(found) == len(entry["boxes"]), entry["image"]
+        np.testing.assert_allclose([f.box for f in found], entry["boxes"], atol=2.0)
+
+
+def test_the_int8_face_model_keeps_float_last_layers_for_table_tuning() -> None:
+    int8, source = onnx.load(str(DEFAULT_MODEL)), onnx.load(str(FLOAT_MODEL))
+    heads, float_heads = model_heads(int8), model_heads(source)
+    assert len(heads) == len(float_heads) == len(member_models(int8)) == 2
+    for head, float_head in zip(heads, float_heads, strict=True):
+        np.testing.assert_array_equal(head.weight, float_head.weight)
+    assert any(n.op_type == "DequantizeLinear" for n in int8.graph.node)
+
+
+# --- The command, on the committed photos taken as a source of training photos.
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data root with one source: the committed test photos, labelled as training photos."""
+    root = tmp_path_factory.mktemp("data")
+    source = root / "table"
+    source.mkdir()
+    (source / "images").symlink_to(TEST_DATA / "images", target_is_directory=True)
+    lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [{**json.loads(line), "split": "train"} for line in lines if line.strip()]
+    (source / "labels.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
+    )
+    return root
+
+
+@pytest.fixture(scope="module")
+def quantized(table: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    out = tmp_path_factory.mktemp("int8")
+    faces, locator = out / "faces.onnx", out / "locator.onnx"
+    argv = ["--data", str(table), "--photos", "3", "--face", str(FLOAT_MODEL), str(faces)]
+    assert main([*argv, "--locator", str(FLOAT_LOCATOR_MODEL), str(locator)]) == 0
+    return faces, locator
+
+
+def test_the_command_writes_int8_copies_that_say_what_they_came_from(
+    quantized: tuple[Path, Path],
+) -> None:
+    faces, locator = quantized
+    for path, source in ((faces, FLOAT_MODEL), (locator, FLOAT_LOCATOR_MODEL)):
+        metadata = _metadata(path)
+        assert metadata[QUANTIZED_FROM] == _sha256(source)
+        assert "3 training photos" in metadata["calibration"]
+        nodes = onnx.load(str(path)).graph.node
+        assert any(n.op_type == "DequantizeLinear" for n in nodes)
+    composed = onnx.load(str(faces))
+    assert len(member_models(composed)) == 2
+    assert len(model_heads(composed)) == 2
+
+
+def test_the_command_output_reads_the_photos_as_the_float_models_do(
+    quantized: tuple[Path, Path],
+) -> None:
+    faces, locator = quantized
+    float_model, int8_model = OnnxClassifier(FLOAT_MODEL), OnnxClassifier(faces)
+    locators = (OnnxLocator(FLOAT_LOCATOR_MODEL), OnnxLocator(locator))
+    for name, values in _labels().items():
+        image = _image(name)
+        tensor, factor = locator_input(image)
+        found = [
+            decode(*loc.run(tensor), factor=factor, threshold=0.4, frame_shape=image.shape[:2])
+            for loc in locators
+        ]
+        assert len(found[0]) == len(found[1]), name
+        crops = crops_for_model(image, [f.box for f in found[1]])
+        want = float_model.predict(crops).argmax(axis=1).tolist()
+        assert int8_model.predict(crops).argmax(axis=1).tolist() == want, name
+        assert sorted(v for v in want if v) == sorted(values), name
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--photos", "0"], "--photos must be at least 1, got 0"),
+        (["--face", "missing.onnx", "out.onnx"], "--face: float model 'missing.onnx' not found"),
+    ],
+)
+def test_the_command_refuses_what_it_cannot_do(
+    argv: list[str], message: str, table: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--data", str(table), *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_data_folder_without_training_photos_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "held_out"
+    source.mkdir()
+    (source / "images").symlink_to(TEST_DATA / "images", target_is_directory=True)
+    (source / "labels.jsonl").write_text(
+        (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    with pytest.raises(SystemExit):
+        main(["--data", str(tmp_path), "--face", str(FLOAT_MODEL), str(tmp_path / "f.onnx")])
+    assert "has no training photos to calibrate on" in capsys.readouterr().err

@@ -1,0 +1,308 @@
+"""Quantize the face model and the locator to 8-bit integers: the same readings in half the time.
+
+``python -m vision.train.quantize [--data DIR] [--photos N] [--seed S] [--face IN OUT]
+[--locator IN OUT] [--only face|locator] [--method M] [--record TEST_FOLDER]`` writes the int8 copies the reader runs
+(``models/dice_faces.int8.onnx`` and ``models/dice_locator.int8.onnx`` by default) from the
+float models training made (``models/dice_faces.onnx``, ``models/dice_locator.onnx``), which
+stay in the repository: tuning and retraining start from their float weights.
+
+Static post-training quantization with onnxruntime's own tool: weights int8 per output channel,
+activations uint8 with ranges measured on calibration data, QDQ format, which
+onnxruntime fuses into integer convolutions when it loads the file. The calibration data are the
+*training* photos only (``vision.train.data.train_and_val``), a seeded sample: each die cut at
+its labelled box plus the class-0 patches training cuts, and the locator's scaled input of the
+same photos. The validation photos stay unseen, so ``pipcam eval`` measures the int8 models as
+it measures the float ones.
+
+Choices, and why:
+
+- a composed face model is quantized member by member (``take_member``) and composed again, so
+  the reader can still run the first member alone on the dice it is sure of;
+- the layers that make the outputs stay float: the face model's last layer (the ``Gemm`` to
+  seven logits), which ``vision.tuning`` refits on a table's photos, and the locator's two
+  heads, whose heatmap is held against a threshold; both cost next to nothing;
+- ranges by min / max (``--method``): percentile and entropy ranges read the held-out photos
+  the same, die for die (models/MODEL_CARD.md);
+- weights use 7 bits (``reduce_range``): x86 processors without VNNI add 8-bit products in 16-bit
+  registers that can saturate, which would make readings depend on the machine;
+- each file records the sha256 of the float model it came from (``quantized_from`` in its
+  metadata), so a test can tell when the float model changed and its int8 copy did not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import onnx
+
+from vision.classify import (
+    DEFAULT_LOCATOR_MODEL,
+    DEFAULT_MODEL,
+    FLOAT_LOCATOR_MODEL,
+    FLOAT_MODEL,
+    member_models,
+)
+from vision.detect import locator_input
+from vision.train.data import (
+    DEFAULT_DATA,
+    CropSet,
+    Record,
+    cut_crops,
+    load_sources,
+    read_image,
+    train_and_val,
+)
+from vision.train.ensemble import compose, take_member
+from vision.train.export import sha256_of
+
+__all__ = [
+    "QUANTIZED_FROM",
+    "calibration_photos",
+    "face_calibration",
+    "locator_calibration",
+    "quantize_face_model",
+    "quantize_locator",
+]
+
+QUANTIZED_FROM = "quantized_from"
+"""Metadata key of an int8 file: the sha256 of the float model it was quantized from."""
+
+CALIBRATION = "calibration"
+"""Metadata key of an int8 file: what its activation ranges were measured on."""
+
+BATCH = 32
+
+METHODS: dict[str, Callable[[Any], Any]] = {
+    "minmax": lambda m: m.MinMax,
+    "percentile": lambda m: m.Percentile,
+    "entropy": lambda m: m.Entropy,
+}
+"""How activation ranges are measured (onnxruntime's ``CalibrationMethod`` by name)."""
+
+RECORDED_FACE = "face_model_int8_outputs.json"
+RECORDED_LOCATOR = "locator_int8_outputs.json"
+"""What ``--record`` writes in the test folder: the int8 models' outputs, beside the float ones'."""
+
+
+def calibration_photos(records: Sequence[Record], photos: int, seed: int) -> list[Record]:
+    """A seeded sample of ``photos`` training photos (never a validation one), crops included."""
+    train, _ = train_and_val(records)
+    chosen = sorted(train, key=lambda r: str(r.path))
+    random.Random(seed).shuffle(chosen)
+    return chosen[:photos]
+
+
+def face_calibration(records: Sequence[Record], seed: int) -> npt.NDArray[np.float32]:
+    """The face model's input for the calibration photos: every labelled die at its box and
+    the class-0 patches training cuts, float32 (N, 3, 64, 64) RGB 0..1."""
+    rng = np.random.default_rng(seed)
+    parts = [cut_crops(r, rng, copies=1, negatives=True, augment=False) for r in records]
+    images = CropSet.concat(parts).images
+    return np.ascontiguousarray(images.transpose(0, 3, 1, 2), np.float32) / np.float32(255.0)
+
+
+def locator_calibration(records: Sequence[Record]) -> list[npt.NDArray[np.float32]]:
+    """The locator's input for the calibration photos (single crops of a die are left out)."""
+    return [locator_input(read_image(r.path))[0] for r in records if not r.is_crop]
+
+
+class _Feed:
+    """onnxruntime's calibration reader over a list of inputs for "image"."""
+
+    def __init__(self, inputs: Sequence[npt.NDArray[np.float32]]):
+        self._inputs: Iterator[npt.NDArray[np.float32]] = iter(inputs)
+
+    def get_next(self) -> dict[str, npt.NDArray[np.float32]] | None:
+        batch = next(self._inputs, None)
+        return None if batch is None else {"image": batch}
+
+    def rewind(self) -> None:  # pragma: no cover - onnxruntime calls it for some methods only
+        raise NotImplementedError
+
+
+def _quantize_file(
+    source: Path,
+    out: Path,
+    inputs: Sequence[npt.NDArray[np.float32]],
+    *,
+    shape_inference: bool,
+    method: str = "minmax",
+) -> None:
+    """Pre-process ``source`` (shapes, fusions) and quantize it to ``out`` on ``inputs``."""
+    from onnxruntime.quantization import (
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    prepared = out.with_name(out.stem + ".prepared.onnx")
+    # The pre-processing folds the explicit Pad nodes of the EfficientNet's "same" padding into
+    # its convolutions; left alone, each would run in float between a dequantize and a quantize.
+    quant_pre_process(str(source), str(prepared), skip_symbolic_shape=not shape_inference)
+    model = onnx.load(str(prepared))
+    # The layers that make the outputs stay float: the face model's last layer is what
+    # vision.tuning refits, and the locator's heads decide a die against a threshold; both are
+    # a handful of multiplications.
+    outputs = {o.name for o in model.graph.output}
+    excluded = [n.name for n in model.graph.node if outputs & set(n.output)]
+    quantize_static(
+        str(prepared),
+        str(out),
+        _Feed(inputs),  # duck-typed: onnxruntime calls get_next until None
+        quant_format=QuantFormat.QDQ,
+        per_channel=True,
+        reduce_range=True,
+        activation_type=QuantType.QUInt8,
+        weight_type=QuantType.QInt8,
+        calibrate_method=METHODS[method](CalibrationMethod),
+        nodes_to_exclude=excluded,
+    )
+    prepared.unlink()
+
+
+def _stamp(model: onnx.ModelProto, source: Path, calibration: str) -> onnx.ModelProto:
+    """Record where an int8 model came from in its metadata."""
+    for key, value in ((QUANTIZED_FROM, sha256_of(source)), (CALIBRATION, calibration)):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    return model
+
+
+def quantize_face_model(
+    source: Path,
+    out: Path,
+    crops: npt.NDArray[np.float32],
+    *,
+    calibration: str,
+    method: str = "minmax",
+) -> None:
+    """Write the int8 copy of the face model ``source``, member by member, calibrated on
+    ``crops``; the last layer of each member stays float (``vision.tuning`` refits it)."""
+    whole = onnx.load(str(source))
+    count = len(member_models(whole))
+    # Whole batches only: the histogram methods stack every batch's activations as one array.
+    batches = [crops[i : i + BATCH] for i in range(0, len(crops) - BATCH + 1, BATCH)] or [crops]
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work)
+        members = []
+        for number in range(1, count + 1) if count else [0]:
+            plain = folder / f"member{number}.onnx"
+            onnx.save(take_member(whole, number) if number else whole, str(plain))
+            quantized = folder / f"member{number}.int8.onnx"
+            _quantize_file(plain, quantized, batches, shape_inference=True, method=method)
+            members.append(quantized)
+        model = compose(members, rotations=False) if count else onnx.load(str(members[0]))
+    onnx.save(_stamp(model, source, calibration), str(out))
+
+
+def quantize_locator(
+    source: Path,
+    out: Path,
+    inputs: Sequence[npt.NDArray[np.float32]],
+    *,
+    calibration: str,
+    method: str = "minmax",
+) -> None:
+    """Write the int8 copy of the locator ``source``, calibrated on ``inputs``."""
+    with tempfile.TemporaryDirectory() as work:
+        quantized = Path(work) / "locator.int8.onnx"
+        # Symbolic shape inference cannot follow the locator's free height and width.
+        _quantize_file(source, quantized, inputs, shape_inference=False, method=method)
+        model = onnx.load(str(quantized))
+    onnx.save(_stamp(model, source, calibration), str(out))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Quantize the models the command line names; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m vision.train.quantize", description=__doc__)
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA, help="the shared dice photos (training split)"
+    )
+    parser.add_argument("--photos", type=int, default=150, help="training photos to calibrate on")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the photo sample")
+    parser.add_argument(
+        "--face",
+        type=Path,
+        nargs=2,
+        metavar=("IN", "OUT"),
+        default=(FLOAT_MODEL, DEFAULT_MODEL),
+        help="float face model and its int8 copy (default: the shipped pair)",
+    )
+    parser.add_argument(
+        "--locator",
+        type=Path,
+        nargs=2,
+        metavar=("IN", "OUT"),
+        default=(FLOAT_LOCATOR_MODEL, DEFAULT_LOCATOR_MODEL),
+        help="float locator and its int8 copy (default: the shipped pair)",
+    )
+    parser.add_argument(
+        "--method", choices=sorted(METHODS), default="minmax", help="how ranges are measured"
+    )
+    parser.add_argument(
+        "--only", choices=("face", "locator"), default=None, help="quantize one model only"
+    )
+    parser.add_argument(
+        "--record", type=Path, default=None, help="test folder whose outputs get recorded"
+    )
+    args = parser.parse_args(argv)
+    if args.photos < 1:
+        parser.error(f"--photos must be at least 1, got {args.photos}")
+    for role, (source, _) in (("--face", args.face), ("--locator", args.locator)):
+        if args.only not in (None, role[2:]):
+            continue
+        if not source.is_file():
+            parser.error(f"{role}: float model {str(source)!r} not found")
+    try:
+        records = load_sources(args.data)
+    except (OSError, ValueError) as error:
+        parser.error(f"cannot read the photos in {str(args.data)!r}: {error}")
+    chosen = calibration_photos(records, args.photos, args.seed)
+    if not chosen:
+        parser.error(f"{str(args.data)!r} has no training photos to calibrate on")
+    started = time.perf_counter()
+    if args.only in (None, "face"):
+        crops = face_calibration(chosen, args.seed)
+        what = f"{len(crops)} crops of {len(chosen)} training photos"
+        what += f", seed {args.seed}, {args.method}"
+        quantize_face_model(args.face[0], args.face[1], crops, calibration=what, method=args.method)
+        _report("face model", args.face, what)
+    if args.only in (None, "locator"):
+        inputs = locator_calibration(chosen)
+        what = f"{len(inputs)} training photos, seed {args.seed}, {args.method}"
+        quantize_locator(
+            args.locator[0], args.locator[1], inputs, calibration=what, method=args.method
+        )
+        _report("locator", args.locator, what)
+    if args.record is not None:
+        from vision.train.export import record_outputs
+        from vision.train.locator import record_locator_outputs
+
+        if args.only in (None, "face"):
+            record_outputs(args.face[1], args.record, RECORDED_FACE)
+        if args.only in (None, "locator"):
+            record_locator_outputs(args.locator[1], args.record, name=RECORDED_LOCATOR)
+    print(f"done in {time.perf_counter() - started:.1f} s")  # noqa: T201
+    return 0
+
+
+def _report(what: str, pair: Sequence[Path], calibration: str) -> None:
+    source, out = pair
+    print(  # noqa: T201
+        f"{what}: {source} ({source.stat().st_size} bytes) -> {out} ({out.stat().st_size} bytes),"
+        f" sha256 {sha256_of(out)}; calibrated on {calibration}"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
