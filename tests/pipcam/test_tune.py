@@ -326,12 +326,12 @@ def test_a_whole_tuning_run_on_kept_photos_installs_only_when_asked_or_better(
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     assert [r["photos"] for r in report["before"]] == [1]
     assert report["baseline"] == str(find_model())
-    # --force installs what the run tuned, byte for byte; the table then reads with it.
+    # --force installs what the run tuned (its int8 copy), byte for byte; the table reads with it.
     shutil.rmtree(run)
     assert main(["tune", "--data", str(tmp_path), *short, "--force"]) == 0
     assert "installed as" in capsys.readouterr().out
     (run,) = [p for p in (tmp_path / "tune").iterdir() if p.is_dir() and p.name != "photos"]
-    assert table_model(tmp_path).read_bytes() == (run / "dice_faces.onnx").read_bytes()
+    assert table_model(tmp_path).read_bytes() == (run / "dice_faces.int8.onnx").read_bytes()
     assert chosen_model(Config(), tmp_path)[0] == table_model(tmp_path)
 
 

@@ -23,7 +23,7 @@ from vision.preprocess import crops_for_model  # noqa: E402
 from vision.source import read_image  # noqa: E402
 from vision.train.backbone import EffFaceNet  # noqa: E402
 from vision.train.ensemble import compose  # noqa: E402
-from vision.train.export import export_onnx  # noqa: E402
+from vision.train.export import export_onnx, sha256_of  # noqa: E402
 from vision.train.train import FaceNet, TrainConfig, train  # noqa: E402
 from vision.train.tune import (  # noqa: E402
     TuneError,
@@ -185,8 +185,14 @@ def test_tuning_writes_a_composed_model_that_still_reads_the_held_out_photo(
     # The held-out photo (six dice) is read exactly before and after a short, gentle tuning.
     assert report["before"][0]["exact_photos"] == 1
     assert report["after"][0]["exact_photos"] == 1
+    # What the table reads with is the int8 copy of the tuned float model, as for the shipped one.
+    int8 = onnx.load(str(out / "dice_faces.int8.onnx"))
+    metadata = {p.key: p.value for p in int8.metadata_props}
+    assert metadata["quantized_from"] == sha256_of(out / "dice_faces.onnx")
+    assert any(n.op_type == "DequantizeLinear" for n in int8.graph.node)
+    assert report["tuned"] == str(out / "dice_faces.int8.onnx")
     printed = capsys.readouterr().out
-    assert f"PIPCAM_MODEL={out / 'dice_faces.onnx'}" in printed
+    assert f"PIPCAM_MODEL={out / 'dice_faces.int8.onnx'}" in printed
 
 
 def test_untrained_members_compose_back_to_the_model_and_no_held_out_photo_is_said(

@@ -1,14 +1,15 @@
 """Quantize the face model and the locator to 8-bit integers: the same readings in half the time.
 
 ``python -m vision.train.quantize [--data DIR] [--photos N] [--seed S] [--face IN OUT]
-[--locator IN OUT] [--only face|locator] [--method M] [--record TEST_FOLDER]`` writes the int8 copies the reader runs
-(``models/dice_faces.int8.onnx`` and ``models/dice_locator.int8.onnx`` by default) from the
-float models training made (``models/dice_faces.onnx``, ``models/dice_locator.onnx``), which
-stay in the repository: tuning and retraining start from their float weights.
+[--locator IN OUT] [--only face|locator] [--method M] [--record TEST_FOLDER]`` writes the int8
+copies the reader runs (``models/dice_faces.int8.onnx`` and ``models/dice_locator.int8.onnx``
+by default) from the float models training made (``models/dice_faces.onnx``,
+``models/dice_locator.onnx``), which stay in the repository: tuning and retraining start from
+their float weights.
 
 Static post-training quantization with onnxruntime's own tool: weights int8 per output channel,
-activations uint8 with ranges measured on calibration data, QDQ format, which
-onnxruntime fuses into integer convolutions when it loads the file. The calibration data are the
+activations uint8 with ranges measured on calibration data, QDQ format, which onnxruntime
+fuses into integer convolutions when it loads the file. The calibration data are the
 *training* photos only (``vision.train.data.train_and_val``), a seeded sample: each die cut at
 its labelled box plus the class-0 patches training cuts, and the locator's scaled input of the
 same photos. The validation photos stay unseen, so ``pipcam eval`` measures the int8 models as

@@ -2,10 +2,13 @@
 
 ``python -m vision.train.tune PHOTOS [PHOTOS ...] --out DIR`` takes the folders ``pipcam photos``
 writes (the players' corrections are their labels). Each member of the face model (by default
-the shipped one) is rebuilt in torch from its ONNX weights, where export folded batch norm into
-the convolutions, and checked against onnxruntime; it is then trained a few epochs at a low rate
-on crops of the table's photos beside fresh renders, so that what it knew of other dice stays.
-The members are composed again as the shipped model is. The table's held-out photos (the
+the shipped float one) is rebuilt in torch from its ONNX weights, where export folded batch norm
+into the convolutions, and checked against onnxruntime; it is then trained a few epochs at a low
+rate on crops of the table's photos beside fresh renders, so that what it knew of other dice stays.
+The members are composed again as the shipped model is, and the result quantized to int8 as
+the shipped copy is (``vision.train.quantize``, ranges measured on the tuning crops): the int8
+copy is the tuned model that is read and installed, the float one stays beside it to tune again
+from. The table's held-out photos (the
 training code's own split: a fifth of them by file name) are read by the old model and the new
 one, and both figures are printed: install the new model (``PIPCAM_MODEL`` or the config's
 ``model``) only if it reads them better. ``pipcam tune`` (pipcam/tune.py) does all of it on the
@@ -39,6 +42,7 @@ from vision.train.backbone import EffFaceNet
 from vision.train.data import CropSet, Proposer
 from vision.train.ensemble import compose
 from vision.train.export import export_onnx, sha256_of
+from vision.train.quantize import quantize_face_model
 from vision.train.train import (
     CLASS_NAMES,
     Datasets,
@@ -247,6 +251,12 @@ def tune_member(member: nn.Module, datasets: Datasets, config: TuneConfig) -> nn
     return train(datasets, run, start=member).model
 
 
+INT8_NAME = "dice_faces.int8.onnx"
+"""The tuned model's int8 copy, which the table reads with (``vision.train.quantize``)."""
+
+CALIBRATION_CROPS = 1500
+"""Tuning crops the int8 copy's ranges are measured on (the shipped copy: 1382 crops)."""
+
 REBUILT_LIMIT = 1e-3
 """Largest logit difference allowed between the rebuilt members and the model file."""
 
@@ -280,15 +290,28 @@ def tune_model(
         path = out / f"member{index}.onnx"
         export_onnx(tune_member(member, datasets, config), path)
         paths.append(path)
-    model_path = out / MODEL_NAME
+    float_path = out / MODEL_NAME
     composed = compose(paths, rotations=False) if len(paths) > 1 else onnx.load(str(paths[0]))
-    onnx.save(composed, str(model_path))
+    onnx.save(composed, str(float_path))
+    # The table reads with an int8 copy, as it does with the shipped model (half the time),
+    # calibrated on what it was tuned on; the float model stays beside it to tune again from.
+    model_path = out / INT8_NAME
+    pick = np.random.default_rng(config.seed).permutation(len(datasets.train))[:CALIBRATION_CROPS]
+    crops = datasets.train.images[np.sort(pick)].transpose(0, 3, 1, 2).astype(np.float32) / 255
+    quantize_face_model(
+        float_path,
+        model_path,
+        np.ascontiguousarray(crops),
+        calibration=f"{len(pick)} of the tuning crops (the table's photos and renders),"
+        f" seed {config.seed}",
+    )
     before = held_out_figures(photos, baseline)
     after = held_out_figures(photos, model_path) if any(r.images for r in before) else []
     report = {
         "model": str(model),
         "baseline": str(baseline),
         "tuned": str(model_path),
+        "float": str(float_path),
         "sha256": sha256_of(model_path),
         "config": asdict(config),
         "train_crops": len(datasets.train),
