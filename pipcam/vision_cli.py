@@ -282,10 +282,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except VisionError as err:
         _error("bench", str(err))
         return 1
+    # Which files were timed: the int8 copies by default, the float ones when named.
+    locator_file = getattr(getattr(reader.locator, "model", None), "path", None)
     _write(
         sys.stdout,
         f"onnxruntime {onnxruntime_version()}, OpenCV {cv2.__version__}, numpy {np.__version__};"
-        f" one thread; {type(reader.locator).__name__}",
+        f" one thread; face model {Path(args.model).name}; {type(reader.locator).__name__}"
+        + (f" {Path(locator_file).name}" if locator_file is not None else ""),
     )
     for width, height in ((1280, 960), (3280, 2464)):
         dice = six_dice(width, height, seed=1)

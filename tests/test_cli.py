@@ -181,3 +181,18 @@ def test_play_refuses_bad_players() -> None:
     result = run("play", "sekvence", "--players", "Ann", "Ann")
     assert result.returncode == 2
     assert "two players share a name" in result.stderr
+
+
+def test_a_reader_that_leaves_early_stops_it_quietly() -> None:
+    """`pipcam games | head -1`: the closed pipe ends the command without a traceback."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pipcam.cli", "games"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None
+    assert child.stderr is not None
+    child.stdout.close()  # before the first line is written: every write meets a closed pipe
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 141
+    assert err == ""

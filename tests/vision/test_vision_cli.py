@@ -165,9 +165,12 @@ def test_bench_prints_versions_and_both_frame_sizes(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"onnxruntime {__import__('onnxruntime').__version__}, OpenCV ")
     assert lines[0].endswith(
-        "; one thread; LearnedLocator"
-        if DEFAULT_LOCATOR_MODEL.is_file()
-        else "; one thread; ClassicalLocator"
+        f"; one thread; face model {tiny_model.name}; "
+        + (
+            f"LearnedLocator {DEFAULT_LOCATOR_MODEL.name}"
+            if DEFAULT_LOCATOR_MODEL.is_file()
+            else "ClassicalLocator"
+        )
     )
     assert lines[1].startswith("1280x960, six dice: ")
     assert lines[2].startswith("3280x2464, six dice: ")
