@@ -114,21 +114,6 @@ def test_the_int8_face_model_reads_like_the_float_one() -> None:
         assert float(np.abs(a - b).max()) < 0.1, entry["image"]
 
 
-def test_the_int8_locator_finds_its_recorded_boxes() -> None:
-    recorded = _recorded(RECORDED_LOCATOR)
-    locator = OnnxLocator(DEFAULT_LOCATOR_MODEL)
-    assert len(recorded["photos"]) >= 5
-    for entry in recorded["photos"]:
-        image = _image(entry["image"])
-        tensor, factor = locator_input(image)
-        heat, box = locator.run(tensor)
-        found = decode(
-            heat, box, factor=factor, threshold=recorded["threshold"], frame_shape=image.shape[:2]
-        )
-        assert len(found) == len(entry["boxes"]), entry["image"]
-        np.testing.assert_allclose([f.box for f in found], entry["boxes"], atol=2.0)
-
-
 def test_the_int8_face_model_keeps_float_last_layers_for_table_tuning() -> None:
     int8, source = onnx.load(str(DEFAULT_MODEL)), onnx.load(str(FLOAT_MODEL))
     heads, float_heads = model_heads(int8), model_heads(source)
@@ -228,3 +213,19 @@ def test_a_data_folder_without_training_photos_is_refused(
     with pytest.raises(SystemExit):
         main(["--data", str(tmp_path), "--face", str(FLOAT_MODEL), str(tmp_path / "f.onnx")])
     assert "has no training photos to calibrate on" in capsys.readouterr().err
+
+
+def test_a_single_face_model_is_quantized_whole(table: Path, tmp_path: Path) -> None:
+    from vision.train.ensemble import take_member
+
+    single = tmp_path / "cnn.onnx"
+    onnx.save(take_member(onnx.load(str(FLOAT_MODEL)), 1), str(single))
+    out = tmp_path / "cnn.int8.onnx"
+    argv = ["--data", str(table), "--photos", "2", "--only", "face"]
+    assert main([*argv, "--face", str(single), str(out)]) == 0
+    model = onnx.load(str(out))
+    assert member_models(model) == []
+    assert len(model_heads(model)) == 1
+    assert any(n.op_type == "DequantizeLinear" for n in model.graph.node)
+    crops = np.random.default_rng(0).random((4, 3, 64, 64), dtype=np.float32)
+    assert OnnxClassifier(out).predict(crops).shape == (4, 7)

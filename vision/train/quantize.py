@@ -231,22 +231,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--photos", type=int, default=150, help="training photos to calibrate on")
     parser.add_argument("--seed", type=int, default=0, help="seed of the photo sample")
-    parser.add_argument(
-        "--face",
-        type=Path,
-        nargs=2,
-        metavar=("IN", "OUT"),
-        default=(FLOAT_MODEL, DEFAULT_MODEL),
-        help="float face model and its int8 copy (default: the shipped pair)",
-    )
-    parser.add_argument(
-        "--locator",
-        type=Path,
-        nargs=2,
-        metavar=("IN", "OUT"),
-        default=(FLOAT_LOCATOR_MODEL, DEFAULT_LOCATOR_MODEL),
-        help="float locator and its int8 copy (default: the shipped pair)",
-    )
+    for role, shipped in (
+        ("face", (FLOAT_MODEL, DEFAULT_MODEL)),
+        ("locator", (FLOAT_LOCATOR_MODEL, DEFAULT_LOCATOR_MODEL)),
+    ):
+        parser.add_argument(
+            f"--{role}",
+            type=Path,
+            nargs=2,
+            metavar=("IN", "OUT"),
+            default=shipped,
+            help=f"float {role} model and its int8 copy (default: the shipped pair)",
+        )
     parser.add_argument(
         "--method", choices=sorted(METHODS), default="minmax", help="how ranges are measured"
     )
