@@ -134,7 +134,6 @@ def _quantize_file(
     out: Path,
     inputs: Sequence[npt.NDArray[np.float32]],
     *,
-    shape_inference: bool,
     method: str = "minmax",
 ) -> None:
     """Pre-process ``source`` (shapes, fusions) and quantize it to ``out`` on ``inputs``."""
@@ -149,7 +148,9 @@ def _quantize_file(
     prepared = out.with_name(out.stem + ".prepared.onnx")
     # The pre-processing folds the explicit Pad nodes of the EfficientNet's "same" padding into
     # its convolutions; left alone, each would run in float between a dequantize and a quantize.
-    quant_pre_process(str(source), str(prepared), skip_symbolic_shape=not shape_inference)
+    # Symbolic shape inference would need sympy, which onnxruntime no longer installs, and
+    # cannot follow the locator's free height and width; without it the output is the same.
+    quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
     model = onnx.load(str(prepared))
     # The layers that make the outputs stay float: the face model's last layer is what
     # vision.tuning refits, and the locator's heads decide a die against a threshold; both are
@@ -200,7 +201,7 @@ def quantize_face_model(
             plain = folder / f"member{number}.onnx"
             onnx.save(take_member(whole, number) if number else whole, str(plain))
             quantized = folder / f"member{number}.int8.onnx"
-            _quantize_file(plain, quantized, batches, shape_inference=True, method=method)
+            _quantize_file(plain, quantized, batches, method=method)
             members.append(quantized)
         model = compose(members, rotations=False) if count else onnx.load(str(members[0]))
     onnx.save(_stamp(model, source, calibration), str(out))
@@ -217,8 +218,7 @@ def quantize_locator(
     """Write the int8 copy of the locator ``source``, calibrated on ``inputs``."""
     with tempfile.TemporaryDirectory() as work:
         quantized = Path(work) / "locator.int8.onnx"
-        # Symbolic shape inference cannot follow the locator's free height and width.
-        _quantize_file(source, quantized, inputs, shape_inference=False, method=method)
+        _quantize_file(source, quantized, inputs, method=method)
         model = onnx.load(str(quantized))
     onnx.save(_stamp(model, source, calibration), str(out))
 
