@@ -272,7 +272,7 @@ class UsbSource(BaseSource):
         self.index = index
         # cv2.VideoCapture is the real device; tests pass a fake with the same methods.
         self._capture: VideoCaptureLike = (
-            cv2.VideoCapture(index) if open_capture is None else open_capture(index)
+            _open_quietly(index) if open_capture is None else open_capture(index)
         )
         if not self._capture.isOpened():
             self._capture.release()
@@ -298,6 +298,20 @@ class UsbSource(BaseSource):
 
     def _release(self) -> None:
         self._capture.release()
+
+
+def _open_quietly(index: int) -> VideoCaptureLike:
+    """``cv2.VideoCapture(index)`` without OpenCV's own warnings for a device that is missing.
+
+    Those warnings (one per backend tried) go to stderr on every retry of the run loop, filling
+    the journal while the camera is unplugged; the error raised for a closed device says more.
+    """
+    previous = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(index)
+    finally:
+        cv2.utils.logging.setLogLevel(previous)
 
 
 def make_source(

@@ -219,6 +219,18 @@ def test_usb_camera_that_does_not_open_is_reported() -> None:
     assert fake.releases == 1
 
 
+def test_missing_usb_camera_opens_quietly_with_the_real_opencv(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # No /dev/video99 here: OpenCV's backends would each warn on stderr, on every retry of
+    # the run loop; only our error remains, and OpenCV's log level is as it was.
+    level = cv2.utils.logging.getLogLevel()
+    with pytest.raises(CameraUnavailable, match="USB camera 99 could not be opened"):
+        UsbSource(99)
+    assert capfd.readouterr().err == ""
+    assert cv2.utils.logging.getLogLevel() == level
+
+
 def test_make_source_opens_each_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     image = tmp_path / "x.png"
     cv2.imwrite(str(image), np.zeros((3, 3, 3), np.uint8))
