@@ -15,13 +15,18 @@ import numpy as np
 from vision.errors import CameraUnavailable
 from vision.source import BaseSource, Frame, as_bgr
 
-__all__ = ["MAX_SIZE", "CameraSettings", "PiCameraSource"]
+__all__ = ["CameraSettings", "PiCameraSource", "default_size"]
 
-MAX_SIZE = (3280, 2464)
-"""Full resolution of the 8-megapixel Pi camera (v2, IMX219)."""
 
-DEFAULT_SIZE = (1640, 1232)
-"""Half the full resolution in each direction: the v2 camera's binned mode, fast and sharp."""
+def default_size(sensor: tuple[int, int]) -> tuple[int, int]:
+    """Half the sensor's full resolution in each direction: its 2x2 binned mode, fast and sharp.
+
+    1640x1232 on the v2 camera (IMX219), 2304x1296 on Camera Module 3 (IMX708), 2028x1520 on the
+    HQ camera (IMX477); a die 15 mm across stays well over the 20 px the reader needs.
+    """
+    width, height = sensor
+    return (width // 2 // 2 * 2, height // 2 // 2 * 2)
+
 
 INSTALL_HINT = (
     "on Raspberry Pi OS run `sudo apt install python3-picamera2` and create the virtual"
@@ -74,24 +79,22 @@ class PiCameraSource(BaseSource):
     def __init__(
         self,
         *,
-        size: tuple[int, int] = DEFAULT_SIZE,
+        size: tuple[int, int] | None = None,
         settings: CameraSettings | None = None,
         mode: Literal["still", "video"] = "still",
         camera_num: int = 0,
     ) -> None:
-        """Open and start the camera; raise :class:`CameraUnavailable` if there is none."""
-        width, height = size
-        if not (16 <= width <= MAX_SIZE[0] and 16 <= height <= MAX_SIZE[1]):
-            raise ValueError(
-                f"camera size {width}x{height} is outside 16x16 .. {MAX_SIZE[0]}x{MAX_SIZE[1]}"
-            )
+        """Open and start the camera; raise :class:`CameraUnavailable` if there is none.
+
+        ``size`` is the frame size; ``None`` takes :func:`default_size` of this camera's sensor.
+        A size beyond the sensor's full resolution raises ``ValueError``.
+        """
         try:
             from picamera2 import Picamera2
         except ImportError as err:
             raise CameraUnavailable(
                 f"the Pi camera needs picamera2, which cannot be imported ({err}): {INSTALL_HINT}"
             ) from err
-        self.size = (width, height)
         try:
             # picamera2 raises IndexError when libcamera lists no camera, RuntimeError when the
             # camera is busy or fails to start.
@@ -102,6 +105,15 @@ class PiCameraSource(BaseSource):
                 f"no Pi camera {camera_num} found ({err}): check the ribbon cable and"
                 f" `rpicam-hello --list-cameras`"
             ) from err
+        sensor = tuple(int(n) for n in self._camera.sensor_resolution)
+        width, height = default_size((sensor[0], sensor[1])) if size is None else size
+        if not (16 <= width <= sensor[0] and 16 <= height <= sensor[1]):
+            self.close()
+            raise ValueError(
+                f"camera size {width}x{height} is outside 16x16 .. {sensor[0]}x{sensor[1]}"
+                f" (this camera's full resolution): ask for a size within it"
+            )
+        self.size = (width, height)
         try:
             make = (
                 self._camera.create_still_configuration

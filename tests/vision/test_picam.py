@@ -19,11 +19,14 @@ class FakePicamera2:
 
     instances: list[FakePicamera2] = []
     fail_open: BaseException | None = None
+    sensor = (3280, 2464)
+    """What ``sensor_resolution`` reports (the v2 camera's IMX219 unless a test changes it)."""
 
     def __init__(self, camera_num: int = 0) -> None:
         if FakePicamera2.fail_open is not None:
             raise FakePicamera2.fail_open
         self.camera_num = camera_num
+        self.sensor_resolution = FakePicamera2.sensor
         self.calls: list[tuple[str, Any]] = []
         self.controls: dict[str, Any] = {}
         self.frame = np.zeros((8, 10, 3), np.uint8)
@@ -76,6 +79,7 @@ def fake_picamera2(monkeypatch: pytest.MonkeyPatch) -> type[FakePicamera2]:
     monkeypatch.setitem(sys.modules, "picamera2", module)
     FakePicamera2.instances = []
     FakePicamera2.fail_open = None
+    FakePicamera2.sensor = (3280, 2464)
     return FakePicamera2
 
 
@@ -176,13 +180,58 @@ def test_absent_camera_is_reported(fake_picamera2: type[FakePicamera2]) -> None:
     )
 
 
-@pytest.mark.parametrize("size", [(3281, 2464), (3280, 2465), (8, 8)])
-def test_sizes_beyond_the_sensor_are_refused(
-    fake_picamera2: type[FakePicamera2], size: tuple[int, int]
+@pytest.mark.parametrize(
+    ("sensor", "size"),
+    [
+        ((3280, 2464), (3281, 2464)),
+        ((3280, 2464), (3280, 2465)),
+        ((3280, 2464), (8, 8)),
+        ((4608, 2592), (4608, 2593)),
+        ((4056, 3040), (4057, 100)),
+    ],
+)
+def test_sizes_beyond_the_sensor_are_refused_and_the_camera_closed(
+    fake_picamera2: type[FakePicamera2], sensor: tuple[int, int], size: tuple[int, int]
 ) -> None:
-    with pytest.raises(ValueError, match="outside 16x16 .. 3280x2464"):
+    fake_picamera2.sensor = sensor
+    with pytest.raises(ValueError, match="this camera.s full resolution") as err:
         PiCameraSource(size=size)
-    assert fake_picamera2.instances == []
+    assert str(err.value) == (
+        f"camera size {size[0]}x{size[1]} is outside 16x16 .. {sensor[0]}x{sensor[1]}"
+        " (this camera's full resolution): ask for a size within it"
+    )
+    camera = fake_picamera2.instances[0]
+    assert "configure" not in _names(camera)
+    assert _names(camera)[-1] == "close"
+
+
+@pytest.mark.parametrize(
+    ("sensor", "expected"),
+    [
+        ((3280, 2464), (1640, 1232)),  # v2, IMX219
+        ((4608, 2592), (2304, 1296)),  # Camera Module 3, IMX708
+        ((4056, 3040), (2028, 1520)),  # HQ camera, IMX477
+        ((2592, 1944), (1296, 972)),  # v1, OV5647
+    ],
+)
+def test_the_default_size_is_the_sensors_binned_mode(
+    fake_picamera2: type[FakePicamera2], sensor: tuple[int, int], expected: tuple[int, int]
+) -> None:
+    fake_picamera2.sensor = sensor
+    with PiCameraSource() as source:
+        assert source.size == expected
+        assert fake_picamera2.instances[0].calls[0] == (
+            "create_still_configuration",
+            {"size": expected, "format": "RGB888"},
+        )
+
+
+def test_the_full_resolution_of_a_larger_sensor_is_allowed(
+    fake_picamera2: type[FakePicamera2],
+) -> None:
+    fake_picamera2.sensor = (4608, 2592)
+    with PiCameraSource(size=(4608, 2592)) as source:
+        assert source.size == (4608, 2592)
 
 
 def test_make_source_picamera_opens_the_pi_camera(fake_picamera2: type[FakePicamera2]) -> None:
