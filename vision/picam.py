@@ -105,12 +105,12 @@ class PiCameraSource(BaseSource):
                 f"no Pi camera {camera_num} found ({err}): check the ribbon cable and"
                 f" `rpicam-hello --list-cameras`"
             ) from err
-        sensor = tuple(int(n) for n in self._camera.sensor_resolution)
-        width, height = default_size((sensor[0], sensor[1])) if size is None else size
-        if not (16 <= width <= sensor[0] and 16 <= height <= sensor[1]):
+        full_width, full_height = (int(n) for n in self._camera.sensor_resolution)
+        width, height = default_size((full_width, full_height)) if size is None else size
+        if not (16 <= width <= full_width and 16 <= height <= full_height):
             self.close()
             raise ValueError(
-                f"camera size {width}x{height} is outside 16x16 .. {sensor[0]}x{sensor[1]}"
+                f"camera size {width}x{height} is outside 16x16 .. {full_width}x{full_height}"
                 f" (this camera's full resolution): ask for a size within it"
             )
         self.size = (width, height)
