@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import uvicorn
 
@@ -22,6 +22,9 @@ from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from scoring.core import JSON, Action
 from scoring.errors import IllegalAction, InvalidAction, ScoringError
+
+if TYPE_CHECKING:
+    from vision.calibrate import Calibration
 
 log = logging.getLogger("pipcam.run")
 
@@ -138,20 +141,34 @@ class _StatusOnly:
 
 
 def _open_camera(
-    spec: str, on_press: Callable[[str], None]
-) -> tuple[Callable[[], FrameSourceLike | None], dict[str, Any], dict[str, Any] | None]:
-    """A function opening the camera a spec names, the recording's header and calibration."""
+    spec: str, on_press: Callable[[str], None], calibration: Calibration | None
+) -> tuple[Callable[[], FrameSourceLike | None], dict[str, Any], Calibration | None]:
+    """A function opening the camera a spec names, the recording's header, and the calibration
+    (``calibration``, the config's, else the recording's).
+
+    A Pi camera calibrated by ``pipcam calibrate`` opens as it was calibrated: at the frame size
+    and with the exposure and white balance locked then, so that the tray looks as it did.
+    The spec is checked here, once: a bad one is refused with :class:`BadCameraSpec`.
+    """
     from pipcam.recording import RecordedSource, demo_folder
-    from vision.source import make_source
+    from vision.calibrate import Calibration
+    from vision.source import make_source, parse_camera_spec
 
     kind, _, arg = spec.partition(":")
     if kind == RECORDED:
         folder = Path(arg) if arg else demo_folder()
         probe = RecordedSource(folder)
-        header, calibration = probe.header, probe.calibration
+        header, recorded = probe.header, probe.calibration
         probe.close()
+        if calibration is None and recorded is not None:
+            calibration = Calibration.from_json(recorded)
         return (lambda: RecordedSource(folder, on_press=on_press)), header, calibration
-    return (lambda: make_source(spec)), {}, None
+    parsed = parse_camera_spec(spec)
+    settings = size = None
+    # Only a calibration made with the Pi camera (it has locked settings) says how to open one.
+    if calibration is not None and calibration.camera is not None and parsed.kind == "picamera":
+        settings, size = calibration.camera, calibration.frame_size
+    return (lambda: make_source(spec, size=size, settings=settings)), {}, calibration
 
 
 def default_camera() -> str:
@@ -288,21 +305,15 @@ class TableModel:
 
 def make_reader(
     config: Config,
-    calibration_json: dict[str, Any] | None,
+    calibration: Calibration | None,
     data: Path | None = None,
     on_model: Callable[[str | None], object] | None = None,
 ) -> Any:
     """The dice reader with the table's face model (``TableModel``, telling ``on_model`` when it
     was tuned here) and the calibration."""
-    from vision.calibrate import Calibration, load_calibration
     from vision.reader import DiceReader
 
     classifier = TableModel(config, data, on_model)
-    calibration = None
-    if config.calibration is not None:
-        calibration = load_calibration(config.calibration)
-    elif calibration_json is not None:
-        calibration = Calibration.from_json(calibration_json)
     if calibration is None:
         return DiceReader(classifier)
     return DiceReader(classifier, zone=calibration.zone, tray=calibration.tray)
@@ -380,16 +391,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from device.pins import PinMap
     from pipcam.notify import Notifier, WatchdogFeeder, watchdog_interval_seconds
     from pipcam.qr import qr_text, scoreboard_url
+    from vision.calibrate import load_calibration
     from web.app import create_app
 
     try:
         config, data = table_config(args.config, args.data)
         pins = PinMap.from_dict(config.pins) if config.pins else PinMap()
-    except (ConfigError, ValueError) as exc:
+        spec = args.camera or config.camera or os.environ.get("PIPCAM_CAMERA") or default_camera()
+        calibration = None if config.calibration is None else load_calibration(config.calibration)
+    except (ConfigError, ValueError) as exc:  # CalibrationError is a ValueError
         print(f"pipcam run: {exc}", file=sys.stderr)
         return 2
     port = args.port or config.port
-    spec = args.camera or config.camera or os.environ.get("PIPCAM_CAMERA") or default_camera()
     pin = os.environ.get("PIPCAM_PIN") or config.pin or f"{secrets.randbelow(10000):04d}"
 
     with contextlib.ExitStack() as stack:
@@ -403,8 +416,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         def press(button: str) -> None:
             table.press(button)
 
+        try:
+            open_source, header, calibration = _open_camera(spec, press, calibration)
+        except ValueError as exc:  # BadCameraSpec: refused now, not retried every few seconds
+            print(f"pipcam run: {exc}", file=sys.stderr)
+            return 2
         panel = stack.enter_context(Panel(pins, pin_factory=make_pin_factory(), on_button=press))
-        open_source, header, calibration = _open_camera(spec, press)
         if not table.resume():
             try:
                 table.new_game(header or config.header())
@@ -537,8 +554,8 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     p = subparsers.add_parser("run", help="run the table: camera, buttons, LEDs and scoreboard")
     p.add_argument(
         "--camera",
-        help="picamera, usb:N, file:PATH, folder:PATH, recorded[:FOLDER] or none "
-        "(default: the Pi camera, else the embedded recorded table)",
+        help="picamera[:N][:WxH], usb[:N][:WxH], file:PATH, folder:PATH, recorded[:FOLDER] or"
+        " none (default: the Pi camera, as calibrated, else the embedded recorded table)",
     )
     p.add_argument("--port", type=int, default=None, help="scoreboard port (default 8000)")
     p.add_argument("--data", help="where games are kept (default: a per-user data folder)")

@@ -95,7 +95,11 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     bench.set_defaults(func=cmd_bench)
 
     calibrate = subparsers.add_parser("calibrate", help="learn the empty tray's zone and colour")
-    calibrate.add_argument("--camera", metavar="SPEC", help="camera spec (default $PIPCAM_CAMERA)")
+    calibrate.add_argument(
+        "--camera",
+        metavar="SPEC",
+        help="camera spec, as for pipcam run (default $PIPCAM_CAMERA, else picamera)",
+    )
     calibrate.add_argument("--out", type=Path, default=DEFAULT_CALIBRATION, metavar="FILE")
     calibrate.set_defaults(func=cmd_calibrate)
 

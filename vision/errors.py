@@ -32,7 +32,7 @@ class UnreadableImage(VisionError, ValueError):
 
 
 class BadCameraSpec(VisionError, ValueError):
-    """A ``--camera`` spec that names no known kind of camera."""
+    """A ``--camera`` spec that cannot be used: no known kind of camera, or a bad number or size."""
 
 
 class SourceExhausted(VisionError, EOFError):

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from vision.errors import CameraUnavailable
+from vision.errors import BadCameraSpec, CameraUnavailable
 from vision.source import BaseSource, Frame, as_bgr
 
 __all__ = ["CameraSettings", "PiCameraSource", "default_size"]
@@ -87,7 +87,7 @@ class PiCameraSource(BaseSource):
         """Open and start the camera; raise :class:`CameraUnavailable` if there is none.
 
         ``size`` is the frame size; ``None`` takes :func:`default_size` of this camera's sensor.
-        A size beyond the sensor's full resolution raises ``ValueError``.
+        A size beyond the sensor's full resolution raises :class:`BadCameraSpec` (a ``ValueError``).
         """
         try:
             from picamera2 import Picamera2
@@ -109,9 +109,10 @@ class PiCameraSource(BaseSource):
         width, height = default_size((full_width, full_height)) if size is None else size
         if not (16 <= width <= full_width and 16 <= height <= full_height):
             self.close()
-            raise ValueError(
+            raise BadCameraSpec(
                 f"camera size {width}x{height} is outside 16x16 .. {full_width}x{full_height}"
                 f" (this camera's full resolution): ask for a size within it"
+                f" (--camera picamera:WxH), or calibrate again if the camera was changed"
             )
         self.size = (width, height)
         try:

@@ -7,10 +7,12 @@ idempotent ``close()``. The Pi camera lives in :mod:`vision.picam` so that nothi
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 import cv2
 import numpy as np
@@ -24,10 +26,14 @@ from vision.errors import (
     UnreadableImage,
 )
 
+if TYPE_CHECKING:
+    from vision.picam import CameraSettings
+
 __all__ = [
     "CAMERA_ENV",
     "IMAGE_SUFFIXES",
     "BaseSource",
+    "CameraSpec",
     "FileSource",
     "FolderSource",
     "Frame",
@@ -37,6 +43,7 @@ __all__ = [
     "VideoCaptureLike",
     "as_bgr",
     "make_source",
+    "parse_camera_spec",
     "read_image",
 ]
 
@@ -314,36 +321,85 @@ def _open_quietly(index: int) -> VideoCaptureLike:
         cv2.utils.logging.setLogLevel(previous)
 
 
-def make_source(
-    spec: str | None = None, *, env: Mapping[str, str] | None = None
-) -> FrameSource | None:
-    """Open the camera a spec names; ``None`` means ``$PIPCAM_CAMERA``, else ``picamera``.
+SPECS_HELP = (
+    "picamera[:N][:WxH], usb[:N][:WxH], file:PATH, folder:PATH or none"
+    " (for example picamera:2028x1520 or usb:1:1280x960)"
+)
+"""The spec forms, for error messages and ``--help``."""
 
-    Specs: ``picamera``, ``usb:N``, ``file:PATH``, ``folder:PATH``, and ``none`` (no camera: the
-    rolls are typed), which returns ``None``.
-    """
-    if spec is None:
-        spec = (os.environ if env is None else env).get(CAMERA_ENV) or DEFAULT_CAMERA
+_SIZE = re.compile(r"(\d+)[xX](\d+)")
+
+
+@dataclass(frozen=True)
+class CameraSpec:
+    """A parsed ``--camera`` spec: which camera, which number, which file, which frame size."""
+
+    kind: Literal["picamera", "usb", "file", "folder", "none"]
+    number: int = 0
+    """The Pi camera's (``Picamera2(N)``, the port on a Pi 5) or the USB camera's (/dev/videoN)."""
+    path: str = ""
+    size: tuple[int, int] | None = None
+    """The frame size asked for, (width, height); ``None`` leaves it to the camera."""
+
+
+def parse_camera_spec(spec: str) -> CameraSpec:
+    """Parse a spec (see ``SPECS_HELP``); :class:`BadCameraSpec` says what is wrong with it."""
     kind, _, arg = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "none" and not arg:
+        return CameraSpec("none")
+    if kind in ("file", "folder") and arg:
+        return CameraSpec("file" if kind == "file" else "folder", path=arg)
+    if kind not in ("picamera", "usb"):
+        raise BadCameraSpec(f"unknown camera spec {spec!r}: use {SPECS_HELP}")
+    number: int | None = None
+    size: tuple[int, int] | None = None
+    for part in arg.split(":") if arg else []:
+        match = _SIZE.fullmatch(part.strip())
+        if match and size is None:
+            size = (int(match[1]), int(match[2]))
+        elif part.strip().isdigit() and number is None and size is None:
+            number = int(part)
+        else:
+            raise BadCameraSpec(
+                f"bad camera spec {spec!r}: after {kind} come a camera number N and a frame size"
+                f" WxH, each optional, in that order ({kind}:1:1280x960); {part!r} is neither"
+            )
+    if size is not None and min(size) < 16:
+        raise BadCameraSpec(
+            f"bad camera spec {spec!r}: a frame of {size[0]}x{size[1]} is too small to read dice"
+            f" in; ask for at least 16x16 (the Pi camera's binned mode is a good start)"
+        )
+    return CameraSpec("picamera" if kind == "picamera" else "usb", number or 0, size=size)
+
+
+def make_source(
+    spec: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    size: tuple[int, int] | None = None,
+    settings: CameraSettings | None = None,
+) -> FrameSource | None:
+    """Open the camera a spec names; ``None`` means ``$PIPCAM_CAMERA``, else ``picamera``.
+
+    Specs: see ``SPECS_HELP``; ``none`` (no camera: the rolls are typed) returns ``None``.
+    ``size`` is the frame size of a camera whose spec names none (a calibration's), and
+    ``settings`` the exposure and white balance a Pi camera is locked to; image files ignore both.
+    """
+    if spec is None:
+        spec = (os.environ if env is None else env).get(CAMERA_ENV) or DEFAULT_CAMERA
+    parsed = parse_camera_spec(spec)
+    size = parsed.size or size
+    if parsed.kind == "none":
         return None
-    if kind == "picamera" and not arg:
+    if parsed.kind == "picamera":
         # Imported here: vision.picam is cheap, but keeping the Pi camera out of this module's
         # imports keeps source.py free of any Pi concern.
         from vision.picam import PiCameraSource
 
-        return PiCameraSource()
-    if kind == "usb":
-        try:
-            index = int(arg) if arg else 0
-        except ValueError:
-            raise BadCameraSpec(f"bad camera spec {spec!r}: usb:N needs a number N") from None
-        return UsbSource(index)
-    if kind == "file" and arg:
-        return FileSource(arg)
-    if kind == "folder" and arg:
-        return FolderSource(arg)
-    raise BadCameraSpec(
-        f"unknown camera spec {spec!r}: use picamera, usb:N, file:PATH, folder:PATH or none"
-    )
+        return PiCameraSource(size=size, settings=settings, camera_num=parsed.number)
+    if parsed.kind == "usb":
+        return UsbSource(parsed.number, size=size)
+    if parsed.kind == "file":
+        return FileSource(parsed.path)
+    return FolderSource(parsed.path)

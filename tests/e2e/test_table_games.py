@@ -30,6 +30,7 @@ from pipcam.recording import Scene, load_script, render_scenes
 from pipcam.run import CameraLoop, make_reader
 from pipcam.store import Store
 from pipcam.table import Table
+from vision.calibrate import Calibration
 from vision.evaluate import box_reader, evaluate_folder
 from vision.source import read_image
 from web.app import create_app
@@ -96,7 +97,9 @@ def play_recording(
         pressed.append(name)
         table.press(name)
 
-    reader = make_reader(Config(), calibration)
+    reader = make_reader(
+        Config(), None if calibration is None else Calibration.from_json(calibration)
+    )
     with Panel(PinMap(), pin_factory=factory, on_button=on_button, clock=clock) as panel:
         loop = CameraLoop(
             lambda: None, table, reader, settle_seconds=0.6, clock=clock, keep_photo=keep_photo

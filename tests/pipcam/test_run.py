@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
-from pipcam.run import CameraLoop, summary_line
+from pipcam.run import CameraLoop, _open_camera, summary_line
 from pipcam.store import Store
 from pipcam.table import Table
+from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
+from vision.calibrate import calibrate_frame
+from vision.picam import CameraSettings, PiCameraSource
 
 PIN = "1357"
 
@@ -214,19 +218,101 @@ def test_a_table_keeping_photos_tunes_itself_in_the_background(
     assert "pipcam: automatic tuning" in out
 
 
-def test_bad_config_is_refused_clearly(tmp_path: Path) -> None:
-    """A broken configuration file stops the start with a message naming it."""
+@pytest.mark.parametrize(
+    ("config_text", "camera", "message"),
+    [
+        ("[table]\nport = 'eighty'\n", None, "{config}: table.port must be a int, not 'eighty'"),
+        (
+            "[table]\ncalibration = '{tmp}/missing.json'\n",
+            None,
+            "calibration file '{tmp}/missing.json' not found: run `pipcam calibrate --out",
+        ),
+        (
+            "[table]\n",
+            "usb:front",
+            "bad camera spec 'usb:front': after usb come a camera number N and a frame size WxH",
+        ),
+        ("[table]\ncamera = 'webcam'\n", None, "unknown camera spec 'webcam': use picamera"),
+    ],
+)
+def test_bad_config_is_refused_clearly(
+    tmp_path: Path, config_text: str, camera: str | None, message: str
+) -> None:
+    """A broken configuration file or camera spec stops the start with a message naming it,
+    before the camera loop would retry it for ever."""
     config = tmp_path / "bad.toml"
-    config.write_text("[table]\nport = 'eighty'\n")
+    config.write_text(config_text.format(tmp=tmp_path))
+    extra = ["--camera", camera] if camera else []
     result = subprocess.run(
-        [sys.executable, "-m", "pipcam.cli", "run", "--config", str(config)],
+        [sys.executable, "-m", "pipcam.cli", "run", "--config", str(config), "--data"]
+        + [str(tmp_path / "data"), *extra],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        stdin=subprocess.DEVNULL,
     )
-    assert result.returncode == 2
-    assert f"{config}: table.port must be a int, not 'eighty'" in result.stderr
+    assert result.returncode == 2, result.stderr
+    assert message.format(config=config, tmp=tmp_path) in result.stderr
+
+
+def _opened(open_source: Any) -> Any:
+    """Open and close the camera ``_open_camera`` returned; return it (closed)."""
+    source = open_source()
+    assert source is not None
+    source.close()
+    return source
+
+
+def test_a_calibrated_pi_camera_runs_as_it_was_calibrated(
+    fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Frame size and the locked exposure and white balance come from the calibration file;
+    a size in the spec still wins, and a USB camera is not given the Pi camera's size."""
+    settings = CameraSettings(exposure_time=9000, analogue_gain=1.25, colour_gains=(1.7, 1.3))
+    tray = np.full((1232, 1640, 3), (40, 120, 30), np.uint8)
+    calibration = calibrate_frame(tray, camera=settings)
+    assert calibration.frame_size == (1640, 1232)
+    fake_picamera2.sensor = (4608, 2592)  # a size of its own would be 2304x1296
+
+    open_source, _, kept = _open_camera("picamera", lambda _: None, calibration)
+    assert kept is calibration
+    source = _opened(open_source)
+    assert isinstance(source, PiCameraSource)
+    assert source.size == (1640, 1232)
+    camera = fake_picamera2.instances[-1]
+    assert camera.controls == settings.controls()
+    calls = [name for name, _ in camera.calls]
+    assert calls.index("set_controls") < calls.index("start")
+
+    source = _opened(_open_camera("picamera:4608x2592", lambda _: None, calibration)[0])
+    assert source.size == (4608, 2592)
+    assert fake_picamera2.instances[-1].controls == settings.controls()
+
+    source = _opened(_open_camera("picamera", lambda _: None, None)[0])
+    assert source.size == (2304, 1296)
+    assert fake_picamera2.instances[-1].controls == {}
+
+    asked: list[tuple[int, float]] = []
+
+    class Capture:
+        def __init__(self, index: int) -> None:
+            self.index = index
+
+        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+            return True
+
+        def set(self, prop: int, value: float) -> bool:
+            asked.append((prop, value))
+            return True
+
+        def release(self) -> None:
+            """Nothing to release."""
+
+    monkeypatch.setattr("vision.source.cv2.VideoCapture", Capture)
+    _opened(_open_camera("usb:0", lambda _: None, calibration)[0])
+    assert asked == []
 
 
 class FlakySource:

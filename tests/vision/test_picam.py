@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.errors import CameraUnavailable, SourceClosed
+from vision.errors import BadCameraSpec, CameraUnavailable, SourceClosed
 from vision.picam import CameraSettings, PiCameraSource
 from vision.source import make_source
 
@@ -194,11 +194,12 @@ def test_sizes_beyond_the_sensor_are_refused_and_the_camera_closed(
     fake_picamera2: type[FakePicamera2], sensor: tuple[int, int], size: tuple[int, int]
 ) -> None:
     fake_picamera2.sensor = sensor
-    with pytest.raises(ValueError, match="this camera.s full resolution") as err:
+    with pytest.raises(BadCameraSpec, match="this camera.s full resolution") as err:
         PiCameraSource(size=size)
     assert str(err.value) == (
         f"camera size {size[0]}x{size[1]} is outside 16x16 .. {sensor[0]}x{sensor[1]}"
-        " (this camera's full resolution): ask for a size within it"
+        " (this camera's full resolution): ask for a size within it (--camera picamera:WxH),"
+        " or calibrate again if the camera was changed"
     )
     camera = fake_picamera2.instances[0]
     assert "configure" not in _names(camera)
@@ -239,6 +240,24 @@ def test_make_source_picamera_opens_the_pi_camera(fake_picamera2: type[FakePicam
     assert isinstance(source, PiCameraSource)
     source.close()
     assert len(fake_picamera2.instances) == 1
+
+
+def test_make_source_picamera_spec_names_the_camera_and_its_size(
+    fake_picamera2: type[FakePicamera2],
+) -> None:
+    settings = CameraSettings(exposure_time=8000, analogue_gain=2.0, colour_gains=(1.9, 1.2))
+    source = make_source("picamera:1:2028x1520", size=(640, 480), settings=settings)
+    assert isinstance(source, PiCameraSource)
+    source.close()
+    assert source.size == (2028, 1520)  # the spec's size wins over the one given beside
+    camera = fake_picamera2.instances[0]
+    assert camera.camera_num == 1
+    assert camera.controls == settings.controls()
+    source = make_source("picamera", size=(640, 480))
+    assert isinstance(source, PiCameraSource)
+    source.close()
+    assert source.size == (640, 480)
+    assert fake_picamera2.instances[1].camera_num == 0
 
 
 def test_camera_settings_round_trip_through_json() -> None:

@@ -20,11 +20,13 @@ from vision.errors import (
     UnreadableImage,
 )
 from vision.source import (
+    CameraSpec,
     FileSource,
     FolderSource,
     StaticSource,
     UsbSource,
     make_source,
+    parse_camera_spec,
     read_image,
 )
 
@@ -250,16 +252,55 @@ def test_make_source_opens_each_kind(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 @pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("picamera", CameraSpec("picamera")),
+        (" PiCamera ", CameraSpec("picamera")),
+        ("picamera:1", CameraSpec("picamera", 1)),
+        ("picamera:2028x1520", CameraSpec("picamera", size=(2028, 1520))),
+        ("picamera:1:4608X2592", CameraSpec("picamera", 1, size=(4608, 2592))),
+        ("usb", CameraSpec("usb")),
+        ("usb:", CameraSpec("usb")),
+        ("usb:2", CameraSpec("usb", 2)),
+        ("usb:0:1280x960", CameraSpec("usb", size=(1280, 960))),
+        ("file:/tmp/a:b.jpg", CameraSpec("file", path="/tmp/a:b.jpg")),
+        ("folder:table", CameraSpec("folder", path="table")),
+        ("none", CameraSpec("none")),
+    ],
+)
+def test_specs_parse(spec: str, expected: CameraSpec) -> None:
+    assert parse_camera_spec(spec) == expected
+
+
+ALLOWED = (
+    "use picamera[:N][:WxH], usb[:N][:WxH], file:PATH, folder:PATH or none"
+    " (for example picamera:2028x1520 or usb:1:1280x960)"
+)
+
+
+def _after(spec: str, kind: str, part: str) -> str:
+    return (
+        f"bad camera spec {spec!r}: after {kind} come a camera number N and a frame size WxH,"
+        f" each optional, in that order ({kind}:1:1280x960); {part!r} is neither"
+    )
+
+
+@pytest.mark.parametrize(
     ("spec", "message"),
     [
+        ("webcam", f"unknown camera spec 'webcam': {ALLOWED}"),
+        ("file:", f"unknown camera spec 'file:': {ALLOWED}"),
+        ("none:1", f"unknown camera spec 'none:1': {ALLOWED}"),
+        ("usb:front", _after("usb:front", "usb", "front")),
+        ("usb:-1", _after("usb:-1", "usb", "-1")),
+        ("picamera:1280*960", _after("picamera:1280*960", "picamera", "1280*960")),
+        ("picamera:1280x960:1", _after("picamera:1280x960:1", "picamera", "1")),
+        ("usb:1:2", _after("usb:1:2", "usb", "2")),
+        ("usb:0:", _after("usb:0:", "usb", "")),
         (
-            "webcam",
-            "unknown camera spec 'webcam': use picamera, usb:N, file:PATH, folder:PATH or none",
-        ),
-        ("usb:front", "bad camera spec 'usb:front': usb:N needs a number N"),
-        (
-            "file:",
-            "unknown camera spec 'file:': use picamera, usb:N, file:PATH, folder:PATH or none",
+            "picamera:8x8",
+            "bad camera spec 'picamera:8x8': a frame of 8x8 is too small to read dice in; ask for"
+            " at least 16x16 (the Pi camera's binned mode is a good start)",
         ),
     ],
 )
@@ -267,6 +308,32 @@ def test_bad_specs_say_what_is_allowed(spec: str, message: str) -> None:
     with pytest.raises(BadCameraSpec) as err:
         make_source(spec)
     assert str(err.value) == message
+
+
+def test_usb_spec_asks_for_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    captures: list[FakeVideoCapture] = []
+
+    def fake_capture(index: int) -> FakeVideoCapture:
+        captures.append(FakeVideoCapture(index))
+        return captures[-1]
+
+    monkeypatch.setattr("vision.source.cv2.VideoCapture", fake_capture)
+    make_source("usb:1:1280x960", size=(640, 480))
+    make_source("usb:2", size=(640, 480))  # a size given beside the spec: the spec has none
+    make_source("usb:3")
+    asked = {
+        c.index: {
+            prop: value
+            for prop, value in c.props.items()
+            if prop in (cv2.CAP_PROP_FRAME_WIDTH, cv2.CAP_PROP_FRAME_HEIGHT)
+        }
+        for c in captures
+    }
+    assert asked == {
+        1: {cv2.CAP_PROP_FRAME_WIDTH: 1280.0, cv2.CAP_PROP_FRAME_HEIGHT: 960.0},
+        2: {cv2.CAP_PROP_FRAME_WIDTH: 640.0, cv2.CAP_PROP_FRAME_HEIGHT: 480.0},
+        3: {},
+    }
 
 
 def test_picamera_spec_without_picamera2_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
