@@ -32,6 +32,11 @@ AUTO_TUNE_EVERY = 50
 ``auto_tune = true`` in the config means this, ``false`` never, a number that many photos."""
 
 
+CALIBRATION_NAME = "calibration.json"
+"""The tray calibration ``pipcam calibrate`` writes beside the games, and ``pipcam run`` reads,
+unless the config names another file (``calibration``)."""
+
+
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the file and the key."""
 
@@ -147,6 +152,11 @@ def default_data_dir() -> Path:
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg else Path.home() / ".local" / "share"
     return base / "pipcam"
+
+
+def calibration_path(config: Config, data: Path) -> Path:
+    """The table's calibration file: the config's ``calibration``, else the one beside the games."""
+    return config.calibration or data / CALIBRATION_NAME
 
 
 def table_config(config_arg: str | None, data_arg: str | None) -> tuple[Config, Path]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import uvicorn
 
-from pipcam.config import Config, ConfigError, table_config
+from pipcam.config import Config, ConfigError, calibration_path, table_config
 from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from scoring.core import JSON, Action
@@ -398,7 +398,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         config, data = table_config(args.config, args.data)
         pins = PinMap.from_dict(config.pins) if config.pins else PinMap()
         spec = args.camera or config.camera or os.environ.get("PIPCAM_CAMERA") or default_camera()
-        calibration = None if config.calibration is None else load_calibration(config.calibration)
+        # The file `pipcam calibrate` wrote for this table; a recorded table brings its own.
+        calibration_file = calibration_path(config, data)
+        calibration = None
+        if config.calibration is not None or (
+            calibration_file.exists() and not spec.startswith(RECORDED)
+        ):
+            calibration = load_calibration(calibration_file)
+            print(f"pipcam: tray calibration {calibration_file} (pipcam calibrate)")
     except (ConfigError, ValueError) as exc:  # CalibrationError is a ValueError
         print(f"pipcam run: {exc}", file=sys.stderr)
         return 2

@@ -45,7 +45,6 @@ from vision.source import Frame, FrameSource, make_source, read_image
 from vision.synthetic import make_frame, six_dice
 
 __all__ = [
-    "DEFAULT_CALIBRATION",
     "LOCATORS",
     "add_vision_commands",
     "build_reader",
@@ -56,8 +55,6 @@ __all__ = [
     "describe_reading",
     "make_locator",
 ]
-
-DEFAULT_CALIBRATION = Path("calibration.json")
 
 # Frames a live camera gives while its automatic exposure settles are thrown away.
 WARMUP_FRAMES = 5
@@ -98,9 +95,18 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     calibrate.add_argument(
         "--camera",
         metavar="SPEC",
-        help="camera spec, as for pipcam run (default $PIPCAM_CAMERA, else picamera)",
+        help="camera spec, as for pipcam run (default: the config's camera, else $PIPCAM_CAMERA,"
+        " else picamera)",
     )
-    calibrate.add_argument("--out", type=Path, default=DEFAULT_CALIBRATION, metavar="FILE")
+    calibrate.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="where to write it (default: the config's calibration, else calibration.json beside"
+        " the games, where pipcam run reads it)",
+    )
+    calibrate.add_argument("--data", help="the table's data folder (as pipcam run --data)")
+    calibrate.add_argument("--config", help="the table's TOML configuration file (as pipcam run)")
     calibrate.set_defaults(func=cmd_calibrate)
 
     evaluate = subparsers.add_parser("eval", help="measure the reader on labelled photo folders")
@@ -331,10 +337,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """``pipcam calibrate``: capture the empty tray, lock the Pi camera, write the file."""
+    from pipcam.config import ConfigError, calibration_path, table_config
     from vision.picam import CameraSettings, PiCameraSource
 
     try:
-        source = make_source(args.camera)
+        config, data = table_config(args.config, args.data)
+    except ConfigError as err:
+        _error("calibrate", str(err))
+        return 2
+    out: Path = args.out or calibration_path(config, data)
+    try:
+        source = make_source(args.camera or config.camera)
         if source is None:
             _error("calibrate", "calibration needs a camera (--camera none was given)")
             return 2
@@ -347,7 +360,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 settings = source.lock()
                 frame = source.capture()
         calibration = calibrate_frame(frame, camera=settings)
-        save_calibration(args.out, calibration)
+        save_calibration(out, calibration)
     except VisionError as err:
         _error("calibrate", str(err))
         return 1
@@ -356,8 +369,21 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     _write(
         sys.stdout,
         f"calibrated {width}x{height}: roll zone {list(zone.pixels(width, height))}, written to"
-        f" {args.out}",
+        f" {out}",
     )
+    if settings is not None:
+        red, blue = settings.colour_gains
+        _write(
+            sys.stdout,
+            f"camera locked: exposure {settings.exposure_time} us, gain"
+            f" {settings.analogue_gain:.2f}, colour gains {red:.2f} / {blue:.2f}",
+        )
+    if args.out is not None and args.out != calibration_path(config, data):
+        _write(
+            sys.stdout,
+            f"pipcam run reads {calibration_path(config, data)}: name this file as calibration"
+            " in its config to use it",
+        )
     return 0
 
 

@@ -24,6 +24,7 @@ from pipcam.table import Table
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
 from vision.calibrate import calibrate_frame
 from vision.picam import CameraSettings, PiCameraSource
+from vision.synthetic import DieSpec, draw_die, make_tray, six_dice
 
 PIN = "1357"
 
@@ -254,6 +255,55 @@ def test_bad_config_is_refused_clearly(
     )
     assert result.returncode == 2, result.stderr
     assert message.format(config=config, tmp=tmp_path) in result.stderr
+
+
+def test_pipcam_run_reads_only_the_calibrated_roll_zone(run_table: Any, tmp_path: Path) -> None:
+    """`pipcam calibrate` writes the table's calibration beside its games; `pipcam run` on the
+    same data folder reads it: six dice on the tray are a throw, the seventh beside it is not."""
+    import cv2
+
+    tray = make_tray(1280, 960, colour="brown", seed=1)
+    tray[60:900, 60:1000] = make_tray(940, 840, colour="green", seed=2)
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), tray)
+    frame = tray.copy()
+    data = tmp_path / "data"
+    calibrate = subprocess.run(
+        [sys.executable, "-m", "pipcam.cli", "calibrate", "--camera", f"file:{empty}"]
+        + ["--data", str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert calibrate.returncode == 0, calibrate.stderr
+    assert f"written to {data / 'calibration.json'}" in calibrate.stdout
+
+    dice = [
+        DieSpec(d.value, d.cx + 60, d.cy + 60, d.side, d.angle) for d in six_dice(940, 840, seed=3)
+    ]
+    for die in [*dice, DieSpec(2, 1140, 480, dice[0].side, 10)]:
+        draw_die(frame, die)
+    # A recorded table: the empty tray, then the dice lying still for longer than they must.
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "00.png"), tray)
+    for i in range(1, 16):
+        cv2.imwrite(str(frames / f"{i:02d}.png"), frame)
+    table = run_table("--camera", f"folder:{frames}")
+    table.wait_for("READY=1")
+    deadline = time.monotonic() + 60
+    state: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        state = httpx.get(f"{table.base}/api/state", timeout=5).json()
+        if state["table"]["dice_read"] or state["table"]["problem"]:
+            break
+        time.sleep(0.2)
+    assert not state["table"]["problem"], state["table"]
+    assert sorted(state["turn"]["dice"]) == sorted(d.value for d in dice)
+    table.proc.send_signal(signal.SIGTERM)
+    assert table.proc.wait(15) == 0
+    assert f"tray calibration {data / 'calibration.json'}" in table.output()
 
 
 def _opened(open_source: Any) -> Any:

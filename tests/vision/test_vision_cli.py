@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -12,10 +13,12 @@ import pytest
 
 from pipcam import vision_cli
 from pipcam.vision_cli import add_vision_commands
+from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
 from vision.calibrate import load_calibration
 from vision.classify import DEFAULT_LOCATOR_MODEL, FakeClassifier
 from vision.errors import ModelLoadError
 from vision.locate import ClassicalLocator, LearnedLocator
+from vision.picam import CameraSettings
 from vision.synthetic import DieSpec, draw_die, make_frame, make_tray, six_dice
 from vision.train.data import split_of
 
@@ -144,6 +147,48 @@ def test_calibrate_then_read_sets_aside_dice_off_the_tray(
     result = json.loads(capsys.readouterr().out)
     assert [d["value"] for d in result["dice"]] == [4]
     assert [d["value"] for d in result["set_aside"]] == [1]
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def empty_tray(camera: FakePicamera2, name: str = "main") -> np.ndarray[Any, Any]:
+        """An empty tray at the size the camera was configured for."""
+        config = next(c for n, c in camera.calls if n == "configure")
+        width, height = config[name]["size"]
+        return make_tray(width, height, colour="green", seed=2)
+
+    monkeypatch.setattr(FakePicamera2, "capture_array", empty_tray)
+    data = tmp_path / "data"
+    assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "camera locked: exposure 12000 us, gain 1.50, colour gains 1.80 / 1.40"
+    ]
+    calibration = load_calibration(data / "calibration.json")
+    assert calibration.frame_size == (640, 480)
+    assert calibration.camera == CameraSettings(12000, 1.5, (1.8, 1.4))
+    assert fake_picamera2.instances[0].controls["AeEnable"] is False
+
+    # A config naming its calibration file and camera: calibrate writes there, with that camera.
+    config = tmp_path / "pipcam.toml"
+    config.write_text(f'[table]\ncamera = "picamera"\ncalibration = "{tmp_path}/tray.json"\n')
+    assert _run(["calibrate", "--config", str(config), "--data", str(data)]) == 0
+    assert load_calibration(tmp_path / "tray.json").frame_size == (1640, 1232)
+    capsys.readouterr()
+
+    # Another file than the table's: it says which file pipcam run reads.
+    assert _run(["calibrate", "--camera", "picamera", "--data", str(data), "--out", "x.json"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"pipcam run reads {data / 'calibration.json'}: name this file as calibration in its"
+        " config to use it"
+    )
+    assert load_calibration(tmp_path / "x.json").frame_size == (1640, 1232)
 
 
 def test_calibrate_refuses_a_tray_with_dice(
