@@ -144,7 +144,7 @@ def _open_camera(
     spec: str, on_press: Callable[[str], None], calibration: Calibration | None
 ) -> tuple[Callable[[], FrameSourceLike | None], dict[str, Any], Calibration | None]:
     """A function opening the camera a spec names, the recording's header, and the calibration
-    (``calibration``, the config's, else the recording's).
+    to read with (``calibration``, the table's, else a recorded table's own).
 
     A Pi camera calibrated by ``pipcam calibrate`` opens as it was calibrated: at the frame size
     and with the exposure and white balance locked then, so that the tray looks as it did.
@@ -402,7 +402,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         calibration_file = calibration_path(config, data)
         calibration = None
         if config.calibration is not None or (
-            calibration_file.exists() and not spec.startswith(RECORDED)
+            calibration_file.exists() and spec.partition(":")[0] != RECORDED
         ):
             calibration = load_calibration(calibration_file)
             print(f"pipcam: tray calibration {calibration_file} (pipcam calibrate)")

@@ -325,7 +325,7 @@ SPECS_HELP = (
     "picamera[:N][:WxH], usb[:N][:WxH], file:PATH, folder:PATH or none"
     " (for example picamera:2028x1520 or usb:1:1280x960)"
 )
-"""The spec forms, for error messages and ``--help``."""
+"""The spec forms, for error messages."""
 
 _SIZE = re.compile(r"(\d+)[xX](\d+)")
 
