@@ -185,6 +185,9 @@ main() {
   URL and QR code:      above, and in the log at every start: journalctl -u pipcam -b -o cat
   Status:               systemctl status pipcam
   Settings:             $CONFIG (then: sudo systemctl restart pipcam)
+  Calibrate the tray:   empty it, then: sudo systemctl stop pipcam &&
+                        sudo -u $SERVICE_USER $VENV/bin/pipcam calibrate --config $CONFIG &&
+                        sudo systemctl start pipcam
   Games database:       $STATE_DIR
 EOF
 }

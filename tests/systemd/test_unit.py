@@ -387,6 +387,11 @@ def test_installer_sets_up_the_service_and_is_idempotent(fake_pi: dict[str, str]
     assert not (app / ".mypy_cache").exists()
     assert re.search(r"Scoreboard for the phones at the table: http://[\d.]+:8000/", first.stdout)
     assert "journalctl -u pipcam -f" in first.stdout
+    # How to calibrate the tray: as the service's user, with the installed program and config.
+    assert (
+        f"sudo -u pipcam {root}/opt/pipcam/.venv/bin/pipcam calibrate --config"
+        f" {root}/etc/pipcam/pipcam.toml"
+    ) in first.stdout
 
     # A second run updates in place: no new user, the edited config is kept, a restart.
     (root / "etc/pipcam/pipcam.toml").write_text("[table]\nport = 8080\n")
