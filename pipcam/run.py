@@ -54,6 +54,7 @@ class CameraLoop:
         settle_seconds: float,
         interval: float = 0.1,
         retry: float = 2.0,
+        repeat_log: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         keep_photo: Callable[[int, Any, Any], object] | None = None,
     ) -> None:
@@ -73,6 +74,10 @@ class CameraLoop:
         self._thread: threading.Thread | None = None
         self._source: FrameSourceLike | None = None
         self._last_status = ""
+        self.repeat_log = repeat_log
+        self._failures = 0  # failed attempts since the camera last gave a frame
+        self._failure_message = ""
+        self._failure_logged = 0.0
 
     def start(self) -> None:
         """Run on a daemon thread."""
@@ -110,12 +115,26 @@ class CameraLoop:
                     self.table.camera_status("ok")
                 self.step(self._source.capture())
             except (VisionError, OSError) as exc:
-                log.warning("camera: %s", exc)
+                self._report_failure(str(exc))
                 self._close_source()
                 self.table.camera_status("missing")
                 self._stop.wait(self.retry)
                 continue
+            if self._failures:
+                log.warning("camera: working again after %d failed attempts", self._failures)
+                self._failures, self._failure_message = 0, ""
             self._stop.wait(self.interval)
+
+    def _report_failure(self, message: str) -> None:
+        """Log a camera failure: a new one at once, the same one again once every ``repeat_log``
+        seconds with how often it happened, so an unplugged camera does not fill the journal
+        with a line every retry."""
+        now = self.clock()
+        self._failures += 1
+        if message != self._failure_message or now - self._failure_logged >= self.repeat_log:
+            again = f" ({self._failures} failed attempts so far)" if self._failures > 1 else ""
+            log.warning("camera: %s%s", message, again)
+            self._failure_message, self._failure_logged = message, now
 
     def step(self, frame: Any) -> None:
         """One frame: statuses go to the table as they change; a settled roll is read."""

@@ -374,6 +374,13 @@ class FlakySource:
         FlakySource.opened += 1
         self.fail = FlakySource.opened == 1
 
+    @classmethod
+    def working(cls) -> FlakySource:
+        """One that gives frames."""
+        source = cls()
+        source.fail = False
+        return source
+
     def capture(self) -> Any:
         from vision.errors import CameraUnavailable
 
@@ -404,6 +411,45 @@ def test_camera_unplugged_mid_game_recovers(tmp_path: Path) -> None:
         assert seen[-1] == "ok"
         assert loop.frames >= 3
         assert loop.healthy()
+
+
+def test_an_unplugged_camera_is_logged_once_a_minute_not_every_retry(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Twelve failed attempts 10 s apart: the failure is logged when it starts, again a minute
+    later with the count, on a new message at once, and once when the camera is back."""
+    from vision.errors import CameraUnavailable
+
+    now = [0.0]
+    attempts = [0]
+
+    def open_source() -> Any:
+        attempts[0] += 1
+        now[0] = 10.0 * attempts[0]
+        if attempts[0] <= 10:
+            raise CameraUnavailable("USB camera 0 could not be opened")
+        if attempts[0] <= 12:
+            raise CameraUnavailable("USB camera 0 gave no frame")
+        return FlakySource.working()
+
+    caplog.set_level("WARNING", logger="pipcam.run")
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        loop = CameraLoop(
+            open_source, table, reader=None, settle_seconds=0.5, retry=0.0, clock=lambda: now[0]
+        )
+        loop.start()
+        deadline = time.monotonic() + 10
+        while loop.frames < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        loop.stop()
+    assert [r.getMessage() for r in caplog.records] == [
+        "camera: USB camera 0 could not be opened",
+        "camera: USB camera 0 could not be opened (7 failed attempts so far)",
+        "camera: USB camera 0 gave no frame (11 failed attempts so far)",
+        "camera: working again after 12 failed attempts",
+    ]
 
 
 def test_summary_line() -> None:
