@@ -106,6 +106,8 @@ class PiCameraSource(BaseSource):
                 f" `rpicam-hello --list-cameras`"
             ) from err
         full_width, full_height = (int(n) for n in self._camera.sensor_resolution)
+        self.sensor = (full_width, full_height)
+        """The sensor's full resolution (width, height)."""
         width, height = default_size((full_width, full_height)) if size is None else size
         if not (16 <= width <= full_width and 16 <= height <= full_height):
             self.close()

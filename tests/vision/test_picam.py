@@ -220,6 +220,7 @@ def test_the_default_size_is_the_sensors_binned_mode(
 ) -> None:
     fake_picamera2.sensor = sensor
     with PiCameraSource() as source:
+        assert source.sensor == sensor
         assert source.size == expected
         assert fake_picamera2.instances[0].calls[0] == (
             "create_still_configuration",
