@@ -3,13 +3,16 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# On a Pi, picamera2 and lgpio come from apt and match the system's libcamera: the venv sees them
+# only when made with --system-site-packages (its own packages still come first).
+VENV_FLAGS := $(shell $(PYTHON) -c "import picamera2" >/dev/null 2>&1 && echo --system-site-packages)
 
 .PHONY: run play test lint types pytest bench clean
 
 $(STAMP): pyproject.toml
 	bash scripts/system-deps.sh
 	bash scripts/browser-deps.sh
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
