@@ -6,6 +6,7 @@ idempotent ``close()``. The Pi camera lives in :mod:`vision.picam` so that nothi
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +47,8 @@ __all__ = [
     "parse_camera_spec",
     "read_image",
 ]
+
+log = logging.getLogger("vision.source")
 
 Frame = npt.NDArray[np.uint8]
 """An image as OpenCV holds it: ``uint8`` HxWx3 in BGR order."""
@@ -260,6 +263,10 @@ class VideoCaptureLike(Protocol):
         """Set a capture property."""
         ...
 
+    def get(self, prop_id: int) -> float:
+        """Read a capture property."""
+        ...
+
     def release(self) -> None:
         """Close the device."""
         ...
@@ -291,6 +298,19 @@ class UsbSource(BaseSource):
         if size is not None:
             self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, float(size[0]))
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, float(size[1]))
+            # A webcam takes the nearest size it has without a word: say so, once, at opening.
+            got = (
+                int(self._capture.get(cv2.CAP_PROP_FRAME_WIDTH)),
+                int(self._capture.get(cv2.CAP_PROP_FRAME_HEIGHT)),
+            )
+            if got != tuple(size):
+                log.warning(
+                    "USB camera %d gives %dx%d frames, not the %dx%d asked for (it has no such"
+                    " size; v4l2-ctl --list-formats-ext lists the ones it has)",
+                    index,
+                    *got,
+                    *size,
+                )
 
     def __repr__(self) -> str:
         return f"UsbSource({self.index})"

@@ -357,6 +357,9 @@ def test_a_calibrated_pi_camera_runs_as_it_was_calibrated(
             asked.append((prop, value))
             return True
 
+        def get(self, prop: int) -> float:
+            return 0.0
+
         def release(self) -> None:
             """Nothing to release."""
 

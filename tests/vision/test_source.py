@@ -178,6 +178,7 @@ class FakeVideoCapture:
         self.frames = list(frames or [])
         self.props: dict[int, float] = {}
         self.releases = 0
+        self.sizes: list[tuple[int, int]] | None = None  # None: takes any size asked
 
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return self.opened
@@ -188,8 +189,21 @@ class FakeVideoCapture:
         return True, self.frames.pop(0)
 
     def set(self, prop_id: int, value: float) -> bool:
-        self.props[prop_id] = value
+        if self.sizes is None or prop_id not in (
+            cv2.CAP_PROP_FRAME_WIDTH,
+            cv2.CAP_PROP_FRAME_HEIGHT,
+        ):
+            self.props[prop_id] = value
+            return True
+        # A webcam with a few sizes: the nearest one in that dimension, as V4L2 drivers do.
+        axis = 0 if prop_id == cv2.CAP_PROP_FRAME_WIDTH else 1
+        self.props[prop_id] = float(
+            min((s[axis] for s in self.sizes), key=lambda v: abs(v - value))
+        )
         return True
+
+    def get(self, prop_id: int) -> float:
+        return self.props.get(prop_id, 0.0)
 
     def release(self) -> None:
         self.releases += 1
@@ -308,6 +322,22 @@ def test_bad_specs_say_what_is_allowed(spec: str, message: str) -> None:
     with pytest.raises(BadCameraSpec) as err:
         make_source(spec)
     assert str(err.value) == message
+
+
+def test_a_usb_camera_without_the_size_asked_says_what_it_gives(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fake = FakeVideoCapture(1)
+    fake.sizes = [(640, 480), (1280, 720)]
+    caplog.set_level("WARNING", logger="vision.source")
+    UsbSource(1, size=(1280, 960), open_capture=lambda _: fake).close()
+    assert [r.getMessage() for r in caplog.records] == [
+        "USB camera 1 gives 1280x720 frames, not the 1280x960 asked for (it has no such size;"
+        " v4l2-ctl --list-formats-ext lists the ones it has)"
+    ]
+    caplog.clear()
+    UsbSource(1, size=(640, 480), open_capture=lambda _: fake).close()
+    assert caplog.records == []
 
 
 def test_usb_spec_asks_for_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
