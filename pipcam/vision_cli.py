@@ -19,7 +19,13 @@ from typing import TextIO
 import cv2
 import numpy as np
 
-from vision.calibrate import Calibration, calibrate_frame, load_calibration, save_calibration
+from vision.calibrate import (
+    Calibration,
+    calibrate_frame,
+    check_empty,
+    load_calibration,
+    save_calibration,
+)
 from vision.camera_effects import EFFECTS, with_effect
 from vision.classify import (
     DEFAULT_LOCATOR_MODEL,
@@ -338,6 +344,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """``pipcam calibrate``: capture the empty tray, lock the Pi camera, write the file."""
     from pipcam.config import ConfigError, calibration_path, table_config
+    from pipcam.run import chosen_model
     from vision.picam import CameraSettings, PiCameraSource
 
     try:
@@ -360,6 +367,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 settings = source.lock()
                 frame = source.capture()
         calibration = calibrate_frame(frame, camera=settings)
+        # The face model the table reads with, so the check sees what pipcam run will see.
+        check_empty(frame, build_reader(chosen_model(config, data)[0], calibration))
         save_calibration(out, calibration)
     except VisionError as err:
         _error("calibrate", str(err))

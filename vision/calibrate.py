@@ -29,12 +29,13 @@ from vision.locate import (
     tray_colour,
 )
 from vision.picam import CameraSettings
-from vision.reader import Zone
+from vision.reader import DiceReader, Zone
 from vision.source import Frame
 
 __all__ = [
     "Calibration",
     "calibrate_frame",
+    "check_empty",
     "find_tray",
     "load_calibration",
     "save_calibration",
@@ -141,6 +142,22 @@ def calibrate_frame(
             f"the tray is not empty: {len(inside)} dice seen; clear the tray and calibrate again"
         )
     return Calibration(zone=zone, tray=tray, frame_size=(width, height), camera=camera)
+
+
+def check_empty(frame: Frame, reader: DiceReader) -> None:
+    """Raise :class:`CalibrationError` if ``reader`` reads any die in ``frame``'s roll zone.
+
+    :func:`calibrate_frame` looks with the classical locator, which misses white dice on a
+    light table; the reader that will read the rolls must see the tray empty too, or the
+    calibrated tray colour takes the dice in and a die left on it is read as thrown.
+    """
+    dice = reader.read(frame).dice
+    if dice:
+        values = ", ".join("?" if d.value is None else str(d.value) for d in dice)
+        raise CalibrationError(
+            f"the tray is not empty: {len(dice)} dice read ({values}); clear the tray and"
+            " calibrate again"
+        )
 
 
 def save_calibration(path: str | os.PathLike[str], calibration: Calibration) -> None:

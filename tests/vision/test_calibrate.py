@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -9,14 +11,17 @@ import pytest
 from vision.calibrate import (
     Calibration,
     calibrate_frame,
+    check_empty,
     find_tray,
     load_calibration,
     save_calibration,
 )
+from vision.classify import DEFAULT_MODEL, OnnxClassifier
 from vision.errors import CalibrationError
 from vision.locate import TrayColour
 from vision.picam import CameraSettings
-from vision.reader import Zone
+from vision.reader import DiceReader, Zone
+from vision.source import read_image
 from vision.synthetic import make_frame, make_tray, six_dice
 
 
@@ -38,6 +43,39 @@ def test_calibration_refuses_a_tray_with_dice() -> None:
     assert str(err.value) == (
         "the tray is not empty: 2 dice seen; clear the tray and calibrate again"
     )
+
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "dice"
+REAL_PHOTOS = [json.loads(line) for line in (REAL / "labels.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    """The shipped reader, as pipcam run reads with it."""
+    return DiceReader(OnnxClassifier(DEFAULT_MODEL, threads=1))
+
+
+@pytest.mark.parametrize("record", REAL_PHOTOS, ids=lambda r: Path(r["image"]).name)
+def test_the_reader_refuses_a_tray_with_real_dice_and_names_them(
+    reader: DiceReader, record: dict[str, object]
+) -> None:
+    """The classical look of calibrate_frame misses white dice on light wood; the reader's does
+    not, and says what it read."""
+    with pytest.raises(CalibrationError) as err:
+        check_empty(read_image(REAL / str(record["image"])), reader)
+    found = re.fullmatch(
+        r"the tray is not empty: (\d+) dice read \(([^)]*)\); clear the tray and calibrate again",
+        str(err.value),
+    )
+    assert found, str(err.value)
+    labels = sorted(d["value"] for d in record["dice"])  # type: ignore[attr-defined]
+    assert int(found[1]) == len(labels)
+    assert sorted(int(v) for v in found[2].split(", ")) == labels
+
+
+@pytest.mark.parametrize("colour", ["grey", "green", "brown"])
+def test_the_reader_lets_an_empty_tray_be_calibrated(reader: DiceReader, colour: str) -> None:
+    check_empty(make_tray(1280, 960, colour=colour, seed=3), reader)
 
 
 def test_calibration_round_trips_through_its_file(tmp_path: Path) -> None:

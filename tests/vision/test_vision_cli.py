@@ -203,6 +203,20 @@ def test_calibrate_refuses_a_tray_with_dice(
     assert not out.exists()
 
 
+def test_calibrate_refuses_white_dice_on_light_wood_that_only_the_reader_sees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three white dice on a pale table (a committed matteop65 photo): the tray's own colour
+    check misses them, the table's face model reads them, and nothing is written."""
+    photo = Path(__file__).resolve().parents[1] / "data" / "dice" / "images" / "valid_valid_46.jpg"
+    out = tmp_path / "cal.json"
+    assert _run(["calibrate", "--camera", f"file:{photo}", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("pipcam calibrate: the tray is not empty: 3 dice read ("), err
+    assert err.endswith("); clear the tray and calibrate again\n")
+    assert not out.exists()
+
+
 def test_bench_prints_versions_and_both_frame_sizes(
     tiny_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
