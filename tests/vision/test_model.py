@@ -153,3 +153,29 @@ def test_the_committed_photos_read_alike_member_by_member_and_whole(model: Path)
         decided_alone += sum(a.confidence != b.confidence for a, b in pairs)
     # Not a vacuous check: the CNN alone decided some of these dice.
     assert decided_alone > 0
+
+
+def _boxes(name: str) -> list[list[float]]:
+    lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+    record = next(json.loads(line) for line in lines if json.loads(line)["image"] == name)
+    return [d["box"] for d in record["dice"]]
+
+
+@pytest.mark.parametrize("model", [MODEL, INT8_MODEL], ids=["float", "int8"])
+@pytest.mark.parametrize("method", [cv2.INPAINT_TELEA, cv2.INPAINT_NS], ids=["telea", "ns"])
+def test_real_tables_with_their_dice_painted_out_read_empty(model: Path, method: int) -> None:
+    """A die is never invented on a real table: each committed photo with its dice (and a
+    margin of 15 %) painted over from the surface around them reads as no dice, whatever is
+    left there (wood grain, a laptop's edge, a cable, screw heads, the smudge the paint leaves)."""
+    from vision.classify import OnnxClassifier
+    from vision.reader import DiceReader
+
+    reader = DiceReader(OnnxClassifier(model, threads=1))
+    for name in _labels():
+        image = _image(name)
+        mask = np.zeros(image.shape[:2], np.uint8)
+        for x0, y0, x1, y1 in _boxes(name):
+            dx, dy = 0.15 * (x1 - x0), 0.15 * (y1 - y0)
+            cv2.rectangle(mask, (int(x0 - dx), int(y0 - dy)), (int(x1 + dx), int(y1 + dy)), 255, -1)
+        reading = reader.read(np.asarray(cv2.inpaint(image, mask, 7, method), np.uint8))
+        assert reading.status == "empty", (name, reading.dice)
