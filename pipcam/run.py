@@ -57,6 +57,7 @@ class CameraLoop:
         repeat_log: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         keep_photo: Callable[[int, Any, Any], object] | None = None,
+        calibrated_size: tuple[int, int] | None = None,
     ) -> None:
         from vision.settle import SettleDetector
 
@@ -78,6 +79,8 @@ class CameraLoop:
         self._failures = 0  # failed attempts since the camera last gave a frame
         self._failure_message = ""
         self._failure_logged = 0.0
+        self.calibrated_size = calibrated_size  # (width, height) of the tray's calibration
+        self._size_seen: tuple[int, int] | None = None
 
     def start(self) -> None:
         """Run on a daemon thread."""
@@ -139,6 +142,7 @@ class CameraLoop:
     def step(self, frame: Any) -> None:
         """One frame: statuses go to the table as they change; a settled roll is read."""
         self.frames += 1
+        self._check_size(frame)
         update = self.settle.update(frame)
         if update.roll:
             reading = self.reader.read(frame, status="settled")
@@ -149,6 +153,20 @@ class CameraLoop:
         elif update.status != self._last_status:
             self._last_status = update.status
             self.table.on_reading(_StatusOnly(update.status), settled_now=False)
+
+    def _check_size(self, frame: Any) -> None:
+        """Log once per frame size when it does not fit the tray's calibration."""
+        from vision.calibrate import size_mismatch
+
+        shape = getattr(frame, "shape", None)
+        if self.calibrated_size is None or shape is None:
+            return
+        size = (int(shape[1]), int(shape[0]))
+        if size != self._size_seen:
+            self._size_seen = size
+            problem = size_mismatch(self.calibrated_size, size)
+            if problem is not None:
+                log.warning("camera: %s", problem)
 
 
 class _StatusOnly:
@@ -512,6 +530,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 reader,
                 settle_seconds=config.settle_seconds,
                 keep_photo=keeper,
+                calibrated_size=None if calibration is None else calibration.frame_size,
             )
             loop.start()
             stack.callback(loop.stop)

@@ -36,6 +36,7 @@ __all__ = [
     "Calibration",
     "calibrate_frame",
     "check_empty",
+    "size_mismatch",
     "find_tray",
     "load_calibration",
     "save_calibration",
@@ -158,6 +159,24 @@ def check_empty(frame: Frame, reader: DiceReader) -> None:
             f"the tray is not empty: {len(dice)} dice read ({values}); clear the tray and"
             " calibrate again"
         )
+
+
+def size_mismatch(
+    calibrated: tuple[int, int], size: tuple[int, int], tolerance: float = 0.02
+) -> str | None:
+    """Say why frames of ``size`` may not fit a calibration made on frames of ``calibrated``.
+
+    The zone is kept in fractions of the frame, so another size of the same shape reads the
+    same tray; another shape (width / height off by more than ``tolerance``) is another crop of
+    the sensor or another camera, and the zone would cut the tray in the wrong place.
+    """
+    (cw, ch), (w, h) = calibrated, size
+    if abs((w / h) / (cw / ch) - 1.0) <= tolerance:
+        return None
+    return (
+        f"frames are {w}x{h} but the tray was calibrated on {cw}x{ch} frames, another shape:"
+        " the roll zone may be off; run pipcam calibrate again with this camera"
+    )
 
 
 def save_calibration(path: str | os.PathLike[str], calibration: Calibration) -> None:

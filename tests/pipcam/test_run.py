@@ -22,7 +22,7 @@ from pipcam.run import CameraLoop, _open_camera, summary_line
 from pipcam.store import Store
 from pipcam.table import Table
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
-from vision.calibrate import calibrate_frame
+from vision.calibrate import calibrate_frame, save_calibration
 from vision.picam import CameraSettings, PiCameraSource
 from vision.synthetic import DieSpec, draw_die, make_tray, six_dice
 
@@ -306,6 +306,33 @@ def test_pipcam_run_reads_only_the_calibrated_roll_zone(run_table: Any, tmp_path
     assert f"tray calibration {data / 'calibration.json'}" in table.output()
 
 
+def test_pipcam_run_says_when_the_camera_no_longer_fits_its_calibration(
+    run_table: Any, tmp_path: Path
+) -> None:
+    """The tray was calibrated on 16:9 frames; the camera now gives 4:3 ones: the table still
+    reads, and the log says to calibrate again."""
+    from dataclasses import replace
+
+    import cv2
+
+    tray = make_tray(1280, 960, colour="green", seed=2)
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), tray)
+    calibration = replace(calibrate_frame(tray), frame_size=(1920, 1080))
+    save_calibration(tmp_path / "data" / "calibration.json", calibration)
+    table = run_table("--camera", f"file:{empty}")
+    table.wait_for("READY=1")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if httpx.get(f"{table.base}/api/state", timeout=5).json()["table"]["reading"] == "empty":
+            break
+        time.sleep(0.2)
+    table.proc.send_signal(signal.SIGTERM)
+    assert table.proc.wait(15) == 0
+    output = table.output()
+    assert output.count("frames are 1280x960 but the tray was calibrated on 1920x1080") == 1, output
+
+
 def _opened(open_source: Any) -> Any:
     """Open and close the camera ``_open_camera`` returned; return it (closed)."""
     source = open_source()
@@ -453,6 +480,37 @@ def test_an_unplugged_camera_is_logged_once_a_minute_not_every_retry(
         "camera: USB camera 0 gave no frame (11 failed attempts so far)",
         "camera: working again after 12 failed attempts",
     ]
+
+
+@pytest.mark.parametrize(
+    ("calibrated", "logged"),
+    [((64, 48), 0), ((1280, 960), 0), ((1920, 1080), 1), ((48, 64), 1)],
+    ids=["same", "same-shape", "wider", "turned"],
+)
+def test_frames_of_another_shape_than_the_calibration_are_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, calibrated: tuple[int, int], logged: int
+) -> None:
+    """The zone is in fractions, so a calibration fits frames of any size of the same shape;
+    frames of another shape (another camera, another crop of the sensor) are said, once."""
+    import numpy as np
+
+    caplog.set_level("WARNING", logger="pipcam.run")
+    with Store(tmp_path / "pipcam.db") as store:
+        loop = CameraLoop(
+            FlakySource.working,
+            Table(store),
+            reader=None,
+            settle_seconds=0.5,
+            calibrated_size=calibrated,
+        )
+        for _ in range(5):
+            loop.step(np.zeros((48, 64, 3), np.uint8))
+    width, height = calibrated
+    warning = (
+        f"camera: frames are 64x48 but the tray was calibrated on {width}x{height} frames,"
+        " another shape: the roll zone may be off; run pipcam calibrate again with this camera"
+    )
+    assert [r.getMessage() for r in caplog.records] == [warning] * logged
 
 
 def test_summary_line() -> None:
