@@ -156,13 +156,13 @@ class CameraLoop:
 
     def _check_size(self, frame: Any) -> None:
         """Log once per frame size when it does not fit the tray's calibration."""
-        from vision.calibrate import size_mismatch
-
         shape = getattr(frame, "shape", None)
         if self.calibrated_size is None or shape is None:
             return
         size = (int(shape[1]), int(shape[0]))
         if size != self._size_seen:
+            from vision.calibrate import size_mismatch  # only when the size changes
+
             self._size_seen = size
             problem = size_mismatch(self.calibrated_size, size)
             if problem is not None:

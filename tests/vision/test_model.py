@@ -37,10 +37,13 @@ def recorded() -> dict[str, Any]:
     return data
 
 
-def _labels() -> dict[str, list[int]]:
+def _records() -> list[dict[str, Any]]:
     lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-    records = [json.loads(line) for line in lines if line.strip()]
-    return {r["image"]: [d["value"] for d in r["dice"]] for r in records}
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _labels() -> dict[str, list[int]]:
+    return {r["image"]: [d["value"] for d in r["dice"]] for r in _records()}
 
 
 def _image(name: str) -> npt.NDArray[np.uint8]:
@@ -155,12 +158,6 @@ def test_the_committed_photos_read_alike_member_by_member_and_whole(model: Path)
     assert decided_alone > 0
 
 
-def _boxes(name: str) -> list[list[float]]:
-    lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-    record = next(json.loads(line) for line in lines if json.loads(line)["image"] == name)
-    return [d["box"] for d in record["dice"]]
-
-
 @pytest.mark.parametrize("model", [MODEL, INT8_MODEL], ids=["float", "int8"])
 @pytest.mark.parametrize("method", [cv2.INPAINT_TELEA, cv2.INPAINT_NS], ids=["telea", "ns"])
 def test_real_tables_with_their_dice_painted_out_read_empty(model: Path, method: int) -> None:
@@ -171,10 +168,11 @@ def test_real_tables_with_their_dice_painted_out_read_empty(model: Path, method:
     from vision.reader import DiceReader
 
     reader = DiceReader(OnnxClassifier(model, threads=1))
-    for name in _labels():
+    for record in _records():
+        name = record["image"]
         image = _image(name)
         mask = np.zeros(image.shape[:2], np.uint8)
-        for x0, y0, x1, y1 in _boxes(name):
+        for x0, y0, x1, y1 in (d["box"] for d in record["dice"]):
             dx, dy = 0.15 * (x1 - x0), 0.15 * (y1 - y0)
             cv2.rectangle(mask, (int(x0 - dx), int(y0 - dy)), (int(x1 + dx), int(y1 + dy)), 255, -1)
         reading = reader.read(np.asarray(cv2.inpaint(image, mask, 7, method), np.uint8))
