@@ -277,6 +277,26 @@ def chosen_model(config: Config, data: Path | None) -> tuple[Path, str]:
     return find_model(), "shipped"
 
 
+def load_chosen_model(config: Config, data: Path | None) -> tuple[Path, str, Any]:
+    """Load the table's face model (``chosen_model``): its path, why, and the one-thread
+    classifier. A tuned model that cannot be loaded is reported on stderr and the shipped one
+    loaded instead; a model named by the config or $PIPCAM_MODEL raises ``ModelLoadError``."""
+    from vision.classify import OnnxClassifier
+    from vision.errors import ModelLoadError
+
+    path, why = chosen_model(config, data)
+    try:
+        return path, why, OnnxClassifier(path, threads=1)
+    except ModelLoadError as exc:
+        if names_a_model(config) or data is None or path != table_model(data):
+            raise
+        # A table must still read dice when its tuned model is unusable: say so, use the
+        # shipped one.
+        print(f"pipcam: {exc}; reading with the shipped model instead", file=sys.stderr)
+        path = find_model()
+        return path, "shipped", OnnxClassifier(path, threads=1)
+
+
 class TableModel:
     """The face model a running table reads with (``chosen_model``), picked again when
     ``pipcam tune`` installs or reverts the table's tuned model: the next roll reads with it.
@@ -308,20 +328,7 @@ class TableModel:
         return None if self._watched is None else file_stamp(self._watched)
 
     def _load(self) -> tuple[Path, Any]:
-        from vision.classify import OnnxClassifier
-        from vision.errors import ModelLoadError
-
-        path, why = chosen_model(self._config, self._data)
-        try:
-            classifier = OnnxClassifier(path, threads=1)
-        except ModelLoadError as exc:
-            if path != self._watched:
-                raise
-            # A table must still read dice when its tuned model is unusable: say so, use the
-            # shipped one.
-            print(f"pipcam: {exc}; reading with the shipped model instead", file=sys.stderr)
-            path, why = find_model(), "shipped"
-            classifier = OnnxClassifier(path, threads=1)
+        path, why, classifier = load_chosen_model(self._config, self._data)
         print(f"pipcam: face model {path} ({why})", flush=True)
         if self._on_change is not None:
             tuned = None

@@ -344,7 +344,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """``pipcam calibrate``: capture the empty tray, lock the Pi camera, write the file."""
     from pipcam.config import ConfigError, calibration_path, table_config
-    from pipcam.run import chosen_model
+    from pipcam.run import load_chosen_model
     from vision.picam import CameraSettings, PiCameraSource
 
     try:
@@ -367,8 +367,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 settings = source.lock()
                 frame = source.capture()
         calibration = calibrate_frame(frame, camera=settings)
-        # The face model the table reads with, so the check sees what pipcam run will see.
-        check_empty(frame, build_reader(chosen_model(config, data)[0], calibration))
+        # The face model the table reads with (the shipped one if its tuned model is unusable, as
+        # in pipcam run), so the check sees what pipcam run will see.
+        model = load_chosen_model(config, data)[2]
+        check_empty(frame, build_reader(calibration=calibration, classifier=model))
         save_calibration(out, calibration)
     except VisionError as err:
         _error("calibrate", str(err))

@@ -217,6 +217,40 @@ def test_calibrate_refuses_white_dice_on_light_wood_that_only_the_reader_sees(
     assert not out.exists()
 
 
+def test_calibrate_checks_with_the_shipped_model_when_the_tuned_one_is_unusable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As pipcam run does: a damaged tuned model is reported and the shipped one reads instead;
+    a model the config names is the user's choice, so it being unusable is an error."""
+    from pipcam.run import table_model
+
+    empty = _write(tmp_path / "empty.png", make_tray(640, 480, colour="green", seed=3))
+    data = tmp_path / "data"
+    table_model(data).parent.mkdir(parents=True, exist_ok=True)
+    table_model(data).write_bytes(b"not an onnx model")
+    assert _run(["calibrate", "--camera", f"file:{empty}", "--data", str(data)]) == 0
+    out, err = capsys.readouterr()
+    assert str(table_model(data)) in err
+    assert err.rstrip().endswith("reading with the shipped model instead"), err
+    assert out.startswith("calibrated 640x480: roll zone [")
+    assert load_calibration(data / "calibration.json").frame_size == (640, 480)
+
+    # With dice on the tray, the shipped model still sees them.
+    photo = Path(__file__).resolve().parents[1] / "data" / "dice" / "images" / "valid_valid_46.jpg"
+    assert _run(["calibrate", "--camera", f"file:{photo}", "--data", str(data)]) == 1
+    assert "the tray is not empty: 3 dice read (" in capsys.readouterr().err
+    assert load_calibration(data / "calibration.json").frame_size == (640, 480)
+
+    config = tmp_path / "pipcam.toml"
+    config.write_text(f'[table]\nmodel = "{table_model(data)}"\n')
+    args = ["calibrate", "--camera", f"file:{empty}", "--config", str(config), "--data", str(data)]
+    assert _run(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("pipcam calibrate: "), err
+    assert str(table_model(data)) in err
+    assert "shipped model instead" not in err
+
+
 def test_bench_prints_versions_and_both_frame_sizes(
     tiny_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
