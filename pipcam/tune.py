@@ -37,9 +37,9 @@ from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
 from pipcam.photos import export_photos, kept_photos_or_say, write_atomically
 from pipcam.run import (
     MODEL_NAME,
-    chosen_model,
     file_stamp,
     find_model,
+    load_chosen_model,
     names_a_model,
     table_model,
 )
@@ -309,7 +309,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
             ' them on the phones\' teach sheet ("Check the dice the camera was unsure of")',
             flush=True,
         )
-    current, why = chosen_model(config, data)
+    try:
+        # A damaged tuned model is reported and the shipped one is tuned and compared with, as
+        # pipcam run reads with it; the new model then replaces the damaged one.
+        current, why, _ = load_chosen_model(config, data)
+    except ModelLoadError as exc:
+        print(f"pipcam tune: {exc}", file=sys.stderr)
+        return 1
     # The whole model is tuned from the shipped one; the last layer from the model in use, so
     # that a model tuned whole on a PC is refined, not replaced by a lesser one.
     # Whole: torch rebuilds the members from float weights, so it starts from the float model.

@@ -241,6 +241,34 @@ def test_a_damaged_tuned_model_falls_back_to_the_shipped_one(
     assert sorted(d.value for d in reading.dice) == sorted(d["value"] for d in record["dice"])
 
 
+def test_tune_starts_from_the_shipped_model_when_the_tuned_one_is_damaged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged tuned model does not stop tuning: it is reported, the run is compared with
+    the shipped model (what the table reads with), and the new model replaces the damaged one."""
+    monkeypatch.delenv("PIPCAM_MODEL", raising=False)
+    _kept(tmp_path)
+    table_model(tmp_path).write_bytes(b"not an onnx model")
+    monkeypatch.setattr(tune, "_tuner", lambda: _tuner(MIN_HELD_OUT, (1, 2), []))
+    assert main(["tune", "--data", str(tmp_path), "--epochs", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert str(table_model(tmp_path)) in err
+    assert "the shipped model instead" in err
+    assert f"compared with the model the table reads with now: {find_model()} (shipped)" in out
+    assert table_model(tmp_path).read_bytes() == b"tuned"
+
+    # A model the config names is the user's choice: unusable, it stops the run, naming it.
+    damaged = tmp_path / "named.onnx"
+    damaged.write_bytes(b"not an onnx model")
+    config = tmp_path / "pipcam.toml"
+    config.write_text(f'[table]\nmodel = "{damaged}"\n')
+    assert main(["tune", "--data", str(tmp_path), "--config", str(config), "--epochs", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("pipcam tune: "), err
+    assert str(damaged) in err
+    assert table_model(tmp_path).read_bytes() == b"tuned"
+
+
 def _crops() -> Any:
     import numpy as np
 
