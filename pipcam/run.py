@@ -292,7 +292,14 @@ def load_chosen_model(config: Config, data: Path | None) -> tuple[Path, str, Any
             raise
         # A table must still read dice when its tuned model is unusable: say so, use the
         # shipped one.
-        print(f"pipcam: {exc}; reading with the shipped model instead", file=sys.stderr)
+        # The loader's advice is about the shipped file; the tuned one is mended by tune.
+        reason = exc.__cause__ or exc
+        print(
+            f"pipcam: the model tuned on this table, {path}, cannot be loaded ({reason});"
+            " reading with the shipped model instead (pipcam tune makes a new one, pipcam tune"
+            " --revert sets this one aside)",
+            file=sys.stderr,
+        )
         path = find_model()
         return path, "shipped", OnnxClassifier(path, threads=1)
 
