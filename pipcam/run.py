@@ -291,8 +291,7 @@ def load_chosen_model(config: Config, data: Path | None) -> tuple[Path, str, Any
         if names_a_model(config) or data is None or path != table_model(data):
             raise
         # A table must still read dice when its tuned model is unusable: say so, use the
-        # shipped one.
-        # The loader's advice is about the shipped file; the tuned one is mended by tune.
+        # shipped one. The loader's advice is for the shipped file; tune mends the tuned one.
         reason = exc.__cause__ or exc
         print(
             f"pipcam: the model tuned on this table, {path}, cannot be loaded ({reason});"

@@ -310,8 +310,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
             flush=True,
         )
     try:
-        # A damaged tuned model is reported and the shipped one is tuned and compared with, as
-        # pipcam run reads with it; the new model then replaces the damaged one.
+        # A damaged tuned model is reported, and the run starts from and is compared with the
+        # shipped one, which pipcam run reads with; an installed result replaces the damaged file.
         current, why, _ = load_chosen_model(config, data)
     except ModelLoadError as exc:
         print(f"pipcam tune: {exc}", file=sys.stderr)
