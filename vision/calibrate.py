@@ -36,10 +36,10 @@ __all__ = [
     "Calibration",
     "calibrate_frame",
     "check_empty",
-    "size_mismatch",
     "find_tray",
     "load_calibration",
     "save_calibration",
+    "size_mismatch",
 ]
 
 VERSION = 1
