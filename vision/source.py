@@ -101,6 +101,15 @@ def as_bgr(image: npt.NDArray[np.generic]) -> Frame:
     raise UnreadableImage(f"expected an HxWx3 colour image, got shape {array.shape}")
 
 
+# What to do about a file OpenCV cannot decode: phones save HEIC by default (iPhones), which
+# OpenCV's wheels do not read; anything else is a damaged file or not a photo at all.
+_UNDECODABLE_HINT = "; give a whole JPEG, PNG, WebP, TIFF or BMP file"
+_HEIC_HINT = (
+    "; save HEIC photos as JPEG first (on an iPhone: Settings > Camera > Formats > Most Compatible)"
+)
+_UNDECODABLE_HINTS = dict.fromkeys((".heic", ".heif"), _HEIC_HINT)
+
+
 def read_image(path: str | os.PathLike[str]) -> Frame:
     """Read an image file as a BGR frame, turned upright by its EXIF orientation tag.
 
@@ -111,7 +120,11 @@ def read_image(path: str | os.PathLike[str]) -> Frame:
     if not file.exists():
         raise UnreadableImage(f"cannot read image {str(file)!r}: no such file")
     if file.is_dir():
-        raise UnreadableImage(f"cannot read image {str(file)!r}: it is a folder")
+        # A user who names the folder of a recorded table means its images: say how to give them.
+        raise UnreadableImage(
+            f"cannot read image {str(file)!r}: it is a folder; give the images in it,"
+            f" as {str(file / '*')!r}"
+        )
     # imdecode on the bytes, not imread on the name: imread cannot open non-ASCII paths on Windows.
     try:
         data = np.fromfile(file, dtype=np.uint8)
@@ -121,6 +134,7 @@ def read_image(path: str | os.PathLike[str]) -> Frame:
     if image is None:
         raise UnreadableImage(
             f"cannot read image {str(file)!r}: not an image format OpenCV can decode"
+            f"{_UNDECODABLE_HINTS.get(file.suffix.lower(), _UNDECODABLE_HINT)}"
         )
     return as_bgr(image)
 

@@ -98,15 +98,33 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
     assert str(err.value) == f"cannot read image {str(path)!r}: no such file"
 
 
-def test_undecodable_file_is_named(tmp_path: Path) -> None:
-    path = tmp_path / "text.jpg"
-    path.write_text("not a picture")
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("text.jpg", "give a whole JPEG, PNG, WebP, TIFF or BMP file"),
+        ("empty.png", "give a whole JPEG, PNG, WebP, TIFF or BMP file"),
+        ("IMG_0001.HEIC", "save HEIC photos as JPEG first"),
+        ("photo.heif", "save HEIC photos as JPEG first"),
+    ],
+)
+def test_undecodable_file_is_named_with_what_to_do(tmp_path: Path, name: str, hint: str) -> None:
+    path = tmp_path / name
+    path.write_text("" if name.startswith("empty") else "not a picture")
     with pytest.raises(UnreadableImage) as err:
         FileSource(path)
-    assert str(err.value) == (
-        f"cannot read image {str(path)!r}: not an image format OpenCV can decode"
+    assert str(err.value).startswith(
+        f"cannot read image {str(path)!r}: not an image format OpenCV can decode; {hint}"
     )
     assert isinstance(err.value, ValueError)
+
+
+def test_folder_given_as_an_image_says_to_give_its_images(tmp_path: Path) -> None:
+    with pytest.raises(UnreadableImage) as err:
+        read_image(tmp_path)
+    assert str(err.value) == (
+        f"cannot read image {str(tmp_path)!r}: it is a folder;"
+        f" give the images in it, as {str(tmp_path / '*')!r}"
+    )
 
 
 def test_grey_png_becomes_bgr(tmp_path: Path) -> None:
