@@ -154,8 +154,14 @@ def match_dice(
 def _load_labels(folder: Path) -> list[dict[str, object]]:
     """The records of a folder's labels.jsonl, with our review of the labels (vision/review.py)."""
     path = folder / "labels.jsonl"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no folder {str(folder)!r}: give a folder of labelled photos")
     if not path.is_file():
-        raise FileNotFoundError(f"no labels.jsonl in {str(folder)!r}")
+        raise FileNotFoundError(
+            f"no labels.jsonl in {str(folder)!r}: give a folder in the shared data format"
+            " (images/ and labels.jsonl, as ../shared/data/dice/* or what `pipcam photos OUT`"
+            " writes); to read unlabelled photos use `pipcam read`"
+        )
     with path.open(encoding="utf-8") as lines:
         # split_view keeps the source's folder name, so the review applies there too.
         return [reviewed(folder.name, json.loads(line)) for line in lines if line.strip()]

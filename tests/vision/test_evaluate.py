@@ -224,8 +224,13 @@ def test_confusion_png_is_written(tmp_path: Path) -> None:
 
 
 def test_missing_labels_file_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no labels.jsonl in"):
+    with pytest.raises(FileNotFoundError, match="no labels.jsonl in .*: give a folder in the"):
         evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]
+
+
+def test_missing_folder_is_named_as_missing(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no folder .*nope'"):
+        evaluate_folder(tmp_path / "nope", _reader([]))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
