@@ -18,6 +18,7 @@ Example (systemd/pipcam.toml.example has every key)::
 
 from __future__ import annotations
 
+import argparse
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -67,6 +68,15 @@ class Config:
         return {"game": self.game, "players": list(self.players), "options": self.game_options}
 
 
+# How a key's expected type is named to someone editing the TOML file.
+_KIND_NAMES: dict[type, str] = {
+    str: "a string in quotes",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+}
+
 _TABLE_KEYS = {
     "host": str,
     "port": int,
@@ -92,17 +102,19 @@ def load_config(path: Path | None) -> Config:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(
-            f"pipcam: no configuration file at {path}; "
+            f"no configuration file at {path}; "
             "copy systemd/pipcam.toml.example there or leave out --config"
         ) from exc
     except OSError as exc:
-        raise ConfigError(f"pipcam: cannot read {path}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"pipcam: {path} is not valid TOML: {exc}") from exc
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}; systemd/pipcam.toml.example shows every key"
+        ) from exc
     unknown = set(raw) - {"table", "game_options", "pins"}
     if unknown:
         raise ConfigError(
-            f"pipcam: {path}: unknown section(s) {sorted(unknown)}; "
+            f"{path}: unknown section(s) {sorted(unknown)}; "
             "the sections are [table], [game_options] and [pins]"
         )
     table = raw.get("table", {})
@@ -111,30 +123,35 @@ def load_config(path: Path | None) -> Config:
         kind = _TABLE_KEYS.get(key)
         if kind is None:
             raise ConfigError(
-                f"pipcam: {path}: unknown key table.{key}; the keys are {', '.join(_TABLE_KEYS)}"
+                f"{path}: unknown key table.{key}; the keys are {', '.join(_TABLE_KEYS)}"
             )
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if key == "auto_tune" and isinstance(value, bool):
             value = AUTO_TUNE_EVERY if value else 0
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise ConfigError(
-                f"pipcam: {path}: table.{key} must be a {kind.__name__}, not {value!r}"
-            )
+            raise ConfigError(f"{path}: table.{key} must be {_KIND_NAMES[kind]}, not {value!r}")
         values[key] = value
     if "players" in values:
         players = values["players"]
         if not players or not all(isinstance(p, str) and p.strip() for p in players):
-            raise ConfigError(f"pipcam: {path}: table.players must be a list of names")
+            raise ConfigError(f"{path}: table.players must be a list of names")
         values["players"] = tuple(players)
     if values.get("auto_tune", 0) < 0:
         raise ConfigError(
-            f"pipcam: {path}: table.auto_tune must be true, false or a number of photos, not"
+            f"{path}: table.auto_tune must be true, false or a number of photos, not"
             f" {values['auto_tune']}"
+        )
+    if not 0 < values.get("port", 8000) < 65536:
+        raise ConfigError(f"{path}: table.port must be 1-65535, not {values['port']}")
+    if values.get("settle_seconds", 0.0) < 0:
+        raise ConfigError(
+            f"{path}: table.settle_seconds must be 0 or more (seconds the dice lie still"
+            f" before they are read), not {values['settle_seconds']}"
         )
     if values.get("photo_limit", 1) < 1:
         raise ConfigError(
-            f"pipcam: {path}: table.photo_limit must be at least 1, not {values['photo_limit']}"
+            f"{path}: table.photo_limit must be at least 1, not {values['photo_limit']}"
         )
     for key in ("data", "model", "calibration"):
         if key in values:
@@ -157,6 +174,17 @@ def default_data_dir() -> Path:
 def calibration_path(config: Config, data: Path) -> Path:
     """The table's calibration file: the config's ``calibration``, else the one beside the games."""
     return config.calibration or data / CALIBRATION_NAME
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1-65535, refused with what was given."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {text!r}")
+    return port
 
 
 def table_config(config_arg: str | None, data_arg: str | None) -> tuple[Config, Path]:

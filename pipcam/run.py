@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import uvicorn
 
-from pipcam.config import Config, ConfigError, calibration_path, table_config
+from pipcam.config import Config, ConfigError, calibration_path, port_number, table_config
 from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from scoring.core import JSON, Action
@@ -615,7 +615,7 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         help="picamera[:N][:WxH], usb[:N][:WxH], file:PATH, folder:PATH, recorded[:FOLDER] or"
         " none (default: the Pi camera, as calibrated, else the embedded recorded table)",
     )
-    p.add_argument("--port", type=int, default=None, help="scoreboard port (default 8000)")
+    p.add_argument("--port", type=port_number, default=None, help="scoreboard port (default 8000)")
     p.add_argument("--data", help="where games are kept (default: a per-user data folder)")
     p.add_argument("--config", help="a TOML configuration file")
     p.add_argument(

@@ -331,10 +331,10 @@ def test_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("keep_photos = 'yes'", "table.keep_photos must be a bool, not 'yes'"),
+        ("keep_photos = 'yes'", "table.keep_photos must be true or false, not 'yes'"),
         ("photo_limit = 0", "table.photo_limit must be at least 1, not 0"),
-        ("photo_limit = true", "table.photo_limit must be a int, not True"),
-        ("auto_tune = 'often'", "table.auto_tune must be a int, not 'often'"),
+        ("photo_limit = true", "table.photo_limit must be a whole number, not True"),
+        ("auto_tune = 'often'", "table.auto_tune must be a whole number, not 'often'"),
         ("auto_tune = -5", "table.auto_tune must be true, false or a number of photos, not -5"),
     ],
 )

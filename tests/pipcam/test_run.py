@@ -222,7 +222,9 @@ def test_a_table_keeping_photos_tunes_itself_in_the_background(
 @pytest.mark.parametrize(
     ("config_text", "camera", "message"),
     [
-        ("[table]\nport = 'eighty'\n", None, "{config}: table.port must be a int, not 'eighty'"),
+        ("[table]\nport = 'eighty'\n", None, "{config}: table.port must be a whole number, not"),
+        ("[table]\nport = 80000\n", None, "{config}: table.port must be 1-65535, not 80000"),
+        ("[table\n", None, "{config} is not valid TOML: "),
         (
             "[table]\ncalibration = '{tmp}/missing.json'\n",
             None,
@@ -254,6 +256,8 @@ def test_bad_config_is_refused_clearly(
         stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("pipcam run: "), result.stderr
+    assert "pipcam run: pipcam" not in result.stderr  # one prefix, the command's
     assert message.format(config=config, tmp=tmp_path) in result.stderr
 
 
