@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import math
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -262,6 +263,11 @@ def validation_text(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "the request is not valid"
 
 
+def _wait_text(seconds: float) -> str:
+    """The 429 answer; seconds rounded up, so a wait of 0.3 s is never told as "wait 0 s"."""
+    return f"too many wrong PINs: wait {math.ceil(seconds)} s"
+
+
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorPublic, "description": text}
     for code, text in [
@@ -314,7 +320,7 @@ def create_app(
         if result == "wrong":
             raise HTTPException(401, detail="wrong table PIN")
         if not isinstance(result, str):
-            raise HTTPException(429, detail=f"too many wrong PINs: wait {result:.0f} s")
+            raise HTTPException(429, detail=_wait_text(result))
 
     async def require_pin(
         request: Request,
@@ -327,7 +333,7 @@ def create_app(
             return
         wait = guard.delay_for(client_of(request))
         if wait > 0:
-            raise HTTPException(429, detail=f"too many wrong PINs: wait {wait:.0f} s")
+            raise HTTPException(429, detail=_wait_text(wait))
         raise HTTPException(401, detail="changing the game needs the table PIN")
 
     pinned = [Depends(require_pin)]
