@@ -249,6 +249,10 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+BODY_NOT_OBJECT = frozenset({"dict_type", "model_attributes_type"})
+"""Pydantic's error types for a body that is not a JSON object at all."""
+
+
 def validation_text(exc: RequestValidationError) -> str:
     """Pydantic's list of problems as one sentence for ``detail``."""
     parts = []
@@ -257,6 +261,9 @@ def validation_text(exc: RequestValidationError) -> str:
         if error.get("type") == "json_invalid":
             reason = error.get("ctx", {}).get("error", "invalid JSON")
             parts.append(f"the body is not valid JSON: {reason}")
+        elif not where and error.get("type") in BODY_NOT_OBJECT:
+            # A list, a string, null or a body not sent as JSON: say what the route takes.
+            parts.append("the body must be a JSON object, sent as application/json")
         else:
             message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
             parts.append(f"{where}: {message}" if where else message)

@@ -291,13 +291,15 @@ def test_right_pin_waits_after_wrong_ones(served: Served) -> None:
 # -- error shapes -------------------------------------------------------------------------------
 
 JSON_TYPE = {"content-type": "application/json"}
+NOT_OBJECT = "the body must be a JSON object, sent as application/json"
 
 
 @pytest.mark.parametrize(
     ("method", "path", "content", "headers", "status", "detail"),
     [
-        ("POST", "/api/actions", b"[1, 2]", JSON_TYPE, 422, "Input should be a valid dictionary"),
-        ("POST", "/api/actions", b'"roll"', JSON_TYPE, 422, "Input should be a valid dictionary"),
+        ("POST", "/api/actions", b"[1, 2]", JSON_TYPE, 422, NOT_OBJECT),
+        ("POST", "/api/actions", b'"roll"', JSON_TYPE, 422, NOT_OBJECT),
+        ("POST", "/api/games", b"[]", JSON_TYPE, 422, NOT_OBJECT),
         ("POST", "/api/actions", b"{", JSON_TYPE, 422, "the body is not valid JSON: "),
         ("POST", "/api/actions", b'{"r\xff": 1}', JSON_TYPE, 400, "error parsing the body"),
         (
@@ -310,7 +312,7 @@ JSON_TYPE = {"content-type": "application/json"}
         ),
         ("POST", "/api/actions", b"[" * 70_000, JSON_TYPE, 413, "larger than 65536 bytes"),
         ("POST", "/api/actions", b"[" * 5_000, JSON_TYPE, 400, "error parsing the body"),
-        ("POST", "/api/actions", b'{"roll": [1]}', {"content-type": "text/plain"}, 422, ""),
+        ("POST", "/api/actions", b'{"roll": [1]}', {"content-type": "text/plain"}, 422, NOT_OBJECT),
         ("POST", "/api/games", b"{}", JSON_TYPE, 422, "game: Field required"),
         (
             "POST",
@@ -322,7 +324,7 @@ JSON_TYPE = {"content-type": "application/json"}
         ),
         ("POST", "/api/games", b'{"game": 1, "players": []}', JSON_TYPE, 422, "game: "),
         ("POST", "/api/pin", b'{"pin": ""}', JSON_TYPE, 422, "pin: "),
-        ("POST", "/api/correct", b"null", JSON_TYPE, 422, ""),
+        ("POST", "/api/correct", b"null", JSON_TYPE, 422, NOT_OBJECT),
         ("GET", "/api/nothing", b"", {}, 404, "Not Found"),
         ("GET", "/api/undo", b"", {}, 405, "Method Not Allowed"),
     ],
