@@ -391,6 +391,18 @@ def typed_line(table: Table, line: str, out: TextIO) -> None:
             out.write(f"! {exc}\n")
 
 
+CAMERA_FINE = frozenset({"ok", "none"})
+"""Camera statuses that need nobody's attention: working, or no camera at all (dice typed)."""
+
+
+def led_status(state: dict[str, JSON]) -> str:
+    """The status LED for a table state: attention, moving or ready."""
+    view = state.get("table") or {}
+    if view.get("problem") or view.get("camera", "ok") not in CAMERA_FINE:
+        return "attention"
+    return "moving" if view.get("reading") == "moving" else "ready"
+
+
 def summary_line(state: dict[str, JSON]) -> str:
     """One line for the console after every change."""
     players = "  ".join(f"{p['name']} {p['score']}" for p in state.get("players", []))
@@ -491,13 +503,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         def show(state: dict[str, JSON]) -> None:
             leds = panel.leds
-            view = state.get("table") or {}
-            if view.get("problem") or view.get("camera") != "ok":
-                leds.set_status("attention")
-            elif view.get("reading") == "moving":
-                leds.set_status("moving")
-            else:
-                leds.set_status("ready")
+            leds.set_status(led_status(state))
             count = state.get("actions", 0)
             if last_count[0] >= 0 and count > last_count[0]:
                 leds.flash_ok()  # an action was accepted: the table may go on
@@ -514,7 +520,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         show(table.state_json())
         loop: CameraLoop | None = None
         teacher = None
-        if spec != "none":
+        if spec == "none":
+            table.camera_status("none")  # phones then offer typing, not a camera's reading
+        else:
             reader = make_reader(config, calibration, data, on_model=table.model_in_use)
             keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
             if args.keep_photos or config.keep_photos:

@@ -507,7 +507,8 @@ class Table:
         return None if last is None else last.id
 
     def camera_status(self, status: str) -> None:
-        """The camera is "ok", "missing" or "failed" (unplugged mid-game: the table carries on)."""
+        """The camera is "ok", "missing" or "failed" (unplugged mid-game: the table carries on),
+        or "none": the table runs without one and the dice are typed."""
         with self.lock:
             if status != self.view.camera:
                 self.view.camera = status

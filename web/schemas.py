@@ -209,7 +209,9 @@ class TablePublic(BaseModel):
     reading: str
     dice_read: list[DieReadPublic]
     problem: str
-    camera: str
+    camera: str = Field(
+        description='"ok", "missing" or "failed"; "none": the table has no camera (dice typed)'
+    )
     photos: int | None = Field(
         default=None,
         description="photos of the tray the table keeps (pipcam run --keep-photos); null: none",

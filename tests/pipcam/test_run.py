@@ -18,7 +18,7 @@ import httpx
 import numpy as np
 import pytest
 
-from pipcam.run import CameraLoop, _open_camera, summary_line
+from pipcam.run import CameraLoop, _open_camera, led_status, summary_line
 from pipcam.store import Store
 from pipcam.table import Table
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
@@ -137,6 +137,7 @@ def test_ready_watchdog_and_clean_stop(run_table: Any) -> None:
     table.wait_for("READY=1")
     state = httpx.get(f"{table.base}/api/state", timeout=5).json()
     assert state["game"] == "kymppitonni"
+    assert state["table"]["camera"] == "none"  # --camera none: the phones offer typing
     table.wait_for("WATCHDOG=1", timeout=5)
     table.proc.send_signal(signal.SIGTERM)
     table.wait_for("STOPPING=1")
@@ -515,6 +516,22 @@ def test_frames_of_another_shape_than_the_calibration_are_logged_once(
         " another shape: the roll zone may be off; run pipcam calibrate again with this camera"
     )
     assert [r.getMessage() for r in caplog.records] == [warning] * logged
+
+
+@pytest.mark.parametrize(
+    ("table", "led"),
+    [
+        ({"camera": "ok", "reading": "settled", "problem": ""}, "ready"),
+        ({"camera": "none", "reading": "empty", "problem": ""}, "ready"),
+        ({"camera": "ok", "reading": "moving", "problem": ""}, "moving"),
+        ({"camera": "missing", "reading": "empty", "problem": ""}, "attention"),
+        ({"camera": "failed", "reading": "moving", "problem": ""}, "attention"),
+        ({"camera": "none", "reading": "empty", "problem": "cannot keep 6"}, "attention"),
+    ],
+)
+def test_status_led(table: dict[str, str], led: str) -> None:
+    """The status LED asks for attention for a problem or a lost camera, not for no camera."""
+    assert led_status({"table": table}) == led
 
 
 def test_summary_line() -> None:

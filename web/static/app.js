@@ -117,6 +117,7 @@ function playersList(state) {
 function diceRead(state) {
   const read = (state.table && state.table.dice_read) || [];
   if (state.game === "triangles") return null; // stones, not dice
+  if (state.table && state.table.camera === "none") return null; // no camera: the dice are typed
   const box = h("div", { class: "panel", id: "read-box" }, h("h3", {}, t("dice.read")));
   if (!read.length) {
     box.append(h("p", { class: "muted" }, t("dice.none_read")));
@@ -486,8 +487,9 @@ function renderBoard() {
   const problem = state.table && state.table.problem;
   const parts = [];
   if (problem) parts.push(h("div", { class: "problem", role: "alert", id: "problem" }, problem));
-  if (state.table && state.table.camera && state.table.camera !== "ok") {
-    parts.push(h("p", { class: "problem soft" }, t("camera.problem", { status: t(`camera.${state.table.camera}`) })));
+  const camera = state.table && state.table.camera;
+  if (camera && camera !== "ok" && camera !== "none") {
+    parts.push(h("p", { class: "problem soft" }, t("camera.problem", { status: t(`camera.${camera}`) })));
   }
   parts.push(h("h2", { class: "status", id: "status" }, statusLine(state)));
   if (!state.game) {

@@ -274,6 +274,26 @@ def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any)
     assert served.table.store.missed()[short] == 1  # its photo has a die without a label
 
 
+def test_a_table_without_a_camera_offers_typing_alone(served: Served, phone: Any) -> None:
+    """With no camera (pipcam run --camera none) phones show no camera box and no camera
+    problem, and type the throw; a camera lost mid-game is said."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    expect(phone.locator("#read-box")).to_be_visible()
+    try:
+        served.table.camera_status("none")
+        expect(phone.locator("#read-box")).to_have_count(0)
+        expect(phone.locator(".problem")).to_have_count(0)
+        expect(phone.locator("#type-roll")).to_have_text("Type the throw (6 dice)")
+        served.table.camera_status("missing")
+        expect(phone.locator(".problem.soft")).to_have_text(
+            "Camera: not found. Type or correct the dice on a phone."
+        )
+    finally:
+        served.table.camera_status("ok")
+    expect(phone.locator("#read-box")).to_be_visible()
+    expect(phone.locator(".problem")).to_have_count(0)
+
+
 def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> None:
     """A table that keeps photos of the tray says so on every phone, with the count."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
