@@ -25,6 +25,7 @@ from vision.calibrate import (
     check_empty,
     load_calibration,
     save_calibration,
+    size_mismatch,
 )
 from vision.camera_effects import EFFECTS, with_effect
 from vision.classify import (
@@ -258,7 +259,15 @@ def cmd_read(args: argparse.Namespace) -> int:
         jobs.append((args.camera, functools.partial(_camera_frame, args.camera)))
     for name, load in jobs:
         try:
-            reading = reader.read(load())
+            frame = load()
+            if calibration is not None:
+                # A photo of another shape still reads, but its roll zone may be in the wrong
+                # place: said on stderr, as `pipcam run` logs it, without failing the image.
+                size = (int(frame.shape[1]), int(frame.shape[0]))
+                problem = size_mismatch(calibration.frame_size, size)
+                if problem is not None:
+                    _error("read", f"warning: {name}: {problem}")
+            reading = reader.read(frame)
         except VisionError as err:
             _error("read", str(err))
             status = 1

@@ -144,9 +144,23 @@ def test_calibrate_then_read_sets_aside_dice_off_the_tray(
         draw_die(frame, spec)
     photo = _write(tmp_path / "roll.png", frame)
     assert _run(["read", "--json", "--calibration", str(out), str(photo)]) == 0
-    result = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
     assert [d["value"] for d in result["dice"]] == [4]
     assert [d["value"] for d in result["set_aside"]] == [1]
+    assert captured.err == ""  # the photo is of the calibrated shape
+
+    # Half the size, same shape: the same tray, silently. Another shape is read, with a warning.
+    half = _write(tmp_path / "half.png", cv2.resize(frame, (400, 300)))
+    wide = _write(tmp_path / "wide.png", frame[:450])
+    assert _run(["read", "--calibration", str(out), str(half), str(wide)]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2
+    assert captured.err == (
+        f"pipcam read: warning: {wide}: frames are 800x450 but the tray was calibrated on"
+        " 800x600 frames, another shape: the roll zone may be off; run pipcam calibrate again"
+        " with this camera\n"
+    )
 
 
 @pytest.mark.usefixtures("fake_model")
