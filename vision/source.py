@@ -233,15 +233,29 @@ class FolderSource(_SequenceSource):
             raise CameraUnavailable(f"folder {str(self.path)!r} holds no images")
         super().__init__(len(self.files), loop=loop)
         self.last_file: Path | None = None
+        self.skipped: set[Path] = set()
 
     def __repr__(self) -> str:
         return f"FolderSource({str(self.path)!r})"
 
     def capture(self) -> Frame:
-        """Return the next image; at the end start again (``loop=True``) or raise."""
-        file = self.files[self._advance()]
-        self.last_file = file
-        return read_image(file)
+        """Return the next image that can be read; at the end start again (``loop=True``) or
+        raise. An image that cannot be read is skipped with a warning (once per file): one bad
+        file must not stop a recorded table, since reopening the folder would meet it again."""
+        for _ in range(len(self.files)):
+            file = self.files[self._advance()]
+            try:
+                frame = read_image(file)
+            except UnreadableImage as err:
+                if file not in self.skipped:
+                    self.skipped.add(file)
+                    log.warning("%s; skipped", err)
+                continue
+            self.last_file = file
+            return frame
+        raise UnreadableImage(
+            f"none of the {len(self.files)} images of folder {str(self.path)!r} can be read"
+        )
 
 
 class StaticSource(_SequenceSource):

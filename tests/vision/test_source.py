@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import struct
 import sys
 from pathlib import Path
@@ -170,6 +171,41 @@ def test_folder_source_loops_when_asked(tmp_path: Path) -> None:
     source = FolderSource(_folder(tmp_path), loop=True)
     seen = [int(source.capture()[0, 0, 0]) for _ in range(5)]
     assert seen == [10, 20, 30, 10, 20]
+
+
+def test_folder_source_skips_an_unreadable_image_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = _folder(tmp_path)
+    (folder / "b2.jpg").write_text("a damaged photo")
+    source = FolderSource(folder, loop=True)
+    with caplog.at_level(logging.WARNING, logger="vision.source"):
+        seen = [int(source.capture()[0, 0, 0]) for _ in range(6)]
+    assert seen == [10, 20, 30, 10, 20, 30]  # b2.jpg never served, the order kept
+    assert source.skipped == {folder / "b2.jpg"}
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == [
+        f"cannot read image {str(folder / 'b2.jpg')!r}: not an image format OpenCV can decode;"
+        " give a whole JPEG, PNG, WebP, TIFF or BMP file; skipped"
+    ]
+
+
+def test_folder_source_ends_after_a_last_unreadable_image(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "z.png").write_bytes(b"")
+    source = FolderSource(folder)
+    assert [int(source.capture()[0, 0, 0]) for _ in range(3)] == [10, 20, 30]
+    with pytest.raises(SourceExhausted):
+        source.capture()
+
+
+def test_folder_of_unreadable_images_is_refused_when_read(tmp_path: Path) -> None:
+    for name in ("a.jpg", "b.png"):
+        (tmp_path / name).write_text("not a picture")
+    source = FolderSource(tmp_path, loop=True)
+    with pytest.raises(UnreadableImage) as err:
+        source.capture()
+    assert str(err.value) == f"none of the 2 images of folder {str(tmp_path)!r} can be read"
 
 
 def test_folder_without_images_is_refused(tmp_path: Path) -> None:
