@@ -71,6 +71,7 @@ class CameraLoop:
         self.clock = clock
         self.heartbeat = clock()
         self.frames = 0
+        self.ended = False  # a recording (folder:) played to its last frame
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._source: FrameSourceLike | None = None
@@ -106,10 +107,13 @@ class CameraLoop:
 
     def run(self) -> None:
         """Capture, settle, read, until stopped."""
-        from vision.errors import VisionError
+        from vision.errors import SourceExhausted, VisionError
 
         while not self._stop.is_set():
             self.heartbeat = self.clock()
+            if self.ended:
+                self._stop.wait(self.interval)  # beating, so the watchdog sees a live table
+                continue
             try:
                 if self._source is None:
                     self._source = self.open_source()
@@ -117,6 +121,13 @@ class CameraLoop:
                         return  # --camera none: the dice are typed
                     self.table.camera_status("ok")
                 self.step(self._source.capture())
+            except SourceExhausted as exc:
+                # A folder played to its end: the tray stays as its last frame left it. Opening
+                # the folder again would replay its rolls into the game as new ones.
+                log.warning("camera: %s; the recording has ended, type the dice from now", exc)
+                self._close_source()
+                self.ended = True
+                continue
             except (VisionError, OSError) as exc:
                 self._report_failure(str(exc))
                 self._close_source()

@@ -439,7 +439,7 @@ def test_camera_unplugged_mid_game_recovers(tmp_path: Path) -> None:
         loop = CameraLoop(FlakySource, table, reader=None, settle_seconds=0.5, retry=0.01)
         loop.start()
         deadline = time.monotonic() + 10
-        while loop.frames < 3 and time.monotonic() < deadline:
+        while not loop.ended and time.monotonic() < deadline:
             time.sleep(0.01)
         loop.stop()
         assert "missing" in seen
@@ -484,6 +484,39 @@ def test_an_unplugged_camera_is_logged_once_a_minute_not_every_retry(
         "camera: USB camera 0 could not be opened (7 failed attempts so far)",
         "camera: USB camera 0 gave no frame (11 failed attempts so far)",
         "camera: working again after 12 failed attempts",
+    ]
+
+
+def test_a_folder_played_to_its_end_is_not_replayed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """At the end of a recording the table stays as its last frame left it: the folder is not
+    opened again (its rolls would come again as new ones), and the loop stays alive."""
+    from vision.source import StaticSource
+
+    opened = [0]
+
+    def open_source() -> Any:
+        opened[0] += 1
+        return StaticSource([np.zeros((48, 64, 3), np.uint8)] * 3)
+
+    caplog.set_level("WARNING", logger="pipcam.run")
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        loop = CameraLoop(open_source, table, reader=None, settle_seconds=0.5, interval=0.01)
+        loop.start()
+        deadline = time.monotonic() + 10
+        while not loop.ended and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # twenty intervals more: time enough to open the folder again
+        alive = loop.healthy(max_age=0.1)
+        loop.stop()
+        camera = table.state_json()["table"]["camera"]
+    assert (opened[0], loop.frames, alive, camera) == (1, 3, True, "ok")
+    assert [r.getMessage() for r in caplog.records] == [
+        "camera: StaticSource(3 frames): all 3 frames were read; the recording has ended,"
+        " type the dice from now"
     ]
 
 
