@@ -227,7 +227,7 @@ def replay_events(stored: StoredGame) -> History[Any]:
     try:
         history = start(parse_header(stored.header))
     except (ScoringError, InvalidOption) as exc:
-        raise StoreError(f"pipcam: stored game {stored.id} has a bad header: {exc}") from exc
+        raise StoreError(f"stored game {stored.id} has a bad header: {exc}") from exc
     for seq, (kind, action) in enumerate(stored.events, start=1):
         try:
             if kind == "action":
@@ -241,7 +241,7 @@ def replay_events(stored: StoredGame) -> History[Any]:
         except (ScoringError, IndexError) as exc:
             what = json.dumps(action) if kind == "action" else kind
             raise StoreError(
-                f"pipcam: stored game {stored.id} does not replay at event {seq} ({what}): {exc}"
+                f"stored game {stored.id} does not replay at event {seq} ({what}): {exc}"
             ) from exc
     return history
 
@@ -340,18 +340,18 @@ class Store:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(
-                f"pipcam: cannot create the folder {folder} for the game store ({exc.strerror}); "
+                f"cannot create the folder {folder} for the game store ({exc.strerror}); "
                 "create it with write access for this user or pick another folder with --data"
             ) from exc
         if self.path.exists() and not self.path.is_file():
             raise StoreError(
-                f"pipcam: the game store {self.path} is not a file; "
+                f"the game store {self.path} is not a file; "
                 "move it away or pick another folder with --data"
             )
         # WAL keeps two files beside the database, so the folder itself must be writable.
         if not os.access(folder, os.W_OK | os.X_OK):
             raise StoreError(
-                f"pipcam: cannot write the game store {self.path}: the folder {folder} is not "
+                f"cannot write the game store {self.path}: the folder {folder} is not "
                 f"writable for this user; give it write access (SQLite keeps {self.path.name}-wal "
                 f"and {self.path.name}-shm beside the database) or pick another folder with --data"
             )
@@ -359,7 +359,7 @@ class Store:
             return True
         if not os.access(self.path, os.R_OK | os.W_OK):
             raise StoreError(
-                f"pipcam: cannot write the game store {self.path}: the file is read-only for "
+                f"cannot write the game store {self.path}: the file is read-only for "
                 "this user; give this user read and write access to it or pick another folder "
                 "with --data"
             )
@@ -410,19 +410,19 @@ class Store:
         tables = {str(row[0]) for row in listed}
         if (version == 0 and tables) or (version >= 1 and not tables >= _TABLES):
             return lambda: (
-                f"pipcam: {self.path} is not a pipcam game store (it holds the tables "
+                f"{self.path} is not a pipcam game store (it holds the tables "
                 f"{', '.join(sorted(tables))}); pick another folder with --data or move it aside: "
                 f"{self._mv()}"
             )
         if version > SCHEMA_VERSION:
             return lambda: (
-                f"pipcam: the game store {self.path} was written by a newer pipcam (schema "
+                f"the game store {self.path} was written by a newer pipcam (schema "
                 f"version {version}; this pipcam knows version {SCHEMA_VERSION}); upgrade pipcam, "
                 f"or move it aside and start again: {self._mv()}"
             )
         if version < 0:
             return lambda: (
-                f"pipcam: the game store {self.path} has an unknown schema version {version} "
+                f"the game store {self.path} has an unknown schema version {version} "
                 f"(this pipcam knows version {SCHEMA_VERSION}); move it aside and start again: "
                 f"{self._mv()}"
             )
@@ -433,7 +433,7 @@ class Store:
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(
-                f"pipcam: the game store {self.path} cannot use write-ahead logging "
+                f"the game store {self.path} cannot use write-ahead logging "
                 f"(journal mode {mode}); pick a folder on a local disk with --data"
             )
         db.execute("PRAGMA synchronous = FULL")
@@ -470,7 +470,7 @@ class Store:
 
     def _damaged(self, reason: str) -> str:
         return (
-            f"pipcam: the game store {self.path} is damaged ({reason}); "
+            f"the game store {self.path} is damaged ({reason}); "
             f"move it aside and start again: {self._mv()}"
         )
 
@@ -482,21 +482,21 @@ class Store:
             return StoreError(self._damaged(reason))
         if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
             return StoreError(
-                f"pipcam: cannot write the game store {self.path} ({reason}); give this user "
+                f"cannot write the game store {self.path} ({reason}); give this user "
                 f"write access to it and to its folder, or pick another folder with --data"
             )
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
             return StoreError(
-                f"pipcam: the game store {self.path} is in use by another program ({reason}); "
+                f"the game store {self.path} is in use by another program ({reason}); "
                 "stop the other pipcam and try again"
             )
         if name.startswith("SQLITE_FULL"):
             return StoreError(
-                f"pipcam: the disk of the game store {self.path} is full ({reason}); "
+                f"the disk of the game store {self.path} is full ({reason}); "
                 "free some space and try again"
             )
         return StoreError(
-            f"pipcam: the game store {self.path} cannot be read or written ({reason}); "
+            f"the game store {self.path} cannot be read or written ({reason}); "
             "check the disk (dmesg) and try again, or pick another folder with --data"
         )
 
@@ -526,7 +526,7 @@ class Store:
         with self._lock:
             db = self._db
             if db is None:
-                raise StoreError(f"pipcam: the game store {self.path} is closed")
+                raise StoreError(f"the game store {self.path} is closed")
             try:
                 db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 yield db
@@ -543,7 +543,7 @@ class Store:
         """The game's finish time (None while it goes on); NoSuchGame if it is not stored."""
         row = db.execute("SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise NoSuchGame(f"pipcam: there is no game {game_id} in the game store {self.path}")
+            raise NoSuchGame(f"there is no game {game_id} in the game store {self.path}")
         return None if row[0] is None else str(row[0])
 
     # -- games and events -----------------------------------------------------------------------
@@ -616,7 +616,7 @@ class Store:
         """Append checked events to a game's log inside the caller's transaction."""
         if self._need_game(db, game_id) is not None:
             raise GameFinished(
-                f"pipcam: game {game_id} of the game store {self.path} is finished; "
+                f"game {game_id} of the game store {self.path} is finished; "
                 "start a new game to go on playing"
             )
         kinds = [
@@ -662,7 +662,7 @@ class Store:
     def _load(self, db: sqlite3.Connection, game_id: int) -> StoredGame:
         row = db.execute("SELECT header FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise NoSuchGame(f"pipcam: there is no game {game_id} in the game store {self.path}")
+            raise NoSuchGame(f"there is no game {game_id} in the game store {self.path}")
         events: list[tuple[str, dict[str, JSON] | None]] = [
             (str(kind), None if action is None else json.loads(action))
             for kind, action in db.execute(

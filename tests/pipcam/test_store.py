@@ -265,8 +265,7 @@ def test_append_to_a_finished_game_is_refused(store: Store, db: Path) -> None:
     with pytest.raises(GameFinished) as info:
         store.append(game_id, "action", {"bank": True}, source="button")
     assert str(info.value) == (
-        f"pipcam: game {game_id} of the game store {db} is finished; "
-        "start a new game to go on playing"
+        f"game {game_id} of the game store {db} is finished; start a new game to go on playing"
     )
     assert store.events(game_id) == []
 
@@ -277,13 +276,13 @@ def test_append_to_a_finished_game_is_refused(store: Store, db: Path) -> None:
         pytest.param(
             lambda s: s.append(9, "undo", None, source="button"),
             NoSuchGame,
-            "pipcam: there is no game 9 in the game store {db}",
+            "there is no game 9 in the game store {db}",
             id="unknown-game",
         ),
         pytest.param(
             lambda s: s.record_reading(9, [], status="settled"),
             NoSuchGame,
-            "pipcam: there is no game 9 in the game store {db}",
+            "there is no game 9 in the game store {db}",
             id="reading-of-unknown-game",
         ),
         pytest.param(
@@ -377,7 +376,7 @@ def test_a_log_that_does_not_replay_names_the_game_and_event() -> None:
     with pytest.raises(StoreError) as info:
         replay_events(stored)
     assert str(info.value) == (
-        "pipcam: stored game 4 does not replay at event 2 (redo): "
+        "stored game 4 does not replay at event 2 (redo): "
         "nothing to redo: no action has been undone since the last new one"
     )
 
@@ -403,7 +402,7 @@ def test_close_is_idempotent_and_use_after_close_is_refused(db: Path) -> None:
     store.close()
     with pytest.raises(StoreError) as info:
         store.games()
-    assert str(info.value) == f"pipcam: the game store {db} is closed"
+    assert str(info.value) == f"the game store {db} is closed"
 
 
 @pytest.mark.parametrize("with_wal", [False, True], ids=["alone", "with-wal"])
@@ -421,7 +420,7 @@ def test_garbage_file_is_refused_with_what_to_do(tmp_path: Path, with_wal: bool)
         Store(db)
     move_wal = f" && mv {db}-wal {db}.broken-wal" if with_wal else ""
     assert str(info.value) == (
-        f"pipcam: the game store {db} is damaged (file is not a database); "
+        f"the game store {db} is damaged (file is not a database); "
         f"move it aside and start again: mv {db} {db}.broken{move_wal}"
     )
     assert db.read_bytes() == garbage
@@ -444,7 +443,7 @@ def test_damaged_page_is_found_by_the_integrity_check(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as info:
         Store(db)
     message = str(info.value)
-    assert message.startswith(f"pipcam: the game store {db} is damaged (")
+    assert message.startswith(f"the game store {db} is damaged (")
     assert message.endswith(f"); move it aside and start again: mv {db} {db}.broken")
 
 
@@ -457,7 +456,7 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as info:
         Store(db)
     assert str(info.value) == (
-        f"pipcam: the game store {db} was written by a newer pipcam (schema version "
+        f"the game store {db} was written by a newer pipcam (schema version "
         f"{SCHEMA_VERSION + 1}; this pipcam knows version {SCHEMA_VERSION}); upgrade pipcam, "
         f"or move it aside and start again: mv {db} {db}.broken"
     )
@@ -527,7 +526,7 @@ def test_someone_elses_database_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as info:
         Store(db)
     assert str(info.value) == (
-        f"pipcam: {db} is not a pipcam game store (it holds the tables notes); pick another "
+        f"{db} is not a pipcam game store (it holds the tables notes); pick another "
         f"folder with --data or move it aside: mv {db} {db}.broken"
     )
 
@@ -549,7 +548,7 @@ def test_hot_journal_is_rolled_back_before_the_checks(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as info:
         Store(db)
     assert str(info.value) == (
-        f"pipcam: {db} is not a pipcam game store (it holds the tables notes); pick another "
+        f"{db} is not a pipcam game store (it holds the tables notes); pick another "
         f"folder with --data or move it aside: mv {db} {db}.broken"
     )
 
@@ -561,7 +560,7 @@ def test_folder_that_cannot_be_created(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as info:
         Store(db)
     assert str(info.value) == (
-        f"pipcam: cannot create the folder {db.parent} for the game store (Not a directory); "
+        f"cannot create the folder {db.parent} for the game store (Not a directory); "
         "create it with write access for this user or pick another folder with --data"
     )
 
@@ -593,7 +592,7 @@ def test_unwritable_folder_is_refused(tmp_path: Path) -> None:
     with unwritable(folder), pytest.raises(StoreError) as info:
         Store(db)
     assert str(info.value) == (
-        f"pipcam: cannot write the game store {db}: the folder {folder} is not writable for "
+        f"cannot write the game store {db}: the folder {folder} is not writable for "
         "this user; give it write access (SQLite keeps pipcam.db-wal and pipcam.db-shm beside "
         "the database) or pick another folder with --data"
     )
@@ -606,7 +605,7 @@ def test_read_only_file_is_refused(tmp_path: Path) -> None:
     with unwritable(db), pytest.raises(StoreError) as info:
         Store(db)
     assert str(info.value) == (
-        f"pipcam: cannot write the game store {db}: the file is read-only for this user; "
+        f"cannot write the game store {db}: the file is read-only for this user; "
         "give this user read and write access to it or pick another folder with --data"
     )
 
@@ -628,7 +627,7 @@ def test_a_failed_write_is_reported_not_dropped(store: Store, db: Path) -> None:
     else:
         pytest.fail("the page limit was never reached")
     assert str(error) == (
-        f"pipcam: the disk of the game store {db} is full (database or disk is full); "
+        f"the disk of the game store {db} is full (database or disk is full); "
         "free some space and try again"
     )
     con.execute("PRAGMA max_page_count = 1073741823")
