@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import logging
 import os
 import secrets
 import signal
+import socket
 import sys
 import threading
 import time
@@ -487,8 +489,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     with contextlib.ExitStack() as stack:
         try:
+            # Bound before anything is opened or printed: a port in use is said plainly, not
+            # after the scoreboard's URL and QR code have been shown.
+            listener = stack.enter_context(bind_scoreboard(config.host, port))
             store = stack.enter_context(Store(data / "pipcam.db"))
-        except StoreError as exc:
+        except (StoreError, ScoreboardError) as exc:
             print(f"pipcam run: {exc}", file=sys.stderr)
             return 2
         table = Table(store)
@@ -598,8 +603,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         stack.callback(feeder.stop)
         stack.callback(lambda: notifier.stopping("shutting down"))
         with _stop_on_signals(server):
-            server.run()
+            server.run(sockets=[listener])
     return 0
+
+
+_HOST = "set table.host in the configuration to an address of this machine, or leave it out"
+
+
+class ScoreboardError(OSError):
+    """The scoreboard cannot listen where it was asked to; the message says what to change."""
+
+
+def bind_scoreboard(host: str, port: int) -> socket.socket:
+    """The scoreboard's listening socket on ``host``:``port``; :class:`ScoreboardError` if the
+    port is taken, not allowed, or the host is no address of this machine."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        return socket.create_server((host, port), family=family[0][0], backlog=2048)
+    except socket.gaierror as exc:
+        why = f"the scoreboard cannot listen on {host!r}: {exc.strerror};"
+        raise ScoreboardError(f"{why} {_HOST}") from exc
+    except OSError as exc:
+        other = "pick another port with --port N or table.port in the configuration"
+        if exc.errno == errno.EADDRINUSE:
+            why = f"port {port} is in use by another program (another pipcam run?): stop it, or"
+        elif exc.errno == errno.EACCES:
+            why = f"port {port} needs root (ports below 1024):"
+        elif exc.errno == errno.EADDRNOTAVAIL:
+            why, other = (
+                f"the scoreboard cannot listen on {host!r}: no address of this machine;",
+                _HOST,
+            )
+        else:
+            why = f"the scoreboard cannot listen on port {port} ({exc.strerror}):"
+        raise ScoreboardError(f"{why} {other}") from exc
 
 
 class _QuietServer(uvicorn.Server):

@@ -18,7 +18,14 @@ import httpx
 import numpy as np
 import pytest
 
-from pipcam.run import CameraLoop, _open_camera, led_status, summary_line
+from pipcam.run import (
+    CameraLoop,
+    ScoreboardError,
+    _open_camera,
+    bind_scoreboard,
+    led_status,
+    summary_line,
+)
 from pipcam.store import Store
 from pipcam.table import Table
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
@@ -260,6 +267,57 @@ def test_bad_config_is_refused_clearly(
     assert result.stderr.startswith("pipcam run: "), result.stderr
     assert "pipcam run: pipcam" not in result.stderr  # one prefix, the command's
     assert message.format(config=config, tmp=tmp_path) in result.stderr
+
+
+def test_the_scoreboard_binds_a_free_port_and_refuses_a_taken_one() -> None:
+    with bind_scoreboard("127.0.0.1", 0) as taken:
+        port = taken.getsockname()[1]
+        assert port > 0
+        with pytest.raises(ScoreboardError) as err:
+            bind_scoreboard("127.0.0.1", port)
+    assert str(err.value) == (
+        f"port {port} is in use by another program (another pipcam run?): stop it, or pick"
+        " another port with --port N or table.port in the configuration"
+    )
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("192.0.2.77", "the scoreboard cannot listen on '192.0.2.77': no address of this machine;"),
+        ("no-such-host.invalid", "the scoreboard cannot listen on 'no-such-host.invalid': "),
+    ],
+    ids=["not-this-machine", "no-such-name"],
+)
+def test_the_scoreboard_names_a_host_it_cannot_listen_on(host: str, said: str) -> None:
+    with pytest.raises(ScoreboardError) as err:
+        bind_scoreboard(host, 0)
+    assert str(err.value).startswith(said)
+    assert str(err.value).endswith(
+        "set table.host in the configuration to an address of this machine, or leave it out"
+    )
+
+
+def test_a_taken_port_stops_the_start_before_the_url_is_shown(tmp_path: Path) -> None:
+    """Another program on the port: exit 2 with what to do, and no URL or QR code that would
+    lead the phones to that other program."""
+    with socket.socket() as other:
+        other.bind(("0.0.0.0", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "pipcam.cli", "run", "--camera", "none", "--port", str(port)]
+            + ["--data", str(tmp_path / "data")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"pipcam run: port {port} is in use by another program")
+    assert "scoreboard at" not in result.stdout
+    assert not (tmp_path / "data" / "pipcam.db").exists()  # nothing opened before the port
 
 
 def test_pipcam_run_reads_only_the_calibrated_roll_zone(run_table: Any, tmp_path: Path) -> None:
