@@ -6,8 +6,10 @@ import argparse
 import importlib
 import json
 import os
+import platform
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -176,10 +178,22 @@ def cmd_play(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------------
 
 
+def version_text() -> str:
+    """``pipcam 0.1.0 (Python 3.11.2)``: the installed version, for a bug report."""
+    try:
+        mine = metadata.version("pipcam")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        mine = "(not installed)"
+    return f"pipcam {mine} (Python {platform.python_version()})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
         prog="pipcam", description="pipcam: a dice companion that reads and scores real dice."
+    )
+    parser.add_argument(
+        "--version", action="version", version=version_text(), help="say which pipcam this is"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -24,6 +24,16 @@ def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"pipcam {metadata.version('pipcam')} (Python {sys.version_info[0]}.")
+
+
 def test_games_lists_every_id_with_options(capsys: pytest.CaptureFixture[str]) -> None:
     """`pipcam games --json`: ids, native names and each option with its default."""
     assert main(["games", "--json"]) == 0
