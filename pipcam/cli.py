@@ -160,7 +160,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play a game at the terminal, typing each roll."""
-    from pipcam.play import Terminal
+    from pipcam.play import SaveFileError, Terminal, saved_game
 
     game = make_game(args.game, args.option)
     players: list[str] = args.players
@@ -172,7 +172,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     if len(set(players)) != len(players):
         raise InvalidAction(f"two players share a name in {players}; give each a different name")
     save = Path(args.save) if args.save else None
-    return Terminal(game, players, save=save).run(sys.stdin, sys.stdout)
+    try:
+        history = saved_game(save, game, players) if save is not None else None
+        terminal = Terminal(game, players, save=save, history=history)
+        terminal.save_now()
+    except SaveFileError as exc:
+        print(f"pipcam play: {exc}", file=sys.stderr)
+        return 2
+    if history is not None and save is not None:
+        print(f"going on with the game saved in {save} ({len(history)} actions)")
+    return terminal.run(sys.stdin, sys.stdout)
 
 
 # --------------------------------------------------------------------------------------------------

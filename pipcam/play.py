@@ -26,7 +26,7 @@ from scoring.core import (
 )
 from scoring.errors import IllegalAction, InvalidAction
 from scoring.history import History
-from scoring.transcript import dump
+from scoring.transcript import TranscriptError, dump, replay
 
 HELP = """\
 Type what happened at the table:
@@ -138,14 +138,82 @@ def render(game: Game[Any, Any], state: Any) -> str:
     return "\n".join(lines)
 
 
+class SaveFileError(ValueError):
+    """A ``--save`` file that holds something this game must not overwrite."""
+
+
+def saved_game(path: Path, game: Game[Any, Any], players: list[str]) -> History[Any] | None:
+    """The game a ``--save`` file already holds, to go on with; None if there is no file.
+
+    A file with another game (id, players or options) is refused, never overwritten: it may be
+    the only record of an evening's game.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise SaveFileError(
+            f"{path} is no transcript (not text); pick another --save FILE"
+        ) from exc
+    except OSError as exc:
+        raise SaveFileError(
+            f"cannot read {path} ({exc.strerror}); pick another --save FILE"
+        ) from exc
+    if not text.strip():
+        return None
+    try:
+        history = replay(text.splitlines())
+    except TranscriptError as exc:
+        raise SaveFileError(
+            f"{path} is no transcript this game can go on with ({exc}); pick another --save FILE"
+        ) from exc
+    theirs = history.game.players(history.root)
+    if dump(game, players, []) != dump(history.game, theirs, []):
+        header = json.loads(dump(history.game, theirs, []))
+        options = [f"{k}={_option_text(v)}" for k, v in header["options"].items()]
+        command = [f"pipcam play {header['game']} --players {' '.join(theirs)}"]
+        command += [f"--option {o}" for o in options]
+        with_options = f"; {', '.join(options)}" if options else ""
+        raise SaveFileError(
+            f"{path} holds another game ({header['game']}: {', '.join(theirs)}{with_options});"
+            f" to go on with it: {' '.join(command)} --save {path}; or pick another --save FILE"
+        )
+    return history
+
+
+def _option_text(value: JSON) -> str:
+    """An option's value as ``--option name=VALUE`` takes it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 class Terminal:
     """A game at the terminal: reads typed lines, applies them, shows the state, saves."""
 
-    def __init__(self, game: Game[Any, Any], players: list[str], *, save: Path | None) -> None:
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        players: list[str],
+        *,
+        save: Path | None,
+        history: History[Any] | None = None,
+    ) -> None:
         self.game = game
         self.players = players
         self.save = save
-        self.history: History[Any] = History(game, game.initial_state(players))
+        self.history: History[Any] = history or History(game, game.initial_state(players))
+
+    def save_now(self) -> None:
+        """Write the transcript; :class:`SaveFileError` names the file and what to do."""
+        try:
+            self._save()
+        except OSError as exc:
+            raise SaveFileError(
+                f"cannot save the transcript to {self.save} ({exc.strerror});"
+                " pick another --save FILE"
+            ) from exc
 
     def _save(self) -> None:
         """Write the transcript atomically, so a crash leaves the last complete version."""
@@ -171,8 +239,14 @@ class Terminal:
             stdout.write(text + "\n")
             stdout.flush()
 
+        def save() -> None:
+            # The game goes on when the disk fails: the next save that works writes it all.
+            try:
+                self.save_now()
+            except SaveFileError as exc:
+                say(f"! {exc}")
+
         say(render(self.game, self.history.state))
-        self._save()
         for line in stdin:
             state = self.history.state
             try:
@@ -208,7 +282,7 @@ class Terminal:
                 except (IllegalAction, InvalidAction) as exc:
                     say(f"! {exc}")
                     continue
-            self._save()
+            save()
             say(render(self.game, self.history.state))
         if self.save is not None:
             say(f"transcript saved to {self.save}")

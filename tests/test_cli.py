@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,6 +185,123 @@ def test_play_saves_a_transcript_that_replays(tmp_path: Path) -> None:
     state = json.loads(replayed.stdout)
     assert state["players"] == [{"name": "Ann", "score": 450}, {"name": "Bob", "score": 0}]
     assert state["to_move"] == "Bob"
+
+
+def test_play_goes_on_with_the_game_its_save_file_holds(tmp_path: Path) -> None:
+    """Closing the terminal is not the end of the game: the same command goes on with it."""
+    save = tmp_path / "game.jsonl"
+    first = run(
+        "play",
+        "kymppitonni",
+        "--players",
+        "Ann",
+        "Bob",
+        "--save",
+        str(save),
+        stdin="1 1 5 2 3 4\nkeep 1 1 5\n",
+    )
+    assert first.returncode == 0, first.stderr
+    again = run(
+        "play", "kymppitonni", "--players", "Ann", "Bob", "--save", str(save), stdin="bank\n"
+    )
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(f"going on with the game saved in {save} (2 actions)\n")
+    assert "Ann banked 250" in again.stdout
+    assert [json.loads(line) for line in save.read_text().splitlines()[1:]] == [
+        {"roll": [1, 1, 2, 3, 4, 5]},
+        {"keep": [1, 1, 5]},
+        {"bank": True},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["kymppitonni", "--players", "Ann", "Cy"],
+            "holds another game (kymppitonni: Ann, Bob;"
+            " target=5000); to go on with it: pipcam play kymppitonni --players Ann Bob"
+            " --option target=5000 --save {save}; or pick another --save FILE",
+        ),
+        (
+            ["kymppitonni", "--players", "Ann", "Bob"],
+            "holds another game (kymppitonni: Ann, Bob; target=5000)",
+        ),
+        (["general", "--players", "Ann", "Bob"], "holds another game (kymppitonni: Ann, Bob;"),
+    ],
+    ids=["other-players", "other-options", "other-game"],
+)
+def test_play_never_overwrites_another_game(tmp_path: Path, args: list[str], said: str) -> None:
+    save = tmp_path / "game.jsonl"
+    kept = '{"game": "kymppitonni", "players": ["Ann", "Bob"], "options": {"target": 5000}}\n'
+    kept += '{"roll": [1, 1, 2, 3, 4, 5]}\n'
+    save.write_text(kept)
+    result = run("play", *args, "--save", str(save))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"pipcam play: {save} " + said.format(save=save))
+    assert save.read_text() == kept
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"\xff\xd8\xff\xe0 a photo", "is no transcript (not text); pick another --save FILE"),
+        (b"shopping list\n", "is no transcript this game can go on with (line 1: not JSON"),
+    ],
+)
+def test_play_refuses_a_save_file_that_is_no_transcript(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    save = tmp_path / "notes.txt"
+    save.write_bytes(content)
+    result = run("play", "kymppitonni", "--players", "Ann", "Bob", "--save", str(save))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"pipcam play: {save} {said}")
+    assert save.read_bytes() == content
+
+
+def test_play_says_where_it_cannot_save(tmp_path: Path) -> None:
+    save = tmp_path / "no-such-folder" / "game.jsonl"
+    result = run("play", "kymppitonni", "--players", "Ann", "Bob", "--save", str(save))
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"pipcam play: cannot save the transcript to {save} (No such file or directory);"
+        " pick another --save FILE\n",
+    )
+
+
+def test_a_failing_save_mid_game_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
+    """The disk goes away mid-game: each action is still taken and the failure said; the next
+    save that works writes the whole game."""
+    import io
+
+    from pipcam.play import Terminal
+    from scoring.registry import find_game
+
+    folder = tmp_path / "usb-stick"
+    folder.mkdir()
+    save = folder / "game.jsonl"
+    terminal = Terminal(find_game("kymppitonni")(), ["Ann", "Bob"], save=save)
+    terminal.save_now()
+
+    class Typed(io.StringIO):
+        """Lines typed at the terminal; the stick is pulled after the first, put back later."""
+
+        def __iter__(self) -> Any:
+            for number, line in enumerate(self.getvalue().splitlines(keepends=True)):
+                if number == 1:
+                    save.unlink()
+                    folder.rmdir()
+                if number == 2:
+                    folder.mkdir()
+                yield line
+
+    out = io.StringIO()
+    assert terminal.run(Typed("1 1 5 2 3 4\nkeep 1 1 5\nbank\n"), out) == 0
+    said = out.getvalue()
+    assert f"! cannot save the transcript to {save} (No such file or directory)" in said
+    assert "Ann banked 250" in said
+    assert len(save.read_text().splitlines()) == 4  # the header and all three actions
 
 
 def test_play_refuses_bad_players() -> None:
