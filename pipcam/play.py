@@ -7,8 +7,9 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
+from coach.report import Coach, coach_for
 from scoring.core import (
     JSON,
     Action,
@@ -24,7 +25,7 @@ from scoring.core import (
     Score,
     Stop,
 )
-from scoring.errors import IllegalAction, InvalidAction
+from scoring.errors import IllegalAction, InvalidAction, ScoringError
 from scoring.history import History
 from scoring.transcript import TranscriptError, dump, replay
 
@@ -38,7 +39,8 @@ Type what happened at the table:
   forbidden 2 5    the forbidden numbers (Na zakázaná čísla)
   draw 045         the stone turned up; place 045 U(0,0) 1 lays it; pass if it fits nowhere
   undo (u), redo   take back or repeat the last action
-  hint             the best reading of the dice on the table
+  hint             the coach's best play, with what the others give up (Generał and
+                   the 10 000 games); elsewhere the best reading or what is legal now
   help (?), quit (q)"""
 
 
@@ -204,6 +206,21 @@ class Terminal:
         self.players = players
         self.save = save
         self.history: History[Any] = history or History(game, game.initial_state(players))
+        self._coach: Coach | None | Literal[False] = None  # False: the coach knows not this game
+
+    def _advice(self, state: Any) -> str | None:
+        """The coach's advice for the player to move, or None where it has none."""
+        if self._coach is None:
+            try:
+                self._coach = coach_for(self.game)  # Generał's solver loads its table once
+            except ValueError:
+                self._coach = False
+        if self._coach is False or self.game.to_move(state) is None:
+            return None
+        try:
+            return self._coach.advise(state).text(most=4)
+        except (ScoringError, ValueError):  # a state the coach does not cover: plain hint
+            return None
 
     def save_now(self) -> None:
         """Write the transcript; :class:`SaveFileError` names the file and what to do."""
@@ -289,6 +306,9 @@ class Terminal:
         return 0
 
     def _hint(self, state: Any) -> str:
+        advice = self._advice(state)
+        if advice is not None:
+            return advice
         info = self.game.describe(state)
         best = info.get("best")
         if best is not None:

@@ -304,6 +304,26 @@ def test_a_failing_save_mid_game_is_said_and_the_game_goes_on(tmp_path: Path) ->
     assert len(save.read_text().splitlines()) == 4  # the header and all three actions
 
 
+@pytest.mark.parametrize(
+    ("game", "typed", "hint"),
+    [
+        (
+            "kymppitonni",
+            "1 1 5 2 3 4",
+            "Player: turn total 0, dice 1 1 2 3 4 5\n"
+            "advice: keep 1 (100), then roll (expected 399.5; expected points of the turn)\n"
+            "other choices:\n  keep 5 (50), then roll ",
+        ),
+        ("drapky", "1 1 5 2 3 4", "legal now: keep nothing, keep 1, keep 1 1, "),
+    ],
+    ids=["coached", "no-coach"],
+)
+def test_play_hint_is_the_coach_where_it_knows_the_game(game: str, typed: str, hint: str) -> None:
+    result = run("play", game, "--players", "Player", "Other", stdin=f"{typed}\nhint\n")
+    assert result.returncode == 0, result.stderr
+    assert hint in result.stdout
+
+
 def test_play_refuses_bad_players() -> None:
     """Two players with one name are refused before the game starts."""
     result = run("play", "sekvence", "--players", "Ann", "Ann")
