@@ -205,7 +205,9 @@ class Terminal:
         self.game = game
         self.players = players
         self.save = save
-        self.history: History[Any] = history or History(game, game.initial_state(players))
+        fresh = History(game, game.initial_state(players)) if history is None else history
+        self.history: History[Any] = fresh
+        self.unsaved = False  # the last save failed: the file lags behind the game
         self._coach: Coach | None | Literal[False] = None  # False: the coach knows not this game
 
     def _advice(self, state: Any) -> str | None:
@@ -262,8 +264,12 @@ class Terminal:
                 self.save_now()
             except SaveFileError as exc:
                 say(f"! {exc}")
+                self.unsaved = True
+            else:
+                self.unsaved = False
 
         say(render(self.game, self.history.state))
+        save()
         for line in stdin:
             state = self.history.state
             try:
@@ -301,6 +307,9 @@ class Terminal:
                     continue
             save()
             say(render(self.game, self.history.state))
+        if self.save is not None and self.unsaved:
+            say(f"! the last actions are not in {self.save}: it could not be written")
+            return 1
         if self.save is not None:
             say(f"transcript saved to {self.save}")
         return 0

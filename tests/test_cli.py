@@ -302,6 +302,16 @@ def test_a_failing_save_mid_game_is_said_and_the_game_goes_on(tmp_path: Path) ->
     assert f"! cannot save the transcript to {save} (No such file or directory)" in said
     assert "Ann banked 250" in said
     assert len(save.read_text().splitlines()) == 4  # the header and all three actions
+    assert said.endswith(f"transcript saved to {save}\n")
+
+    # Pulled for good: the end says the file lags behind, and the status is 1.
+    save.unlink()
+    folder.rmdir()
+    out = io.StringIO()
+    assert terminal.run(io.StringIO("2 2 3 4 6 6\n"), out) == 1
+    assert out.getvalue().endswith(
+        f"! the last actions are not in {save}: it could not be written\n"
+    )
 
 
 @pytest.mark.parametrize(
