@@ -227,6 +227,18 @@ def test_a_table_keeping_photos_tunes_itself_in_the_background(
     assert "pipcam: automatic tuning" in out
 
 
+def _refused_start(*args: str) -> subprocess.CompletedProcess[str]:
+    """``pipcam run ARGS`` as a child expected to stop at once, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "pipcam.cli", "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 @pytest.mark.parametrize(
     ("config_text", "camera", "message"),
     [
@@ -254,15 +266,7 @@ def test_bad_config_is_refused_clearly(
     config = tmp_path / "bad.toml"
     config.write_text(config_text.format(tmp=tmp_path))
     extra = ["--camera", camera] if camera else []
-    result = subprocess.run(
-        [sys.executable, "-m", "pipcam.cli", "run", "--config", str(config), "--data"]
-        + [str(tmp_path / "data"), *extra],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    result = _refused_start("--config", str(config), "--data", str(tmp_path / "data"), *extra)
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("pipcam run: "), result.stderr
     assert "pipcam run: pipcam" not in result.stderr  # one prefix, the command's
@@ -305,14 +309,8 @@ def test_a_taken_port_stops_the_start_before_the_url_is_shown(tmp_path: Path) ->
         other.bind(("0.0.0.0", 0))
         other.listen()
         port = other.getsockname()[1]
-        result = subprocess.run(
-            [sys.executable, "-m", "pipcam.cli", "run", "--camera", "none", "--port", str(port)]
-            + ["--data", str(tmp_path / "data")],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            stdin=subprocess.DEVNULL,
+        result = _refused_start(
+            "--camera", "none", "--port", str(port), "--data", str(tmp_path / "data")
         )
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith(f"pipcam run: port {port} is in use by another program")
