@@ -108,7 +108,18 @@ class CameraLoop:
         return self.clock() - self.heartbeat < max_age
 
     def run(self) -> None:
-        """Capture, settle, read, until stopped."""
+        """Capture, settle, read, until stopped; an unexpected error is said, not swallowed."""
+        try:
+            self._run()
+        except Exception:
+            # A fault of ours, not the camera's: retrying would only repeat it. The phones and
+            # the LED say the camera stopped (the dice can be typed), and the heartbeat stops, so
+            # systemd's watchdog restarts the service.
+            log.exception("camera: the camera loop stopped on an unexpected error")
+            self._close_source()
+            self.table.camera_status("failed")
+
+    def _run(self) -> None:
         from vision.errors import SourceExhausted, VisionError
 
         while not self._stop.is_set():

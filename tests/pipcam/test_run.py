@@ -543,6 +543,39 @@ def test_an_unplugged_camera_is_logged_once_a_minute_not_every_retry(
     ]
 
 
+def test_an_unexpected_error_stops_the_loop_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A fault of ours (not the camera's) is logged with its traceback, the phones and the LED
+    are told the camera stopped, and the heartbeat stops so that the watchdog restarts."""
+    from vision.source import StaticSource
+
+    class Broken(StaticSource):
+        def capture(self) -> Any:
+            raise ZeroDivisionError("a bug")
+
+    caplog.set_level("WARNING", logger="pipcam.run")
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        source = Broken([np.zeros((4, 4, 3), np.uint8)])
+        loop = CameraLoop(lambda: source, table, reader=None, settle_seconds=0.5, interval=0.01)
+        loop.start()
+        assert loop._thread is not None
+        loop._thread.join(10)
+        assert not loop._thread.is_alive()
+        time.sleep(0.05)
+        alive = loop.healthy(max_age=0.04)
+        state = table.state_json()
+        loop.stop()
+    assert (alive, state["table"]["camera"], source.closed) == (False, "failed", True)
+    assert led_status(state) == "attention"
+    record = caplog.records[-1]
+    assert record.getMessage() == "camera: the camera loop stopped on an unexpected error"
+    assert record.exc_info is not None
+    assert record.exc_info[0] is ZeroDivisionError
+
+
 def test_a_folder_played_to_its_end_is_not_replayed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
