@@ -8,13 +8,21 @@ table says what is wrong and waits for the dice to be fixed or the reading corre
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pipcam.store import NO_DIE, GameFinished, Store, corrected_die, replay_events
+from pipcam.store import (
+    NO_DIE,
+    GameFinished,
+    Store,
+    StoreError,
+    corrected_die,
+    replay_events,
+)
 from scoring.core import (
     JSON,
     Action,
@@ -32,6 +40,8 @@ from scoring.dice import contains, remove
 from scoring.errors import IllegalAction, InvalidAction
 from scoring.history import History
 from scoring.transcript import Header, dump, parse_header, start
+
+log = logging.getLogger(__name__)
 
 
 class DieLike(Protocol):
@@ -131,7 +141,15 @@ class Table:
             stored = self.store.current_game()
             if stored is None:
                 return False
-            self.history = replay_events(stored)
+            try:
+                self.history = replay_events(stored)
+            except StoreError as exc:
+                # A game these rules cannot replay (stored by another version, or by two tables
+                # at once) must not stop the table for ever: it stays in the store, events and
+                # all, marked finished, and a new game starts.
+                log.error("%s; it stays in the store as it was, and a new game starts", exc)
+                self.store.finish_game(stored.id)
+                return False
             self.header = parse_header(stored.header)
             self.game_id = stored.id
             self._changed()

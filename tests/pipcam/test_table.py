@@ -135,6 +135,41 @@ def test_every_action_is_stored_before_it_is_applied(tmp_path: Path) -> None:
     assert after["can_redo"] is True
 
 
+def test_a_stored_game_that_does_not_replay_is_set_aside_not_fatal(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two tables on one store write into the same game, which then replays for neither: the
+    next start sets it aside (kept, marked finished) and a new game can start."""
+    with Store(tmp_path / "pipcam.db") as store:
+        first = kymppi(store)
+        second = Table(store)
+        assert second.resume()
+        first.act(Roll([1, 1, 5, 2, 3, 4]), source="camera")
+        second.act(Roll([5, 5, 5, 2, 3, 4]), source="phone")  # its history had no roll yet
+        broken = first.game_id
+        assert broken is not None
+    with Store(tmp_path / "pipcam.db") as store, caplog.at_level("ERROR", "pipcam.table"):
+        again = Table(store)
+        assert not again.resume()
+        assert [e.action for e in store.events(broken)] == [
+            {"roll": [1, 1, 2, 3, 4, 5]},
+            {"roll": [2, 3, 4, 5, 5, 5]},
+        ]
+        assert store.games()[-1].finished is not None
+        again.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        assert again.game_id == broken + 1
+    assert (
+        caplog.records[-1]
+        .getMessage()
+        .startswith(f"stored game {broken} does not replay at event 2 ")
+    )
+    assert (
+        caplog.records[-1]
+        .getMessage()
+        .endswith("; it stays in the store as it was, and a new game starts")
+    )
+
+
 def test_refused_action_stores_nothing(tmp_path: Path) -> None:
     """An illegal action raises and leaves both the game and the store as they were."""
     with Store(tmp_path / "pipcam.db") as store:
