@@ -503,8 +503,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             # Bound before anything is opened or printed: a port in use is said plainly, not
             # after the scoreboard's URL and QR code have been shown.
             listener = stack.enter_context(bind_scoreboard(config.host, port))
+            stack.enter_context(table_lock(data))
             store = stack.enter_context(Store(data / "pipcam.db"))
-        except (StoreError, ScoreboardError) as exc:
+        except (StoreError, ScoreboardError, TableLocked) as exc:
             print(f"pipcam run: {exc}", file=sys.stderr)
             return 2
         table = Table(store)
@@ -616,6 +617,44 @@ def cmd_run(args: argparse.Namespace) -> int:
         with _stop_on_signals(server):
             server.run(sockets=[listener])
     return 0
+
+
+class TableLocked(RuntimeError):
+    """Another ``pipcam run`` keeps its games in the same data folder."""
+
+
+LOCK_NAME = "table.lock"
+"""The file in the data folder that one running table holds a lock on (its pid inside)."""
+
+
+@contextlib.contextmanager
+def table_lock(data: Path) -> Iterator[None]:
+    """Hold the data folder's table lock while the table runs; :class:`TableLocked` if another
+    table holds it. Two tables on one store would write their actions into the same game, which
+    then replays for neither. Readers (``pipcam tune``, ``pipcam photos``) take no lock."""
+    import fcntl
+
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        handle = (data / LOCK_NAME).open("a+", encoding="utf-8")
+    except OSError:
+        yield  # the store's own checks say what is wrong with the folder
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "?"
+            raise TableLocked(
+                f"another pipcam run (pid {holder}) keeps its games in {data}: stop it (sudo"
+                " systemctl stop pipcam, if it is the service), or give this one another --data"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield  # the lock goes with the file's closing, also when the process is killed
 
 
 _HOST = "set table.host in the configuration to an address of this machine, or leave it out"

@@ -21,10 +21,12 @@ import pytest
 from pipcam.run import (
     CameraLoop,
     ScoreboardError,
+    TableLocked,
     _open_camera,
     bind_scoreboard,
     led_status,
     summary_line,
+    table_lock,
 )
 from pipcam.store import Store
 from pipcam.table import Table
@@ -149,6 +151,33 @@ def test_ready_watchdog_and_clean_stop(run_table: Any) -> None:
     table.proc.send_signal(signal.SIGTERM)
     table.wait_for("STOPPING=1")
     assert table.proc.wait(15) == 0
+
+
+def test_a_second_table_on_the_same_data_is_refused(run_table: Any, tmp_path: Path) -> None:
+    """Two tables on one store would write into the same game: the second one stops at once,
+    naming the first; once the first has stopped, a table starts there again."""
+    first = run_table()
+    first.wait_for("READY=1")
+    data = tmp_path / "data"
+    second = _refused_start("--camera", "none", "--data", str(data), "--port", str(free_port()))
+    assert second.returncode == 2, second.stderr
+    assert second.stderr == (
+        f"pipcam run: another pipcam run (pid {first.proc.pid}) keeps its games in {data}:"
+        " stop it (sudo systemctl stop pipcam, if it is the service), or give this one another"
+        " --data\n"
+    )
+    first.proc.kill()  # even a killed table lets go of the lock
+    first.proc.wait(10)
+    third = run_table()
+    third.wait_for("READY=1")
+
+
+def test_table_lock_is_held_once_per_folder(tmp_path: Path) -> None:
+    taken = rf"another pipcam run \(pid {os.getpid()}\)"
+    with table_lock(tmp_path), pytest.raises(TableLocked, match=taken), table_lock(tmp_path):
+        pass
+    with table_lock(tmp_path):  # let go on leaving
+        assert (tmp_path / "table.lock").read_text() == f"{os.getpid()}\n"
 
 
 def test_kill_9_loses_no_acknowledged_action(run_table: Any) -> None:
