@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
 from vision.review import reviewed, untrusted
+from vision.source import read_image
 
 if TYPE_CHECKING:
     from vision.reader import DiceReader, Die
@@ -162,9 +163,25 @@ def _load_labels(folder: Path) -> list[dict[str, object]]:
             " (images/ and labels.jsonl, as ../shared/data/dice/* or what `pipcam photos OUT`"
             " writes); to read unlabelled photos use `pipcam read`"
         )
+    records: list[dict[str, object]] = []
     with path.open(encoding="utf-8") as lines:
-        # split_view keeps the source's folder name, so the review applies there too.
-        return [reviewed(folder.name, json.loads(line)) for line in lines if line.strip()]
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"{path} line {number}: not JSON ({exc.msg} at column {exc.colno});"
+                    " each line is one photo's record"
+                ) from exc
+            if not isinstance(record, dict) or not isinstance(record.get("image"), str):
+                raise ValueError(
+                    f'{path} line {number}: a record is an object with "image" and "dice"'
+                )
+            # split_view keeps the source's folder name, so the review applies there too.
+            records.append(reviewed(folder.name, record))
+    return records
 
 
 def _truth(
@@ -202,10 +219,7 @@ def evaluate_folder(folder: Path, read: ReadFn, read_crop: ReadFn | None = None)
             report.skipped += 1
             continue
         name = str(record["image"])
-        loaded = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
-        if loaded is None:
-            raise FileNotFoundError(f"cannot read image {str(folder / name)!r}")
-        image = np.asarray(loaded, dtype=np.uint8)
+        image = read_image(folder / name)
         truth, unscored = _truth(record, image)
         read_this = read_crop if "dice" not in record and read_crop is not None else read
         found = list(read_this(image))

@@ -228,6 +228,28 @@ def test_missing_labels_file_is_a_clear_error(tmp_path: Path) -> None:
         evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("not json", "line 2: not JSON (Expecting value at column 1); each line is one photo's"),
+        ('["images/a.png"]', 'line 2: a record is an object with "image" and "dice"'),
+        ('{"dice": []}', 'line 2: a record is an object with "image" and "dice"'),
+    ],
+)
+def test_a_bad_labels_line_is_named(tmp_path: Path, line: str, said: str) -> None:
+    good = json.dumps({"image": "images/a.png", "dice": []})
+    (tmp_path / "labels.jsonl").write_text(f"{good}\n{line}\n")
+    with pytest.raises(ValueError, match=r"labels\.jsonl line 2: ") as err:
+        evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]
+    assert str(err.value).startswith(f"{tmp_path / 'labels.jsonl'} {said}")
+
+
+def test_a_labelled_photo_that_is_missing_is_named(tmp_path: Path) -> None:
+    (tmp_path / "labels.jsonl").write_text('{"image": "images/gone.jpg", "dice": []}\n')
+    with pytest.raises(ValueError, match=r"cannot read image '.*gone\.jpg': no such file$"):
+        evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]
+
+
 def test_missing_folder_is_named_as_missing(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no folder .*nope'"):
         evaluate_folder(tmp_path / "nope", _reader([]))  # type: ignore[arg-type]
