@@ -76,7 +76,8 @@ def replay(lines: Iterable[str]) -> History[Any]:
     """Rebuild a game from transcript lines; the first bad line raises ``TranscriptError``."""
     history: History[Any] | None = None
     for number, raw in enumerate(lines, start=1):
-        text = raw.strip()
+        # A byte-order mark: what Windows editors put before a UTF-8 file's first line.
+        text = (raw.removeprefix("\ufeff") if number == 1 else raw).strip()
         if not text:
             continue
         try:

@@ -148,6 +148,18 @@ def test_replay_malformed(text: str, reason: str) -> None:
     assert reason in result.stderr
 
 
+def test_replay_reads_a_transcript_saved_by_a_windows_editor(tmp_path: Path) -> None:
+    """A byte-order mark and CRLF line ends (Notepad) replay as the plain file does."""
+    text = '{"game": "kymppitonni", "players": ["A", "B"]}\n{"roll": [1, 1, 5, 2, 3, 4]}\n'
+    plain, windows = tmp_path / "plain.jsonl", tmp_path / "windows.jsonl"
+    plain.write_text(text, encoding="utf-8")
+    windows.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    first, second = run("replay", str(plain)), run("replay", str(windows))
+    assert (second.returncode, second.stderr) == (0, "")
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+    assert json.loads(second.stdout)["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
+
+
 def test_play_saves_a_transcript_that_replays(tmp_path: Path) -> None:
     """`pipcam play` at a terminal: typed rolls, a refused bank, undo, and a saved transcript."""
     save = tmp_path / "game.jsonl"
