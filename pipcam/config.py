@@ -99,7 +99,7 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM: Windows editors
     except FileNotFoundError as exc:
         raise ConfigError(
             f"no configuration file at {path}; "

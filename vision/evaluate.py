@@ -164,7 +164,7 @@ def _load_labels(folder: Path) -> list[dict[str, object]]:
             " writes); to read unlabelled photos use `pipcam read`"
         )
     records: list[dict[str, object]] = []
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding="utf-8-sig") as lines:  # utf-8, past a BOM if an editor wrote one
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue

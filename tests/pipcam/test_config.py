@@ -63,3 +63,11 @@ def test_port_number_takes_a_port(text: str, port: int) -> None:
 def test_port_number_refuses_what_is_no_port(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match=f"from 1 to 65535, not {text!r}$"):
         port_number(text)
+
+
+def test_a_file_saved_by_a_windows_editor_is_read(tmp_path: Path) -> None:
+    """A byte-order mark and CRLF line ends (Notepad) read as the plain file does."""
+    path = tmp_path / "pipcam.toml"
+    path.write_bytes(b'\xef\xbb\xbf[table]\r\nport = 8123\r\ngame = "general"\r\n')
+    config = load_config(path)
+    assert (config.port, config.game) == (8123, "general")

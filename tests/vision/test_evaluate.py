@@ -244,6 +244,15 @@ def test_a_bad_labels_line_is_named(tmp_path: Path, line: str, said: str) -> Non
     assert str(err.value).startswith(f"{tmp_path / 'labels.jsonl'} {said}")
 
 
+def test_labels_saved_with_a_byte_order_mark_are_read(tmp_path: Path) -> None:
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.zeros((8, 8, 3), np.uint8))
+    line = json.dumps({"image": "images/a.png", "dice": []})
+    (tmp_path / "labels.jsonl").write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\r\n")
+    report = evaluate_folder(tmp_path, _reader([[]]))  # type: ignore[arg-type]
+    assert (report.images, report.exact) == (1, 1)
+
+
 def test_a_labelled_photo_that_is_missing_is_named(tmp_path: Path) -> None:
     (tmp_path / "labels.jsonl").write_text('{"image": "images/gone.jpg", "dice": []}\n')
     with pytest.raises(ValueError, match=r"cannot read image '.*gone\.jpg': no such file$"):
