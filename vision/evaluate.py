@@ -505,7 +505,7 @@ def image_view(folder: Path, keep: Callable[[dict[str, Any]], bool]) -> Iterator
     the ``with`` block; it has the folder's name (the source a report names)."""
     source = folder.resolve().name
     kept = []
-    for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (folder / "labels.jsonl").read_text(encoding="utf-8-sig").splitlines():
         if line.strip() and keep(json.loads(line)):
             kept.append(line)
     with tempfile.TemporaryDirectory(prefix="pipcam-eval-") as tmp:

@@ -23,6 +23,7 @@ from vision.evaluate import (
     format_report,
     match_dice,
     reading_cost,
+    split_view,
     write_confusion_png,
 )
 
@@ -251,6 +252,9 @@ def test_labels_saved_with_a_byte_order_mark_are_read(tmp_path: Path) -> None:
     (tmp_path / "labels.jsonl").write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\r\n")
     report = evaluate_folder(tmp_path, _reader([[]]))  # type: ignore[arg-type]
     assert (report.images, report.exact) == (1, 1)
+    with split_view(tmp_path, "train") as train, split_view(tmp_path, "val") as val:
+        views = [(v / "labels.jsonl").read_text().count("images/a.png") for v in (train, val)]
+    assert sorted(views) == [0, 1]  # the photo is in one split, whichever the rule gives
 
 
 def test_a_labelled_photo_that_is_missing_is_named(tmp_path: Path) -> None:

@@ -110,7 +110,7 @@ def load_folder(folder: Path) -> list[Record]:
     with our review of the labels applied (vision/review.py)."""
     source = folder.name
     records: list[Record] = []
-    with (folder / "labels.jsonl").open(encoding="utf-8") as lines:
+    with (folder / "labels.jsonl").open(encoding="utf-8-sig") as lines:
         for line in lines:
             if not line.strip():
                 continue
