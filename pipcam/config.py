@@ -38,6 +38,10 @@ CALIBRATION_NAME = "calibration.json"
 unless the config names another file (``calibration``)."""
 
 
+PORTS = range(1, 65536)
+"""The TCP ports a scoreboard can listen on (``--port`` and ``table.port``)."""
+
+
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the file and the key."""
 
@@ -142,7 +146,7 @@ def load_config(path: Path | None) -> Config:
             f"{path}: table.auto_tune must be true, false or a number of photos, not"
             f" {values['auto_tune']}"
         )
-    if not 0 < values.get("port", 8000) < 65536:
+    if values.get("port", 8000) not in PORTS:
         raise ConfigError(f"{path}: table.port must be 1-65535, not {values['port']}")
     if values.get("settle_seconds", 0.0) < 0:
         raise ConfigError(
@@ -182,7 +186,7 @@ def port_number(text: str) -> int:
         port = int(text)
     except ValueError:
         port = 0
-    if not 0 < port < 65536:
+    if port not in PORTS:
         raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {text!r}")
     return port
 

@@ -7,9 +7,8 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from coach.report import Coach, coach_for
 from scoring.core import (
     JSON,
     Action,
@@ -28,6 +27,9 @@ from scoring.core import (
 from scoring.errors import IllegalAction, InvalidAction, ScoringError
 from scoring.history import History
 from scoring.transcript import TranscriptError, dump, replay
+
+if TYPE_CHECKING:
+    from coach.report import Coach
 
 HELP = """\
 Type what happened at the table:
@@ -171,8 +173,9 @@ def saved_game(path: Path, game: Game[Any, Any], players: list[str]) -> History[
             f"{path} is no transcript this game can go on with ({exc}); pick another --save FILE"
         ) from exc
     theirs = history.game.players(history.root)
-    if dump(game, players, []) != dump(history.game, theirs, []):
-        header = json.loads(dump(history.game, theirs, []))
+    saved = dump(history.game, theirs, [])
+    if dump(game, players, []) != saved:
+        header = json.loads(saved)
         options = [f"{k}={_option_text(v)}" for k, v in header["options"].items()]
         command = [f"pipcam play {header['game']} --players {' '.join(theirs)}"]
         command += [f"--option {o}" for o in options]
@@ -213,6 +216,8 @@ class Terminal:
     def _advice(self, state: Any) -> str | None:
         """The coach's advice for the player to move, or None where it has none."""
         if self._coach is None:
+            from coach.report import coach_for  # the coach's solvers only when a hint is asked
+
             try:
                 self._coach = coach_for(self.game)  # Generał's solver loads its table once
             except ValueError:
@@ -252,7 +257,8 @@ class Terminal:
             raise
 
     def run(self, stdin: TextIO, stdout: TextIO) -> int:
-        """Read lines until quit or end of input; return the exit status."""
+        """Read lines until quit or end of input; return the exit status. The caller saves
+        first (:meth:`save_now`), so a file that cannot be written is refused before play."""
 
         def say(text: str) -> None:
             stdout.write(text + "\n")
@@ -269,7 +275,6 @@ class Terminal:
                 self.unsaved = False
 
         say(render(self.game, self.history.state))
-        save()
         for line in stdin:
             state = self.history.state
             try:
