@@ -46,6 +46,7 @@ from pipcam.tune import MIN_HELD_OUT
 from vision.classify import OnnxClassifier
 from vision.errors import TuneError
 from vision.evaluate import box_reader, evaluate_folder, match_dice, reading_cost
+from vision.labels import read_label_lines
 from vision.reader import DiceReader
 from vision.review import TRUSTED_READ
 from vision.train.data import Record, load_folder, read_image
@@ -71,10 +72,7 @@ def _test_folder(source: Path, test: list[Record], work: Path) -> Path:
     folder = work / "test" / source.name
     (folder / "images").mkdir(parents=True)
     names = {record.path.relative_to(source).as_posix() for record in test}
-    lines = []
-    for line in (source / "labels.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip() and json.loads(line)["image"] in names:
-            lines.append(line + "\n")
+    lines = [f"{line.text}\n" for line in read_label_lines(source) if line.record["image"] in names]
     for name in names:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).symlink_to(source / name)

@@ -45,6 +45,7 @@ from pipcam.photos import kept_photos, photo_path
 from pipcam.store import Store
 from vision.classify import OnnxClassifier
 from vision.evaluate import match_dice
+from vision.labels import read_labels
 from vision.locate import Locator, die_at
 from vision.reader import DiceReader
 from vision.review import TRUSTED_READ, untrusted
@@ -390,8 +391,7 @@ def find_disputes(
     tuned model's value. Raises ``ModelLoadError`` for a model that does not load."""
     reader = DiceReader(OnnxClassifier(tuned, threads=threads))
     disputes: list[dict[str, Any]] = []
-    for line in (export / "labels.jsonl").read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
+    for record in read_labels(export):
         if photos is None:
             if record.get("split") != "val":
                 continue

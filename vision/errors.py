@@ -6,6 +6,7 @@ __all__ = [
     "BadCameraSpec",
     "CalibrationError",
     "CameraUnavailable",
+    "LabelsError",
     "ModelLoadError",
     "SourceClosed",
     "SourceExhausted",
@@ -29,6 +30,10 @@ class ModelLoadError(VisionError, RuntimeError):
 
 class UnreadableImage(VisionError, ValueError):
     """An image file that does not exist or that OpenCV cannot decode."""
+
+
+class LabelsError(VisionError, ValueError):
+    """A ``labels.jsonl`` line that is not a record of the shared data format."""
 
 
 class BadCameraSpec(VisionError, ValueError):

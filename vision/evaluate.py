@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import json
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
+from vision.labels import LABELS, read_label_lines, read_labels
 from vision.review import reviewed, untrusted
 from vision.source import read_image
 
@@ -154,7 +154,7 @@ def match_dice(
 
 def _load_labels(folder: Path) -> list[dict[str, object]]:
     """The records of a folder's labels.jsonl, with our review of the labels (vision/review.py)."""
-    path = folder / "labels.jsonl"
+    path = folder / LABELS
     if not folder.is_dir():
         raise FileNotFoundError(f"no folder {str(folder)!r}: give a folder of labelled photos")
     if not path.is_file():
@@ -163,25 +163,8 @@ def _load_labels(folder: Path) -> list[dict[str, object]]:
             " (images/ and labels.jsonl, as ../shared/data/dice/* or what `pipcam photos OUT`"
             " writes); to read unlabelled photos use `pipcam read`"
         )
-    records: list[dict[str, object]] = []
-    with path.open(encoding="utf-8-sig") as lines:  # utf-8, past a BOM if an editor wrote one
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(
-                    f"{path} line {number}: not JSON ({exc.msg} at column {exc.colno});"
-                    " each line is one photo's record"
-                ) from exc
-            if not isinstance(record, dict) or not isinstance(record.get("image"), str):
-                raise ValueError(
-                    f'{path} line {number}: a record is an object with "image" and "dice"'
-                )
-            # split_view keeps the source's folder name, so the review applies there too.
-            records.append(reviewed(folder.name, record))
-    return records
+    # split_view keeps the source's folder name, so the review applies there too.
+    return [reviewed(folder.name, record) for record in read_labels(folder)]
 
 
 def _truth(
@@ -504,17 +487,14 @@ def image_view(folder: Path, keep: Callable[[dict[str, Any]], bool]) -> Iterator
     """A folder with the photos of ``folder`` whose label record ``keep`` accepts, linked, for
     the ``with`` block; it has the folder's name (the source a report names)."""
     source = folder.resolve().name
-    kept = []
-    for line in (folder / "labels.jsonl").read_text(encoding="utf-8-sig").splitlines():
-        if line.strip() and keep(json.loads(line)):
-            kept.append(line)
+    kept = [line.text for line in read_label_lines(folder) if keep(line.record)]
     with tempfile.TemporaryDirectory(prefix="pipcam-eval-") as tmp:
         view = Path(tmp) / source
         view.mkdir()
         for entry in folder.resolve().iterdir():
-            if entry.name != "labels.jsonl":
+            if entry.name != LABELS:
                 (view / entry.name).symlink_to(entry)
-        (view / "labels.jsonl").write_text("".join(f"{line}\n" for line in kept), "utf-8")
+        (view / LABELS).write_text("".join(f"{line}\n" for line in kept), "utf-8")
         yield view
 
 

@@ -39,7 +39,7 @@ from vision.classify import (
     softmax,
 )
 from vision.detect import iou
-from vision.errors import ModelLoadError, TuneError
+from vision.errors import LabelsError, ModelLoadError, TuneError
 from vision.evaluate import (
     Comparison,
     EvalReport,
@@ -51,6 +51,7 @@ from vision.evaluate import (
     reading_cost,
     split_view,
 )
+from vision.labels import LABELS, read_labels
 from vision.preprocess import crops_for_model
 from vision.reader import DiceReader, default_locator
 
@@ -271,12 +272,15 @@ def table_records(folders: Sequence[Path]) -> list[Record]:
     from vision.train.data import load_folder
 
     for folder in folders:
-        if not (folder / "labels.jsonl").is_file():
+        if not (folder / LABELS).is_file():
             raise TuneError(
                 f"{folder}: no labels.jsonl there; tune on folders that `pipcam photos OUT`"
                 " wrote (or any folder in the shared data format)"
             )
-    return [record for folder in folders for record in load_folder(folder)]
+    try:
+        return [record for folder in folders for record in load_folder(folder)]
+    except LabelsError as exc:
+        raise TuneError(str(exc)) from exc
 
 
 def table_split(folders: Sequence[Path]) -> tuple[list[Record], list[Record]]:
@@ -349,12 +353,10 @@ def game_folds(
 
     keys: dict[str, str] = {}
     for folder in folders:
-        for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                raw = json.loads(line)
-                game = raw.get("game")
-                name = str(raw["image"]) if game is None else f"game {game}"
-                keys[str(folder / str(raw["image"]))] = f"{folder.name}:{name}"
+        for raw in read_labels(folder):
+            game = raw.get("game")
+            name = str(raw["image"]) if game is None else f"game {game}"
+            keys[str(folder / str(raw["image"]))] = f"{folder.name}:{name}"
     out: list[list[Record]] = [[] for _ in range(folds)]
     for record in records:
         key = keys.get(str(record.path), str(record.path))

@@ -229,20 +229,13 @@ def test_missing_labels_file_is_a_clear_error(tmp_path: Path) -> None:
         evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("line", "said"),
-    [
-        ("not json", "line 2: not JSON (Expecting value at column 1); each line is one photo's"),
-        ('["images/a.png"]', 'line 2: a record is an object with "image" and "dice"'),
-        ('{"dice": []}', 'line 2: a record is an object with "image" and "dice"'),
-    ],
-)
-def test_a_bad_labels_line_is_named(tmp_path: Path, line: str, said: str) -> None:
+def test_a_bad_labels_line_is_named(tmp_path: Path) -> None:
+    # The cases are vision.labels' (tests/vision/test_labels.py); eval says them as they are.
     good = json.dumps({"image": "images/a.png", "dice": []})
-    (tmp_path / "labels.jsonl").write_text(f"{good}\n{line}\n")
+    (tmp_path / "labels.jsonl").write_text(f"{good}\nnot json\n")
     with pytest.raises(ValueError, match=r"labels\.jsonl line 2: ") as err:
         evaluate_folder(tmp_path, _reader([]))  # type: ignore[arg-type]
-    assert str(err.value).startswith(f"{tmp_path / 'labels.jsonl'} {said}")
+    assert str(err.value).startswith(f"{tmp_path / 'labels.jsonl'} line 2: not JSON")
 
 
 def test_labels_saved_with_a_byte_order_mark_are_read(tmp_path: Path) -> None:

@@ -227,6 +227,13 @@ def test_a_tables_own_photos_train_the_locator_and_are_measured(
         main(["--data", str(data), "--source", str(tmp_path / "nothing")])
     assert exit_info.value.code == 2
     assert "no labels.jsonl there" in capsys.readouterr().err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "labels.jsonl").write_text('{"image": "images/a.jpg", "dice": [{"value": 9}]}\n')
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--data", str(data), "--source", str(broken)])
+    assert exit_info.value.code == 2
+    assert "labels.jsonl line 1: die 1: a die is" in capsys.readouterr().err
     args = ["--data", str(data), "--source", str(table), "--out", str(tmp_path / "out")]
     tiny = ["--steps", "2", "--synthetic-scenes", "2", "--threads", "1"]
     assert main([*args, *tiny]) == 0

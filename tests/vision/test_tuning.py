@@ -245,6 +245,9 @@ def test_a_table_with_nothing_to_tune_on_says_so(tmp_path: Path) -> None:
         tune_heads([table], tmp_path / "out")
     with pytest.raises(TuneError, match="no labels.jsonl there"):
         tune_heads([tmp_path], tmp_path / "out")
+    (tmp_path / "labels.jsonl").write_text('{"image": "images/a.jpg"}\n')
+    with pytest.raises(TuneError, match=r"labels\.jsonl line 1: a record has \"dice\""):
+        tune_heads([tmp_path], tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from vision.errors import LabelsError
 from vision.train.card import write_model_card
 from vision.train.data import (
     DEFAULT_DATA,
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         datasets = build_datasets(args.data, config, sources=args.source)
     except UnknownSourceError as err:
         parser.error(f"--exclude: {err} (in {args.data})")
-    except SourceFolderError as err:
+    except (SourceFolderError, LabelsError) as err:
         parser.error(str(err))
     data_seconds = time.perf_counter() - started
     try:

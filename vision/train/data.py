@@ -9,7 +9,6 @@ can be tested without torch.
 from __future__ import annotations
 
 import argparse
-import json
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect import centre_inside, iou
+from vision.labels import LABELS, read_labels
 from vision.preprocess import MODEL_SIZE, crop_for_model, square_around
 from vision.review import reviewed, untrusted
 
@@ -110,44 +110,40 @@ def load_folder(folder: Path) -> list[Record]:
     with our review of the labels applied (vision/review.py)."""
     source = folder.name
     records: list[Record] = []
-    with (folder / "labels.jsonl").open(encoding="utf-8-sig") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            raw = reviewed(source, json.loads(line))
-            image = str(raw["image"])
-            split = split_of(source, image, raw.get("split"))
-            if "dice" not in raw:
-                records.append(
-                    Record(
-                        source=source,
-                        path=folder / image,
-                        split=split,
-                        dice=(),
-                        is_crop=True,
-                        crop_value=int(raw["value"]),
-                        group=image,
-                    )
-                )
-                continue
-            dice = tuple(
-                LabelledDie(
-                    value=int(die["value"]),
-                    box=_float_box(die["box"]),
-                    suspect="suspect_value" in die or untrusted(die),
-                )
-                for die in raw["dice"]
-            )
+    for raw in (reviewed(source, record) for record in read_labels(folder)):
+        image = str(raw["image"])
+        split = split_of(source, image, raw.get("split"))
+        if "dice" not in raw:
             records.append(
                 Record(
                     source=source,
                     path=folder / image,
                     split=split,
-                    dice=dice,
-                    known_issue=raw.get("known_issue"),
-                    group=str(raw.get("source_id", image)),
+                    dice=(),
+                    is_crop=True,
+                    crop_value=int(raw["value"]),
+                    group=image,
                 )
             )
+            continue
+        dice = tuple(
+            LabelledDie(
+                value=int(die["value"]),
+                box=_float_box(die["box"]),
+                suspect="suspect_value" in die or untrusted(die),
+            )
+            for die in raw["dice"]
+        )
+        records.append(
+            Record(
+                source=source,
+                path=folder / image,
+                split=split,
+                dice=dice,
+                known_issue=raw.get("known_issue"),
+                group=str(raw.get("source_id", image)),
+            )
+        )
     return records
 
 
@@ -167,7 +163,7 @@ def load_sources(root: Path = DEFAULT_DATA, extra: Sequence[Path] = ()) -> list[
 
     An extra folder with the name of a source already read is refused rather than merged.
     """
-    folders = sorted(p for p in root.iterdir() if (p / "labels.jsonl").is_file())
+    folders = sorted(p for p in root.iterdir() if (p / LABELS).is_file())
     taken = {folder.name for folder in folders}
     for folder in extra:
         if folder.name in taken:
@@ -175,7 +171,7 @@ def load_sources(root: Path = DEFAULT_DATA, extra: Sequence[Path] = ()) -> list[
                 f"--source {folder}: a source named {folder.name!r} is already loaded;"
                 " rename the folder"
             )
-        if not (folder / "labels.jsonl").is_file():
+        if not (folder / LABELS).is_file():
             raise SourceFolderError(
                 f"--source {folder}: no labels.jsonl there; a source is a folder in the shared"
                 " data format (pipcam photos OUT writes one)"

@@ -24,6 +24,7 @@ import torch.nn.functional as F  # noqa: N812
 from torch import nn
 from tqdm import tqdm
 
+from vision.errors import LabelsError
 from vision.evaluate import match_dice
 from vision.preprocess import crops_for_model
 from vision.train.card import LOCATOR_MARKER, READING_MARKER
@@ -506,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(config.threads)
     try:
         records = load_sources(args.data, extra=args.source)
-    except SourceFolderError as err:
+    except (SourceFolderError, LabelsError) as err:
         parser.error(str(err))
     try:
         train_all, val_all = train_and_val(records, exclude=config.exclude)
