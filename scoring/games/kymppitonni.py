@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
@@ -110,6 +111,20 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
         if self.options.four_twos_trigger == "at_least_4":
             return twos >= 4
         return twos == 4
+
+    def score_roll(self, roll: Sequence[int]) -> dict[str, JSON]:
+        """``pipcam score``: a roll that fires the four-2s rule scores nothing (RULES K10, K15),
+        whatever else it holds; ``ends_turn`` says so."""
+        if self.options.four_twos_rule and self._fires_four_twos(tuple(roll)):
+            total = "banked" if self.options.four_twos_keeps_turn_total else "lost"
+            return {
+                "points": 0,
+                "scoring": [],
+                "rest": sorted(roll),
+                "groups": [],
+                "ends_turn": f"four 2s: the turn passes, the turn's total so far {total}",
+            }
+        return super().score_roll(roll)
 
     def special_roll(self, state: KState, roll: Dice) -> KState | None:
         if not self.options.four_twos_rule or not self._fires_four_twos(roll):
