@@ -48,11 +48,9 @@ def _options(pairs: list[str]) -> dict[str, JSON]:
 
 
 def _history(path: str) -> History[Any]:
-    try:
-        with Path(path).open(encoding="utf-8") as stream:
-            return replay(stream)
-    except OSError as exc:
-        raise InvalidAction(f"cannot read {path}: {exc.strerror}") from exc
+    from pipcam.cli import read_transcript
+
+    return replay(read_transcript(path))
 
 
 # --------------------------------------------------------------------------------------------------

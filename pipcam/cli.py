@@ -11,13 +11,13 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from scoring.core import JSON, Game, describe_options, options_to_json
 from scoring.dice import dice
 from scoring.errors import InvalidAction, InvalidOption, ScoringError, UnknownGame
 from scoring.registry import available, find_game
-from scoring.transcript import TranscriptError, replay
+from scoring.transcript import TranscriptError, decode, replay
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -126,26 +126,25 @@ def cmd_score(args: argparse.Namespace) -> int:
 # pipcam replay
 
 
-def _open_text(path: str) -> TextIO:
-    if path == "-":
-        return sys.stdin
+def read_transcript(path: str) -> list[str]:
+    """The lines of a transcript file (``-``: standard input), as :func:`decode` reads them.
+
+    Raises ``InvalidAction`` for a file that cannot be read, ``TranscriptError`` for one that is
+    not text."""
     try:
-        return Path(path).open(encoding="utf-8")
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
         raise InvalidAction(f"cannot read {path}: {exc.strerror}") from exc
+    return decode(data)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a transcript and print the final state as one JSON object."""
-    stream = _open_text(args.file)
     try:
-        history = replay(stream)
+        history = replay(read_transcript(args.file))
     except TranscriptError as exc:
         print(f"pipcam replay: {args.file}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
     game = history.game
     state = game.state_json(history.state)
     state["options"] = options_to_json(game.options)

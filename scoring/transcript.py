@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +71,34 @@ def start(header: Header) -> History[Any]:
         )
     game: Game[Any, Any] = cls.from_json(header.options)
     return History(game, game.initial_state(header.players))
+
+
+def decode(data: bytes) -> list[str]:
+    """A transcript file's lines from its bytes: UTF-8 (a byte-order mark is read past), or
+    UTF-16 with its byte-order mark (what Windows PowerShell's ``>`` writes).
+
+    Bytes that are neither raise ``TranscriptError`` naming the line.
+
+    >>> decode('{"game": "general"}\r\n'.encode("utf-16"))
+    ['{"game": "general"}']
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16").splitlines()
+        except UnicodeDecodeError as exc:
+            raise TranscriptError(
+                1, f"not UTF-16 text as its first bytes say ({exc.reason}); save it as UTF-8"
+            ) from exc
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise TranscriptError(
+            line,
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column});"
+            " a transcript is JSON lines in UTF-8: save it as UTF-8",
+        ) from exc
 
 
 def replay(lines: Iterable[str]) -> History[Any]:

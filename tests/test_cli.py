@@ -158,6 +158,27 @@ def test_replay_reads_a_transcript_saved_by_a_windows_editor(tmp_path: Path) -> 
     assert (second.returncode, second.stderr) == (0, "")
     assert json.loads(second.stdout) == json.loads(first.stdout)
     assert json.loads(second.stdout)["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
+    # Windows PowerShell's `>` writes UTF-16 with its byte-order mark.
+    windows.write_bytes(text.replace("\n", "\r\n").encode("utf-16"))
+    third = run("replay", str(windows))
+    assert (third.returncode, third.stderr) == (0, "")
+    assert json.loads(third.stdout) == json.loads(first.stdout)
+
+
+@pytest.mark.parametrize("command", [("replay",), ("advise", "kymppitonni", "--transcript")])
+def test_a_transcript_that_is_not_text_names_its_line(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Bytes that are not UTF-8 (another encoding, a binary file) are an error naming the line
+    and what to do, not a traceback."""
+    bad = tmp_path / "latin1.jsonl"
+    bad.write_bytes(b'{"game": "kymppitonni", "players": ["A", "B"]}\n{"roll": [1, 5]} \xe9\n')
+    result = run(*command, str(bad))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        f"{bad}: line 2: not UTF-8 text (byte 0xe9 at column 18); a transcript is JSON lines in"
+        " UTF-8: save it as UTF-8\n"
+    )
 
 
 def test_play_saves_a_transcript_that_replays(tmp_path: Path) -> None:
