@@ -100,18 +100,23 @@ def parse_command(text: str, game: Game[Any, Any], state: Any) -> Action | str:
         return Pass() if phase in (Phase.PLACE, Phase.DRAW) else Bank()
     if head == "stop":
         return Stop()
-    if head in ("score", "s", "write") and len(rest) in (1, 2):
-        column = int(rest[1]) - 1 if len(rest) == 2 and rest[1].isdigit() else 0
-        return Score(rest[0].lower(), column)
+    if head in ("score", "s", "write"):
+        # "score chance 2", or as the list of legal actions shows it: "score chance (column 2)".
+        named = [w.strip("()") for w in rest if w.strip("()").lower() not in ("", "column")]
+        if len(named) == 1 or (len(named) == 2 and named[1].isdigit() and int(named[1]) > 0):
+            column = int(named[1]) - 1 if len(named) == 2 else 0
+            return Score(named[0].lower(), column)
     if head in ("forbidden", "f"):
         return Forbidden(_digits(rest))
     if head in ("draw", "d") and len(rest) == 1:
         return Draw(rest[0])
-    if head == "place" and len(rest) == 3 and rest[2].lstrip("-").isdigit():
-        return Place(rest[0], rest[1], int(rest[2]))
-    if len(words) == 1 and any(
-        isinstance(a, Score) and a.category == head for a in game.legal_actions(state)
-    ):
+    if head == "place" and len(rest) == 3:
+        # "place 045 U(0,0) 1", or as the list of legal actions shows it: "... r1".
+        rotation = rest[2].lower().removeprefix("r")
+        if rotation.lstrip("-").isdigit():
+            return Place(rest[0], rest[1], int(rotation))
+    if len(words) == 1 and head in game.score_names:
+        # A category typed alone: the engine says why when it cannot be written now.
         return Score(head)
     raise InvalidAction(f"cannot read {text.strip()!r}; type help for what you can type")
 

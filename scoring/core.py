@@ -420,6 +420,8 @@ class Game(ABC, Generic[S, OptT]):
     presets: ClassVar[Mapping[str, Mapping[str, JSON]]] = {}
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 12
+    score_names: ClassVar[tuple[str, ...]] = ()
+    """The categories or figures a ``Score`` action names, in sheet order (none: no Score)."""
 
     def __init__(self, options: OptT | None = None) -> None:
         self.options: OptT = options if options is not None else self.options_type()

@@ -209,6 +209,7 @@ class Drapky(Game[DrapkyState, DrapkyOptions]):
     name = "Drápky"
     aliases = ("figury",)
     options_type = DrapkyOptions
+    score_names = FIGURES
 
     def initial_state(self, players: Sequence[str]) -> DrapkyState:
         """Empty sheets, no marks, the first seat to throw."""

@@ -324,6 +324,7 @@ class General(Game[GeneralState, GeneralOptions]):
     name = "Generał"
     aliases = ("generał", "kosci")
     options_type = GeneralOptions
+    score_names = CATEGORIES
 
     def initial_state(self, players: Sequence[str]) -> GeneralState:
         """Empty sheets, the first seat to throw."""
