@@ -201,8 +201,12 @@ def action_from_json(obj: JSON) -> Action:
         return flags[key]
     if key == "score":
         column = obj.get("column", 0)
-        if not isinstance(value, str) or not isinstance(column, int) or isinstance(column, bool):
+        if not isinstance(value, str):
             raise InvalidAction(f'"score" takes a category id such as "chance", not {value!r}')
+        if not isinstance(column, int) or isinstance(column, bool) or column < 0:
+            raise InvalidAction(
+                f'"column" takes a sheet column counted from 0 (0, 1 or 2), not {column!r}'
+            )
         return Score(value, column)
     if key == "draw":
         if not isinstance(value, str):
@@ -260,9 +264,10 @@ OptT = TypeVar("OptT")
 # Options: frozen dataclasses, parsed from JSON objects or "name=value" strings
 
 
-def option(default: Any, doc: str, *, on: Any = None) -> Any:
-    """A documented option field; ``on`` is the value that ``name=on`` stands for."""
-    return dataclasses.field(default=default, metadata={"doc": doc, "on": on})
+def option(default: Any, doc: str, *, on: Any = None, lowest: int | None = None) -> Any:
+    """A documented option field; ``on`` is the value that ``name=on`` stands for; a number
+    below ``lowest`` is refused (a negative bonus or target makes no game)."""
+    return dataclasses.field(default=default, metadata={"doc": doc, "on": on, "lowest": lowest})
 
 
 def _describe(tp: Any) -> str:
@@ -365,6 +370,13 @@ def parse_options(
             known = ", ".join(sorted(fields))
             raise InvalidOption(f"unknown option {key!r}; the options are: {known}")
         values[key] = _coerce(key, hints[key], value, fields[key].metadata.get("on"))
+        lowest = fields[key].metadata.get("lowest")
+        number = values[key]
+        if lowest is not None and type(number) is int and number < lowest:
+            off = "off or " if type(None) in get_args(hints[key]) else ""
+            raise InvalidOption(
+                f"option {key} takes {off}a whole number of at least {lowest}, not {number}"
+            )
     result = cls(**values)
     check = getattr(result, "check", None)
     if callable(check):
@@ -396,9 +408,20 @@ def describe_options(cls: type[Any]) -> tuple[OptionInfo, ...]:
     """Every option of an options dataclass, in declaration order."""
     hints = typing.get_type_hints(cls)
     return tuple(
-        OptionInfo(f.name, f.default, _describe(hints[f.name]), f.metadata.get("doc", ""))
+        OptionInfo(
+            f.name,
+            f.default,
+            _takes(hints[f.name], f.metadata.get("lowest")),
+            f.metadata.get("doc", ""),
+        )
         for f in dataclasses.fields(cls)
     )
+
+
+def _takes(tp: Any, lowest: int | None) -> str:
+    """What an option takes, in words: ``int >= 1 | off``."""
+    words = _describe(tp)
+    return words if lowest is None else words.replace("int", f"int >= {lowest}", 1)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import ClassVar, Generic, TypeVar
 
 from scoring.core import JSON, Action, Bank, Game, Keep, Outcome, Phase, Roll
 from scoring.dice import FACES, Counts, Dice, contains, counts, from_counts, sub_multisets
-from scoring.errors import IllegalAction
+from scoring.errors import IllegalAction, InvalidAction
 
 # --------------------------------------------------------------------------------------------------
 # Combination tables
@@ -496,6 +496,10 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
 
     def score_roll(self, roll: Sequence[int]) -> dict[str, JSON]:
         """``pipcam score``: the best reading of a roll under these options."""
+        if not 1 <= len(roll) <= self.n_dice:
+            raise InvalidAction(
+                f"{self.name} throws 1 to {self.n_dice} dice, not {len(roll)} ({list(roll)!r})"
+            )
         return self.table().best(roll).to_json()
 
 

@@ -53,7 +53,7 @@ def test_games_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["games"]) == 0
     out = capsys.readouterr().out
     assert "kymppitonni        Kymppitonni (also: 10000-fi)" in out
-    assert "    min_record = 400  [int]" in out
+    assert "    min_record = 400  [int >= 0]" in out
 
 
 @pytest.mark.parametrize(
@@ -101,6 +101,16 @@ def test_score_stdin_one_line_per_roll() -> None:
             ["score", "kymppitonni", "1", "--option", "four_plus_pair=both"],
             "option four_plus_pair takes separate | three_pairs, not 'both'",
         ),
+        (
+            ["score", "kymppitonni", "1111111"],
+            "Kymppitonni throws 1 to 6 dice, not 7 ([1, 1, 1, 1, 1, 1, 1])",
+        ),
+        (["score", "thousand", "1", "1", "1", "1", "1", "1"], "throws 1 to 5 dice, not 6"),
+        (["score", "sekvence", "1", "2", "3"], "Sekvence throws all 6 dice, not 3"),
+        (
+            ["score", "kymppitonni", "123456", "--option", "straight_value=-500"],
+            "option straight_value takes a whole number of at least 0, not -500",
+        ),
     ],
 )
 def test_usage_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,6 +149,15 @@ def test_replay_bad_line(tmp_path: Path) -> None:
             "line 2: unknown action 'jump'",
         ),
         ('{"game": "nope", "players": ["A"]}\n', "line 1: unknown game 'nope'"),
+        (
+            '{"game": "general", "players": ["A"]}\n{"roll": [1, 2, 3, 4, 5]}\n'
+            '{"score": "chance", "column": "2"}\n',
+            "line 3: \"column\" takes a sheet column counted from 0 (0, 1 or 2), not '2'",
+        ),
+        (
+            '{"game": "general", "players": ["A"]}\n{"roll": [1, 2, 3, 4, 5]}\n{"score": 3}\n',
+            'line 3: "score" takes a category id such as "chance", not 3',
+        ),
     ],
 )
 def test_replay_malformed(text: str, reason: str) -> None:

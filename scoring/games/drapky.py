@@ -13,7 +13,7 @@ from typing import Literal
 
 from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, Stop, option
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
-from scoring.errors import InvalidAction, InvalidOption
+from scoring.errors import InvalidAction
 from scoring.sheet import sheet_text
 
 NUMBERS: tuple[str, ...] = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -70,12 +70,8 @@ class DrapkyOptions:
         "(then by points); ties share the better place [AMBIG-C7]",
     )
     marks_cap: int | None = option(
-        None, "most marks (carried throws) a player may hold; off = no limit", on=3
+        None, "most marks (carried throws) a player may hold; off = no limit", on=3, lowest=0
     )
-
-    def __post_init__(self) -> None:
-        if self.marks_cap is not None and self.marks_cap < 0:
-            raise InvalidOption(f"option marks_cap takes off or 0 or more, not {self.marks_cap}")
 
 
 def _check_figure(figure: str) -> None:

@@ -14,7 +14,7 @@ from typing import Literal, NamedTuple, TypeAlias
 
 from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, option
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
-from scoring.errors import InvalidAction, InvalidOption
+from scoring.errors import InvalidAction
 from scoring.sheet import sheet_text
 
 CATEGORIES: tuple[str, ...] = (
@@ -87,7 +87,10 @@ class GeneralOptions:
     """
 
     upper_bonus: int | None = option(
-        None, f"bonus when a column's upper boxes reach {UPPER_BONUS_THRESHOLD}", on=35
+        None,
+        f"bonus when a column's upper boxes reach {UPPER_BONUS_THRESHOLD}",
+        on=35,
+        lowest=0,
     )
     extra_general_bonus: int | None = option(
         None,
@@ -110,18 +113,10 @@ class GeneralOptions:
     )
     columns: Literal[1, 3] = option(1, "sheet columns; with 3 each box is filled once per column")
     first_roll_multiplier: int = option(
-        1, "box value multiplied when the dice are written after the first throw of the turn"
+        1,
+        "box value multiplied when the dice are written after the first throw of the turn",
+        lowest=1,
     )
-
-    def __post_init__(self) -> None:
-        if self.first_roll_multiplier < 1:
-            raise InvalidOption(
-                f"option first_roll_multiplier takes 1 or more, not {self.first_roll_multiplier}"
-            )
-        for name in ("upper_bonus", "extra_general_bonus"):
-            value = getattr(self, name)
-            if value is not None and value < 0:
-                raise InvalidOption(f"option {name} takes off or 0 or more, not {value}")
 
 
 DEFAULT = GeneralOptions()

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from scoring.core import JSON, option
-from scoring.errors import InvalidOption
 from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, end_at_target
 
 
@@ -14,24 +13,21 @@ from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, end_
 class JednickyAPetkyOptions:
     """Options of Jedničky a pětky (RULES §6.1)."""
 
-    target: int = option(10000, "the first to reach this score wins at once")
-    min_record: int = option(400, "the smallest turn total that may be recorded")
+    target: int = option(10000, "the first to reach this score wins at once", lowest=1)
+    min_record: int = option(400, "the smallest turn total that may be recorded", lowest=0)
     min_record_strict: bool = option(
         default=False, doc="the turn total must be more than min_record, not at least [AMBIG-C2]"
     )
     max_dice_left_to_record: int | None = option(
-        2, "a turn may be recorded only with at most this many dice left to throw (off: any)"
+        2,
+        "a turn may be recorded only with at most this many dice left to throw (off: any)",
+        lowest=0,
     )
     three_pairs_allow_same: bool = option(
         default=True, doc="three pairs may repeat a face (2 2 2 2 5 5, six of a kind)"
     )
-    straight_value: int = option(3000, "points for 1-2-3-4-5-6")
-    three_pairs_value: int = option(1500, "points for three pairs")
-
-    def check(self) -> None:
-        """Refuse option values that make no game."""
-        if self.target <= 0:
-            raise InvalidOption(f"option target must be positive, not {self.target}")
+    straight_value: int = option(3000, "points for 1-2-3-4-5-6", lowest=0)
+    three_pairs_value: int = option(1500, "points for three pairs", lowest=0)
 
 
 CzechState = JeopardyState[None]

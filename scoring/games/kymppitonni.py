@@ -9,7 +9,6 @@ from typing import Literal
 
 from scoring.core import JSON, option
 from scoring.dice import Dice
-from scoring.errors import InvalidOption
 from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, doubling_kinds, highest
 
 
@@ -17,8 +16,8 @@ from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, doub
 class KymppitonniOptions:
     """Options of Kymppitonni (RULES §3.6); the defaults are the original text's rules."""
 
-    straight_value: int = option(1000, "points for 1-2-3-4-5-6 (Niemo's table: 2000)")
-    three_pairs: int | None = option(2000, "points for three pairs, or off", on=2000)
+    straight_value: int = option(1000, "points for 1-2-3-4-5-6 (Niemo's table: 2000)", lowest=0)
+    three_pairs: int | None = option(2000, "points for three pairs, or off", on=2000, lowest=0)
     four_plus_pair: Literal["separate", "three_pairs"] = option(
         "separate",
         "3333+55 scores as four of a kind plus a pair (700) or as three pairs (2000) [AMBIG-K3]; "
@@ -34,8 +33,10 @@ class KymppitonniOptions:
         default=False, doc="the four-2s roll banks the turn total instead of losing it [AMBIG-K1]"
     )
     break_rule: bool = option(default=True, doc="the break (breikki) and its bonus (§3.4)")
-    break_threshold: int = option(2000, "a banked turn of more than this is a break")
-    break_bonus: int = option(1000, "paid once to the break holder when another player hits target")
+    break_threshold: int = option(2000, "a banked turn of more than this is a break", lowest=0)
+    break_bonus: int = option(
+        1000, "paid once to the break holder when another player hits target", lowest=0
+    )
     break_after_cancel: Literal["record", "any"] = option(
         "record",
         "after two equal breaks cancel, a new break must beat the cancelled value (record) "
@@ -50,14 +51,11 @@ class KymppitonniOptions:
     first_roll_reset: bool = option(
         default=False, doc="a bust on the first roll of a turn wipes the banked score (nollaus)"
     )
-    min_bank: int = option(0, "the smallest turn total that may be banked")
-    entry_min: int = option(0, "the smallest turn total that may be banked while the score is 0")
-    target: int = option(10000, "the score that ends the game")
-
-    def check(self) -> None:
-        """Refuse option values that make no game."""
-        if self.target <= 0:
-            raise InvalidOption(f"option target must be positive, not {self.target}")
+    min_bank: int = option(0, "the smallest turn total that may be banked", lowest=0)
+    entry_min: int = option(
+        0, "the smallest turn total that may be banked while the score is 0", lowest=0
+    )
+    target: int = option(10000, "the score that ends the game", lowest=1)
 
 
 @dataclass(frozen=True, slots=True)

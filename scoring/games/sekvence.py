@@ -7,25 +7,18 @@ from dataclasses import dataclass, replace
 
 from scoring.core import JSON, Action, Game, Outcome, Phase, Roll, option
 from scoring.dice import Dice
-from scoring.errors import InvalidOption
+from scoring.errors import InvalidAction
 
 
 @dataclass(frozen=True)
 class SekvenceOptions:
     """Options of Sekvence (RULES §6.4)."""
 
-    target: int = option(100, "first to reach this many points wins at once")
+    target: int = option(100, "first to reach this many points wins at once", lowest=1)
     three_ones_reset: bool = option(
         default=False,
         doc="a throw with three or more 1s scores nothing and wipes the thrower's points",
     )
-
-    def __post_init__(self) -> None:
-        # A target of 0 or less would end the game on the first throw, even one that scores nothing.
-        if self.target < 1:
-            raise InvalidOption(
-                f"option target takes a whole number of at least 1, not {self.target}"
-            )
 
 
 def run_points(roll: Sequence[int]) -> int:
@@ -112,6 +105,10 @@ class Sekvence(Game[SekvenceState, SekvenceOptions]):
 
     def score_roll(self, roll: Sequence[int]) -> dict[str, JSON]:
         """``pipcam score``: the points of one throw under these options."""
+        if len(roll) != self.n_dice:
+            raise InvalidAction(
+                f"{self.name} throws all {self.n_dice} dice, not {len(roll)} ({list(roll)!r})"
+            )
         return {"points": self.points(roll)}
 
     def describe(self, state: SekvenceState) -> dict[str, JSON]:

@@ -8,7 +8,6 @@ from typing import Literal
 
 from scoring.core import JSON, option
 from scoring.dice import Dice
-from scoring.errors import InvalidOption
 from scoring.jeopardy import (
     CombinationTable,
     JeopardyGame,
@@ -23,10 +22,14 @@ from scoring.jeopardy import (
 class SestKostekOptions:
     """Options of the 6-dice variant (RULES §6.2)."""
 
-    target: int = option(10000, "the first to reach this score wins at once (agreed per game)")
-    min_record: int = option(350, "the smallest turn total that may be recorded")
+    target: int = option(
+        10000, "the first to reach this score wins at once (agreed per game)", lowest=1
+    )
+    min_record: int = option(350, "the smallest turn total that may be recorded", lowest=0)
     max_dice_left_to_record: int | None = option(
-        None, "a turn may be recorded only with at most this many dice left (off: any) [AMBIG-C3]"
+        None,
+        "a turn may be recorded only with at most this many dice left (off: any) [AMBIG-C3]",
+        lowest=0,
     )
     confirmation: Literal["single_throw", "hot_dice", "off"] = option(
         "single_throw",
@@ -36,13 +39,8 @@ class SestKostekOptions:
     three_pairs_allow_same: bool = option(
         default=True, doc="three pairs may repeat a face (2 2 2 2 5 5, six of a kind) [AMBIG-C5]"
     )
-    straight_value: int = option(1500, "points for 1-2-3-4-5-6")
-    three_pairs_value: int = option(1000, "points for three pairs")
-
-    def check(self) -> None:
-        """Refuse option values that make no game."""
-        if self.target <= 0:
-            raise InvalidOption(f"option target must be positive, not {self.target}")
+    straight_value: int = option(1500, "points for 1-2-3-4-5-6", lowest=0)
+    three_pairs_value: int = option(1000, "points for three pairs", lowest=0)
 
 
 SState = JeopardyState[None]

@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 
 from scoring.core import JSON, Action, Forbidden, Game, Keep, Outcome, Phase, Roll, option
 from scoring.dice import Dice
-from scoring.errors import InvalidOption
 
 N_DICE = 6
 
@@ -17,20 +16,15 @@ class ZakazanaCislaOptions:
     """Options of Na zakázaná čísla (RULES §6.5)."""
 
     rounds: int = option(
-        1, "rounds played (every player one turn a round); the points of all rounds add up"
+        1,
+        "rounds played (every player one turn a round); the points of all rounds add up",
+        lowest=1,
     )
     new_forbidden_each_round: bool = option(
         default=False,
         doc="with several rounds, throw new forbidden numbers before every round "
         "(the original text throws them once, at the start of the game)",
     )
-
-    def __post_init__(self) -> None:
-        # A table of zero rounds would be "finished" before anyone threw: refuse it at the source.
-        if self.rounds < 1:
-            raise InvalidOption(
-                f"option rounds takes a whole number of at least 1, not {self.rounds}"
-            )
 
 
 def throw_points(roll: Sequence[int], forbidden: Sequence[int]) -> tuple[int, int]:

@@ -218,7 +218,7 @@ def test_options_parse() -> None:
     assert str(err.value) == "option place_by takes points | figures, not 'luck'"
     with pytest.raises(InvalidOption) as err:
         Drapky.from_json({"marks_cap": -1})
-    assert str(err.value) == "option marks_cap takes off or 0 or more, not -1"
+    assert str(err.value) == "option marks_cap takes off or a whole number of at least 0, not -1"
 
 
 def all_keeps(dice: tuple[int, ...]) -> set[tuple[int, ...]]:

@@ -280,11 +280,13 @@ def test_option_defaults_match_rules() -> None:
         ),
         pytest.param(
             {"first_roll_multiplier": 0},
-            "option first_roll_multiplier takes 1 or more, not 0",
+            "option first_roll_multiplier takes a whole number of at least 1, not 0",
             id="mult-0",
         ),
         pytest.param(
-            {"upper_bonus": -5}, "option upper_bonus takes off or 0 or more, not -5", id="bonus-neg"
+            {"upper_bonus": -5},
+            "option upper_bonus takes off or a whole number of at least 0, not -5",
+            id="bonus-neg",
         ),
     ],
 )

@@ -8,6 +8,7 @@ family makes "written" observable from outside.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.core import Action, Bank, Game, Keep, Phase, Roll, Score, Stop
-from scoring.errors import IllegalAction, InvalidAction
+from scoring.errors import IllegalAction, InvalidAction, InvalidOption
 from scoring.history import History
 from scoring.jeopardy import JeopardyGame
 from scoring.registry import available, game_class
@@ -236,3 +237,23 @@ def test_score_says_what_the_engine_gives_for_a_first_throw(
         taken = state.turn.total if state.turn.player == 0 else 0
         engine = max((game.apply(state, keep).turn.total for keep in keeps), default=taken)
         assert game.score_roll(roll)["points"] == engine, roll
+
+
+NUMBER_OPTIONS = [
+    (cls.game_id, f.name, f.metadata["lowest"])
+    for cls in available()
+    for f in dataclasses.fields(cls.options_type)
+    if f.metadata.get("lowest") is not None
+]
+
+
+@pytest.mark.parametrize(("game_id", "name", "lowest"), NUMBER_OPTIONS)
+def test_a_number_option_below_its_lowest_is_refused(game_id: str, name: str, lowest: int) -> None:
+    """A negative bonus, penalty, target or threshold makes no game (a bank that can never be
+    made, a straight that costs points): refused with the option's name and range; the lowest
+    value itself is a game."""
+    cls = game_class(game_id)
+    with pytest.raises(InvalidOption, match=f"^option {name} takes .*at least {lowest}, not"):
+        cls.from_json({name: lowest - 1})
+    game = cls.from_json({name: lowest})
+    assert getattr(game.options, name) == lowest

@@ -152,7 +152,7 @@ def test_board_shapes(spec: str, cells: int) -> None:
         ({"board_cells": "U(0,0) X(1,1)"}, "board_cells: a cell is written U(i,j) or D(i,j)"),
         ({"board_cells": "U(0,0) u(0, 0)"}, "board_cells lists U(0,0) twice"),
         ({"ring_points": "5/15"}, "ring_points takes 3 numbers like '5/15/25', not '5/15'"),
-        ({"rim_penalty": -1}, "rim_penalty is 0 or more, not -1"),
+        ({"rim_penalty": -1}, "option rim_penalty takes a whole number of at least 0, not -1"),
         ({"deal": 0}, 'deal takes "equal" or a number of stones 1-76, not 0'),
         ({"match": "sum8"}, "option match takes equal | sum7, not 'sum8'"),
     ],

@@ -87,7 +87,9 @@ class TrianglesOptions:
         "what a wide ring is (AMBIG-D2): a sealed hole of 2/3 cells, the outline of 2/3 single "
         "rings, or a side-to-side loop of stones around a 2/3-cell hole",
     )
-    rim_penalty: int = option(2, "penalty for every stone laid on a rim cell of the board")
+    rim_penalty: int = option(
+        2, "penalty for every stone laid on a rim cell of the board", lowest=0
+    )
     best_placement_penalty: Literal["on", "difference", "off"] = option(
         "on",
         "a stone laid below its best value: deduct the best value (on), the shortfall "
@@ -110,8 +112,6 @@ class TrianglesOptions:
         """Refuse values the types alone do not catch."""
         parse_points(self.ring_points, 3, "ring_points")
         parse_points(self.wide_ring_points, 2, "wide_ring_points")
-        if self.rim_penalty < 0:
-            raise InvalidOption(f"rim_penalty is 0 or more, not {self.rim_penalty}")
         if isinstance(self.deal, int) and not 1 <= self.deal <= N_STONES:
             raise InvalidOption(f'deal takes "equal" or a number of stones 1-76, not {self.deal}')
         make_board(self.board, self.board_cells)
