@@ -591,7 +591,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         app = create_app(table, pin=pin, teacher=teacher)
         server = _QuietServer(
-            uvicorn.Config(app, host=config.host, port=port, log_level="warning", access_log=False)
+            uvicorn.Config(
+                app,
+                host=config.host,
+                port=port,
+                log_level="warning",
+                access_log=False,
+                # A request still running this long after a stop is cut off: systemd's stop
+                # timeout (20 s) must find the table closed, not kill it mid-cleanup.
+                timeout_graceful_shutdown=GRACEFUL_STOP_SECONDS,
+            ),
+            before_shutdown=app.state.end_streams,
         )
         url = scoreboard_url(port)
         print(f"pipcam: scoreboard at {url}  (table PIN {pin})")
@@ -689,13 +699,28 @@ def bind_scoreboard(host: str, port: int) -> socket.socket:
         raise ScoreboardError(f"{why} {other}") from exc
 
 
+GRACEFUL_STOP_SECONDS = 3
+
+
 class _QuietServer(uvicorn.Server):
     """uvicorn's server without its signal handling, which re-raises SIGTERM after shutdown and
-    so would kill the process before the table closes the store, the LEDs and the terminal."""
+    so would kill the process before the table closes the store, the LEDs and the terminal.
+
+    ``before_shutdown`` runs on the server's loop as it stops: the scoreboard ends its event
+    streams there, since uvicorn waits for every open response (a phone's stream never ends).
+    """
+
+    def __init__(self, config: uvicorn.Config, before_shutdown: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._before_shutdown = before_shutdown
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._before_shutdown()
+        await super().shutdown(sockets)
 
 
 @contextlib.contextmanager

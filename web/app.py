@@ -11,6 +11,7 @@ and no traceback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import math
@@ -306,6 +307,20 @@ def create_app(
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     guard = PinGuard(pin)
     games: list[dict[str, Any]] = []
+    # The open event streams: a server that stops ends them (end_streams), else it would wait
+    # for every phone to hang up before it could stop.
+    streams: set[asyncio.Queue[dict[str, Any] | None]] = set()
+    ending = False
+
+    def end_streams() -> None:
+        """End every event stream (on the server's event loop); new ones end at once."""
+        nonlocal ending
+        ending = True
+        for queue in streams:
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
+
+    app.state.end_streams = end_streams
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -381,7 +396,7 @@ def create_app(
     async def events(request: Request) -> AsyncIterator[ServerSentEvent]:
         """Live updates: one ``state`` event per change, the current state first."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=64)
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=64)
 
         def push(state: dict[str, Any]) -> None:
             def put() -> None:
@@ -392,17 +407,21 @@ def create_app(
             loop.call_soon_threadsafe(put)
 
         unsubscribe = table.subscribe(push)
+        streams.add(queue)
         try:
             state = table.state_json()
             yield ServerSentEvent(event="state", data=state, id=str(state["table"]["seq"]))
-            while not await request.is_disconnected():
+            while not ending and not await request.is_disconnected():
                 try:
-                    state = await asyncio.wait_for(queue.get(), timeout=15)
+                    update = await asyncio.wait_for(queue.get(), timeout=15)
                 except TimeoutError:
                     yield ServerSentEvent(comment="keep-alive")
                     continue
-                yield ServerSentEvent(event="state", data=state, id=str(state["table"]["seq"]))
+                if update is None:
+                    break  # the server is stopping: the phones show the table offline
+                yield ServerSentEvent(event="state", data=update, id=str(update["table"]["seq"]))
         finally:
+            streams.discard(queue)
             unsubscribe()
 
     @app.get("/api/catalog", tags=["games"], response_model=list[GamePublic])

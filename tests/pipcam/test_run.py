@@ -153,6 +153,24 @@ def test_ready_watchdog_and_clean_stop(run_table: Any) -> None:
     assert table.proc.wait(15) == 0
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_ends_the_phones_event_streams(run_table: Any, sig: signal.Signals) -> None:
+    """A phone's event stream never ends by itself; a stop (systemctl stop, Ctrl-C) ends the
+    streams, so the table closes properly instead of waiting for every phone to hang up (and
+    being killed by systemd's stop timeout, skipping its cleanup)."""
+    table = run_table()
+    table.wait_for("READY=1")
+    with httpx.stream("GET", f"{table.base}/api/events", timeout=30) as stream:
+        lines = stream.iter_lines()
+        assert next(lines) == "event: state"
+        table.proc.send_signal(sig)
+        # With the stream still open: the table stops (it used to wait for the phone for ever).
+        assert table.proc.wait(15) == 0
+        rest = list(lines)  # the stream has ended with the server
+    assert rest[0].startswith("data: {")
+    table.wait_for("STOPPING=1")
+
+
 def test_a_second_table_on_the_same_data_is_refused(run_table: Any, tmp_path: Path) -> None:
     """Two tables on one store would write into the same game: the second one stops at once,
     naming the first; once the first has stopped, a table starts there again."""
