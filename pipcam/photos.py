@@ -299,10 +299,7 @@ def export_photos(
     copying them (``pipcam tune``'s own export beside them: up to 2000 photos on an SD card).
     """
     labels = out / "labels.jsonl"
-    if out.exists() and any(out.iterdir()) and not labels.is_file():
-        raise FileExistsError(
-            f"{out} exists and is not a photo export (no labels.jsonl); name a new folder"
-        )
+    _check_export_folder(out, photos)
     kept = kept_photos(photos)
     answers = store.checks()
     missed = store.missed()
@@ -360,7 +357,52 @@ def export_photos(
     write_atomically(labels, "".join(line + "\n" for line in lines).encode())
     summary = ExportSummary(len(lines), dice_n, corrected_n, flagged_n, val_n, checked_n)
     (out / "README.txt").write_text(_readme(summary), encoding="utf-8")
+    marker = json.dumps({"photos": str(photos.resolve())})
+    (out / EXPORT_MARKER).write_text(marker + "\n", encoding="utf-8")
     return summary
+
+
+EXPORT_MARKER = ".pipcam-export"
+"""The file that makes a folder an export of one table's photos (which table's: inside)."""
+
+
+def _check_export_folder(out: Path, photos: Path) -> None:
+    """Refuse (``FileExistsError``) an ``out`` that is not new, empty, or this table's export.
+
+    Another source's labels (a shared data folder, another table's export) would be replaced
+    by this table's: an export writes only into its own folder.
+    """
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise FileExistsError(f"{out} is a file, not a folder; name a new folder")
+    if not any(out.iterdir()):
+        return
+    marker = out / EXPORT_MARKER
+    if marker.is_file():
+        try:
+            table = json.loads(marker.read_text(encoding="utf-8"))["photos"]
+        except (OSError, ValueError, KeyError, TypeError):
+            table = None
+        if table == str(photos.resolve()):
+            return
+        raise FileExistsError(
+            f"{out} holds the photos of another table ({table or 'unknown'}); name a new folder"
+        )
+    readme = out / "README.txt"
+    # An export written before the marker existed: its README says it is a table's.
+    if (
+        (out / "labels.jsonl").is_file()
+        and readme.is_file()
+        and readme.read_text(encoding="utf-8", errors="replace").startswith(_README_START)
+    ):
+        return
+    raise FileExistsError(
+        f"{out} exists and is not an export of this table's photos; name a new folder"
+    )
+
+
+_README_START = "Photos of one pipcam table:"
 
 
 def _readme(summary: ExportSummary) -> str:
@@ -426,6 +468,13 @@ def cmd_photos(args: argparse.Namespace) -> int:
             summary = export_photos(store, photos, Path(args.out))
     except (StoreError, FileExistsError) as exc:
         print(f"pipcam photos: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = exc.filename or args.out
+        print(
+            f"pipcam photos: cannot write {where} ({exc.strerror}); name a folder you can write",
+            file=sys.stderr,
+        )
         return 2
     print(f"pipcam photos: {args.out}: {summary.line()}")
     return 0

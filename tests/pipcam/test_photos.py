@@ -6,6 +6,8 @@ import errno
 import json
 import logging
 import os
+import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,13 +18,22 @@ import pytest
 import pipcam.photos as photos_module
 from pipcam.cli import main
 from pipcam.config import ConfigError, load_config
-from pipcam.photos import PhotoKeeper, export_photos, kept_photos, photo_path, split_of_game
+from pipcam.photos import (
+    EXPORT_MARKER,
+    PhotoKeeper,
+    export_photos,
+    kept_photos,
+    photo_path,
+    split_of_game,
+)
 from pipcam.store import Store
 from pipcam.table import Table
 from pipcam.teach import Teacher
 from scoring.core import Roll
 from tests.pipcam._fakes import FakeDie, FakeReading
 from vision.train.data import load_folder
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "dice"
 
 
 def frame(seed: int) -> np.ndarray:
@@ -270,9 +281,36 @@ def test_export_is_brought_up_to_date_and_never_mixes_into_other_data(
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
-    with pytest.raises(FileExistsError, match="not a photo export"):
+    with pytest.raises(FileExistsError, match="not an export of this table's photos"):
         export_photos(store, tmp_path / "photos", other)
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
+
+
+@pytest.mark.parametrize("labelled", ["shared source", "another table"])
+def test_export_never_replaces_another_sources_labels(
+    tmp_path: Path, store: Store, labelled: str
+) -> None:
+    """A folder with labels that are not this table's (a copy of a shared source, another
+    table's export) is refused and left as it was: the export would replace its labels."""
+    play(store, PhotoKeeper(tmp_path / "photos"))
+    out = tmp_path / "labelled"
+    if labelled == "shared source":
+        shutil.copytree(DATA, out)
+    else:
+        other = tmp_path / "other-table"
+        shutil.copytree(tmp_path / "photos", other)
+        export_photos(store, other, out)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    refused = f"^{re.escape(str(out))} (exists and is not an export of this|holds the photos of)"
+    with pytest.raises(FileExistsError, match=refused):
+        export_photos(store, tmp_path / "photos", out)
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    # An export this table wrote before the marker file existed is still brought up to date.
+    mine = tmp_path / "mine"
+    export_photos(store, tmp_path / "photos", mine)
+    (mine / EXPORT_MARKER).unlink()
+    assert export_photos(store, tmp_path / "photos", mine).photos == 3
 
 
 def test_export_can_link_the_photos_instead_of_copying_them(tmp_path: Path, store: Store) -> None:
@@ -326,6 +364,10 @@ def test_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     said = capsys.readouterr().out
     assert "3 photos, 5 dice labelled (1 corrected by hand, 0 answered on the teach sheet)" in said
     assert "1 photos flagged" in said
+    (tmp_path / "file").write_text("x")
+    for where in ("file", "file/out"):
+        assert main(["photos", str(tmp_path / where), "--data", str(data)]) == 2
+        assert capsys.readouterr().err.startswith("pipcam photos: ")
 
 
 @pytest.mark.parametrize(
