@@ -19,8 +19,10 @@ Example (systemd/pipcam.toml.example has every key)::
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +123,12 @@ def load_config(path: Path | None) -> Config:
             f"{path}: unknown section(s) {sorted(unknown)}; "
             "the sections are [table], [game_options] and [pins]"
         )
+    for section in ("table", "game_options", "pins"):
+        if not isinstance(raw.get(section, {}), dict):
+            raise ConfigError(
+                f"{path}: {section} must be a section ([{section}] on a line of its own, its keys"
+                f" below), not {raw[section]!r}"
+            )
     table = raw.get("table", {})
     values: dict[str, Any] = {"source": path}
     for key, value in table.items():
@@ -135,6 +143,10 @@ def load_config(path: Path | None) -> Config:
             value = AUTO_TUNE_EVERY if value else 0
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ConfigError(f"{path}: table.{key} must be {_KIND_NAMES[kind]}, not {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            # TOML has inf and nan; a table that never reads (inf) or reads a moving hand (nan)
+            # would follow.
+            raise ConfigError(f"{path}: table.{key} must be a finite number, not {value!r}")
         values[key] = value
     if "players" in values:
         players = values["players"]
@@ -189,6 +201,27 @@ def port_number(text: str) -> int:
     if port not in PORTS:
         raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {text!r}")
     return port
+
+
+def whole_number(lowest: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``lowest``, refused with what was given.
+
+    >>> whole_number(1)("2")
+    2
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = lowest - 1
+        if value < lowest:
+            raise argparse.ArgumentTypeError(
+                f"a whole number of at least {lowest} is wanted, not {text!r}"
+            )
+        return value
+
+    return parse
 
 
 def table_config(config_arg: str | None, data_arg: str | None) -> tuple[Config, Path]:

@@ -301,6 +301,20 @@ def chosen_model(config: Config, data: Path | None) -> tuple[Path, str]:
     return find_model(), "shipped"
 
 
+def _model_trouble(config: Config, data: Path | None, exc: Exception) -> str:
+    """What to say when the table cannot start for its face model: a model the config or
+    $PIPCAM_MODEL names is the setting to mend (``pipcam run`` has no ``--model``)."""
+    if not names_a_model(config):
+        return str(exc)
+    path, _ = chosen_model(config, data)
+    setting = f"table.model in {config.source}" if config.model is not None else "$PIPCAM_MODEL"
+    trouble = "not found" if not path.is_file() else "cannot be loaded (damaged or not ONNX)"
+    return (
+        f"face model {path} ({setting}) {trouble}; mend {setting}, or remove it to read with"
+        " the shipped model"
+    )
+
+
 def load_chosen_model(config: Config, data: Path | None) -> tuple[Path, str, Any]:
     """Load the table's face model (``chosen_model``): its path, why, and the one-thread
     classifier. A tuned model that cannot be loaded is reported on stderr and the shipped one
@@ -551,7 +565,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         if spec == "none":
             table.camera_status("none")  # phones then offer typing, not a camera's reading
         else:
-            reader = make_reader(config, calibration, data, on_model=table.model_in_use)
+            from vision.errors import ModelLoadError
+
+            try:
+                reader = make_reader(config, calibration, data, on_model=table.model_in_use)
+            except ModelLoadError as exc:
+                print(f"pipcam run: {_model_trouble(config, data, exc)}", file=sys.stderr)
+                return 2
             keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
             if args.keep_photos or config.keep_photos:
                 from pipcam.photos import PhotoKeeper

@@ -32,6 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipcam.config import whole_number
 from pipcam.photos import (
     PhotoKeeper,
     export_photos,
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--played", type=int, default=150, help="photos played; the rest are the test")
     p.add_argument("--every", type=int, default=50, help="photos between tunings")
     p.add_argument("--game", type=int, default=5, help="photos a game")
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=whole_number(1), default=2)
     p.add_argument(
         "--folds",
         type=int,

@@ -33,7 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config
+from pipcam.config import AUTO_TUNE_EVERY, ConfigError, table_config, whole_number
 from pipcam.photos import export_photos, kept_photos_or_say, write_atomically
 from pipcam.run import (
     MODEL_NAME,
@@ -426,14 +426,16 @@ def add_tune_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         help="tune only the last layer: seconds, no torch (what it does without torch anyway)",
     )
     # The defaults are vision.train.tune's (TuneConfig), which needs torch to import.
-    p.add_argument("--epochs", type=int, help="passes over the crops (3)")
+    p.add_argument("--epochs", type=whole_number(1), help="passes over the crops (3)")
     p.add_argument(
         "--renders",
-        type=int,
+        type=whole_number(0),
         help="fresh synthetic crops beside the table's, so other dice are not forgotten (6000)",
     )
     p.add_argument(
-        "--threads", type=int, help="CPU threads (2 for the whole model, 1 for the last layer)"
+        "--threads",
+        type=whole_number(1),
+        help="CPU threads (2 for the whole model, 1 for the last layer)",
     )
     p.add_argument(
         "--force",

@@ -18,6 +18,18 @@ from pipcam.config import ConfigError, load_config, port_number
         ("[table]\nport = '8000'\n", "table.port must be a whole number, not '8000'"),
         ("[table]\nsettle_seconds = -0.5\n", "table.settle_seconds must be 0 or more"),
         ("[table]\nsettle_seconds = 'slow'\n", "table.settle_seconds must be a number, not"),
+        (
+            "[table]\nsettle_seconds = inf\n",
+            "table.settle_seconds must be a finite number, not inf",
+        ),
+        (
+            "[table]\nsettle_seconds = nan\n",
+            "table.settle_seconds must be a finite number, not nan",
+        ),
+        ("[table]\nsettle_seconds = 1e400\n", "table.settle_seconds must be a finite number"),
+        ("table = 5\n", "table must be a section ([table] on a line of its own, its keys below)"),
+        ("pins = 5\n", "pins must be a section ([pins] on a line of its own"),
+        ("game_options = [1, 2]\n", "game_options must be a section ([game_options] on a"),
         ("[table]\ngame = 5\n", "table.game must be a string in quotes, not 5"),
         ("[table]\nplayers = 'Ann'\n", "table.players must be a list, not 'Ann'"),
         ("[table]\nplayers = ['Ann', ' ']\n", "table.players must be a list of names"),
@@ -71,3 +83,24 @@ def test_a_file_saved_by_a_windows_editor_is_read(tmp_path: Path) -> None:
     path.write_bytes(b'\xef\xbb\xbf[table]\r\nport = 8123\r\ngame = "general"\r\n')
     config = load_config(path)
     assert (config.port, config.game) == (8123, "general")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--threads", "0"], "argument --threads: a whole number of at least 1 is wanted, not '0'"),
+        (["--threads", "-3"], "a whole number of at least 1 is wanted, not '-3'"),
+        (["--epochs", "two"], "argument --epochs: a whole number of at least 1 is wanted, not"),
+        (["--renders", "-1"], "argument --renders: a whole number of at least 0 is wanted, not"),
+    ],
+)
+def test_tune_counts_are_refused_by_the_command_line(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A count that makes no run (0 threads) stops at the command line, not in a traceback."""
+    from pipcam.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tune", "--head", *args])
+    assert exit_info.value.code == 2
+    assert said in capsys.readouterr().err

@@ -320,6 +320,40 @@ def test_bad_config_is_refused_clearly(
     assert message.format(config=config, tmp=tmp_path) in result.stderr
 
 
+@pytest.mark.parametrize("named_by", ["config", "environment"])
+@pytest.mark.parametrize("model", ["missing.onnx", "damaged.onnx"])
+def test_a_named_face_model_that_does_not_load_stops_the_start(
+    tmp_path: Path, named_by: str, model: str
+) -> None:
+    """A model the config or $PIPCAM_MODEL names is the owner's choice: one that does not load
+    stops the start (exit 2, no traceback; systemd does not restart it for ever), naming the
+    setting to mend; `pipcam run` has no --model to point to."""
+    (tmp_path / "damaged.onnx").write_text("not a model")
+    path = tmp_path / model
+    config = tmp_path / "pipcam.toml"
+    config.write_text(f"[table]\nmodel = '{path}'\n" if named_by == "config" else "[table]\n")
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "PIPCAM_MODEL": str(path)}
+    if named_by == "config":
+        del env["PIPCAM_MODEL"]
+    args = ["--config", str(config), "--data", str(tmp_path / "data"), "--camera", "recorded"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pipcam.cli", "run", *args, "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    assert result.returncode == 2, result.stderr
+    setting = f"table.model in {config}" if named_by == "config" else "$PIPCAM_MODEL"
+    trouble = "not found" if model == "missing.onnx" else "cannot be loaded (damaged or not ONNX)"
+    assert result.stderr == (
+        f"pipcam run: face model {path} ({setting}) {trouble}; mend {setting}, or remove it to"
+        " read with the shipped model\n"
+    )
+
+
 def test_the_scoreboard_binds_a_free_port_and_refuses_a_taken_one() -> None:
     with bind_scoreboard("127.0.0.1", 0) as taken:
         port = taken.getsockname()[1]
