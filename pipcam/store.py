@@ -585,6 +585,30 @@ class Store:
             (seq,) = self._insert_events(db, game_id, [row], source=source, now=now)
         return seq
 
+    def undo_ending(self, game_id: int, *, source: str) -> int:
+        """Undo the action that ended a game, which goes on again: one step, committed.
+
+        Only the newest game is taken up again (``GameFinished`` otherwise): a game given up
+        for a new one stays as it was.
+        """
+        row = self._event_row("undo", None, source=source)
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            self._reopen(db, game_id)
+            (seq,) = self._insert_events(db, game_id, [row], source=source, now=now)
+        return seq
+
+    def _reopen(self, db: sqlite3.Connection, game_id: int) -> None:
+        """Mark the newest game unfinished again, inside the caller's transaction."""
+        self._need_game(db, game_id)
+        (newest,) = db.execute("SELECT MAX(id) FROM games").fetchone()
+        if newest != game_id:
+            raise GameFinished(
+                f"game {game_id} of the game store {self.path} was followed by a new game;"
+                " it stays as it ended"
+            )
+        db.execute("UPDATE games SET finished = NULL WHERE id = ?", (game_id,))
+
     @staticmethod
     def _event_row(
         kind: str, action: dict[str, JSON] | None, *, source: str
@@ -808,13 +832,15 @@ class Store:
         *,
         events: list[tuple[str, dict[str, JSON] | None]],
         source: str,
+        reopen: bool = False,
     ) -> StoredCorrection:
         """Log that die ``die`` of a stored reading shows ``value`` (0: no die is there), with the
         events it caused.
 
         The reading keeps the dice as the camera read them (``replaced``); the correction and its
         events (an undo of the misread roll, the corrected roll) are one transaction, so the log
-        never holds half a correction.
+        never holds half a correction. ``reopen``: the misread roll ended the game, which goes
+        on again (the newest game only, as :meth:`undo_ending`).
         """
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
             raise ValueError(f"a corrected die shows 1 to 6 (0: no die there), not {value!r}")
@@ -839,6 +865,8 @@ class Store:
             if rows:
                 if game_id is None:
                     raise ValueError(f"reading {reading_id} belongs to no game; it changes no game")
+                if reopen:
+                    self._reopen(db, game_id)
                 seqs = self._insert_events(db, game_id, rows, source=source, now=now)
             cursor = db.execute(
                 "INSERT INTO corrections "

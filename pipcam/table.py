@@ -132,6 +132,18 @@ class Table:
         self.last_reading: SettledReading | None = None
         self._timeline: tuple[object, list[Step]] | None = None
         self._finished_counts: dict[int, dict[int, int]] = {}
+        # Counts the changes of the game in play (a new game, an action, an undo, a redo, a
+        # correction that changed the actions): a phone's change names the version it saw, and a
+        # change made on an out-of-date screen (a double tap, another phone first) is refused.
+        self.version = 0
+
+    def _check_seen(self, seen: int | None) -> None:
+        """Refuse a change made on a screen that showed another version of the game."""
+        if seen is not None and seen != self.version:
+            raise IllegalAction(
+                "the game has changed since your screen showed it (another phone, a button or"
+                " the camera was first): look again, then try again"
+            )
 
     # -- games ----------------------------------------------------------------------------------
 
@@ -152,6 +164,7 @@ class Table:
                 return False
             self.header = parse_header(stored.header)
             self.game_id = stored.id
+            self.version += 1
             self._changed()
             return True
 
@@ -170,6 +183,7 @@ class Table:
             self.game_id = new_id
             self.history = history
             self.header = header
+            self.version += 1
             self.view.problem = ""
             self._changed()
             return self.state_json()
@@ -186,9 +200,13 @@ class Table:
 
     # -- actions --------------------------------------------------------------------------------
 
-    def act(self, action: Action, *, source: str) -> dict[str, JSON]:
-        """Apply one action: checked by the engine, stored, then applied and announced."""
+    def act(self, action: Action, *, source: str, seen: int | None = None) -> dict[str, JSON]:
+        """Apply one action: checked by the engine, stored, then applied and announced.
+
+        ``seen``: the :attr:`version` the action was chosen on (a phone's), if it must still be
+        the game's."""
         with self.lock:
+            self._check_seen(seen)
             history = self._need()
             game = history.game
             game.apply(history.state, action)  # raises IllegalAction; nothing stored or changed
@@ -198,6 +216,7 @@ class Table:
             if missed and self.last_reading is not None:
                 self.store.record_missed(self.last_reading.id, missed)
             history.push(action)
+            self.version += 1
             self.view.problem = ""
             if game.outcome(history.state) is not None:
                 self.store.finish_game(self.game_id)
@@ -220,19 +239,28 @@ class Table:
         seen = sum(1 for d in last.dice if d["status"] != NO_DIE)
         return max(0, len(action.dice) - seen)
 
-    def act_json(self, obj: JSON, *, source: str) -> dict[str, JSON]:
+    def act_json(self, obj: JSON, *, source: str, seen: int | None = None) -> dict[str, JSON]:
         """Apply a PROTOCOL.md action object (``InvalidAction`` if it is malformed)."""
-        return self.act(action_from_json(obj), source=source)
+        return self.act(action_from_json(obj), source=source, seen=seen)
 
-    def undo(self, *, source: str) -> dict[str, JSON]:
+    def undo(self, *, source: str, seen: int | None = None) -> dict[str, JSON]:
         """Take back the last action (``IllegalAction`` when there is none)."""
         with self.lock:
+            self._check_seen(seen)
             history = self._need()
             if not len(history):
                 raise IllegalAction("nothing to undo: no action has been taken in this game")
             assert self.game_id is not None
-            self._append(self.game_id, "undo", None, source=source)
+            if history.game.outcome(history.state) is not None:
+                # A final throw typed wrong, a bank by mistake: the game goes on again.
+                try:
+                    self.store.undo_ending(self.game_id, source=source)
+                except GameFinished as exc:
+                    raise IllegalAction(f"cannot undo: {exc}") from exc
+            else:
+                self._append(self.game_id, "undo", None, source=source)
             history.pop()
+            self.version += 1
             self.view.problem = ""
             self._changed()
             return self.state_json()
@@ -246,15 +274,19 @@ class Table:
                 f"cannot {kind}: the game is over and kept as it ended; start a new game"
             ) from exc
 
-    def redo(self, *, source: str) -> dict[str, JSON]:
+    def redo(self, *, source: str, seen: int | None = None) -> dict[str, JSON]:
         """Take the last undone action again (``IllegalAction`` when there is none)."""
         with self.lock:
+            self._check_seen(seen)
             history = self._need()
             if not history.can_redo():
                 raise IllegalAction("nothing to redo: no action has been undone since the last one")
             assert self.game_id is not None
             self._append(self.game_id, "redo", None, source=source)
             history.redo()
+            self.version += 1
+            if history.game.outcome(history.state) is not None:
+                self.store.finish_game(self.game_id)
             self._changed()
             return self.state_json()
 
@@ -428,6 +460,7 @@ class Table:
             actions: list[Action] = []
             problem: str | None = None
             events: list[tuple[str, JSON]] = []
+            reopen = False
             if history is not None:
                 self._check_unmoved(history, last)
                 actions, problem = self._meaning(dice, last.state_before)
@@ -439,15 +472,14 @@ class Table:
                         actions, problem = [], str(exc)
                         break
                 if actions != last.actions:
-                    if last.actions and history.game.outcome(history.state) is not None:
-                        raise IllegalAction(
-                            "cannot correct the reading: the roll read from it ended the game, "
-                            "and a finished game is kept as it ended; start a new game"
-                        )
+                    # A misread roll that ended the game: the game goes on again if it must.
+                    reopen = bool(last.actions) and history.game.outcome(history.state) is not None
                     events = [("undo", None)] * len(last.actions)
                     events += [("action", action_to_json(a)) for a in actions]
             try:
-                self.store.record_correction(last.id, die, value, events=events, source=source)
+                self.store.record_correction(
+                    last.id, die, value, events=events, source=source, reopen=reopen
+                )
             except GameFinished as exc:
                 raise IllegalAction(
                     "cannot correct the reading: the game is over and kept as it ended"
@@ -459,6 +491,7 @@ class Table:
                     history.push(step)
                 last.actions = list(actions)
                 last.state_after = history.state
+                self.version += 1
                 if self.game_id is not None and history.game.outcome(history.state) is not None:
                     self.store.finish_game(self.game_id)
             if self.view.dice_read is last.dice:
@@ -579,6 +612,7 @@ class Table:
                 "tuned": self.view.tuned,
                 "seq": self.view.seq,
                 "game_id": self.game_id,
+                "version": self.version,
             }
             return base
 

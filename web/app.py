@@ -100,14 +100,23 @@ class TeachAPI(Protocol):
     ) -> tuple[int, Sequence[QuestionLike]]: ...
 
 
+Seen = Annotated[
+    int | None,
+    Query(
+        description="the table.version of the state the change was chosen on: a change made on"
+        " an out-of-date screen (a double tap, another phone first) gets 409"
+    ),
+]
+
+
 class TableAPI(Protocol):
     """What the web layer needs from the table (pipcam.table.Table)."""
 
     def state_json(self) -> dict[str, Any]: ...
     def transcript(self) -> str: ...
-    def act_json(self, obj: Any, *, source: str) -> dict[str, Any]: ...
-    def undo(self, *, source: str) -> dict[str, Any]: ...
-    def redo(self, *, source: str) -> dict[str, Any]: ...
+    def act_json(self, obj: Any, *, source: str, seen: int | None = ...) -> dict[str, Any]: ...
+    def undo(self, *, source: str, seen: int | None = ...) -> dict[str, Any]: ...
+    def redo(self, *, source: str, seen: int | None = ...) -> dict[str, Any]: ...
     def new_game(self, header_json: Any, *, source: str = ...) -> dict[str, Any]: ...
     def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]: ...
     def history_json(self) -> dict[str, Any]: ...
@@ -460,19 +469,19 @@ def create_app(
         openapi_extra={"requestBody": {"content": {"application/json": {"schema": ACTION_SCHEMA}}}},
         **state_route,
     )
-    def act(action: Annotated[JSONObject, Body()]) -> dict[str, Any]:
+    def act(action: Annotated[JSONObject, Body()], seen: Seen = None) -> dict[str, Any]:
         """Apply one PROTOCOL.md action object, such as {"roll": [1, 5]} or {"bank": true}."""
-        return run(lambda: table.act_json(action, source="phone"))
+        return run(lambda: table.act_json(action, source="phone", seen=seen))
 
     @app.post("/api/undo", tags=["game"], dependencies=pinned, **state_route)
-    def undo() -> dict[str, Any]:
+    def undo(seen: Seen = None) -> dict[str, Any]:
         """Take back the last action."""
-        return run(lambda: table.undo(source="phone"))
+        return run(lambda: table.undo(source="phone", seen=seen))
 
     @app.post("/api/redo", tags=["game"], dependencies=pinned, **state_route)
-    def redo() -> dict[str, Any]:
+    def redo(seen: Seen = None) -> dict[str, Any]:
         """Take the last undone action again."""
-        return run(lambda: table.redo(source="phone"))
+        return run(lambda: table.redo(source="phone", seen=seen))
 
     @app.post("/api/correct", tags=["game"], dependencies=pinned, **state_route)
     def correct(body: CorrectionIn) -> dict[str, Any]:

@@ -228,6 +228,12 @@ class TablePublic(BaseModel):
     )
     seq: int = Field(description="grows by one with every change; SSE event ids carry it")
     game_id: int | None
+    version: int = Field(
+        default=0,
+        description="grows by one with every change of the game (a new game, an action, undo,"
+        " redo, a correction that changed the actions); a change sent with ?seen=VERSION is"
+        " refused (409) if the game has changed since",
+    )
 
 
 class StatePublic(BaseModel):

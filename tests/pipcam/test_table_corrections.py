@@ -228,16 +228,43 @@ def test_bad_index_or_value(store: Store, table: Table, die: int, value: int, me
     assert store.corrections() == []
 
 
-def test_finished_game_is_not_reopened(store: Store) -> None:
-    """A misread roll that ended the game is not corrected (the store keeps it finished)."""
+def test_a_game_ended_by_a_mistake_goes_on_again(store: Store) -> None:
+    """A misread or mistyped roll that ended the game is corrected or undone like any other:
+    the game goes on again, in the store too (a restart resumes it), and ends again when the
+    roll is redone."""
     table = Table(store)
     table.new_game({"game": "sekvence", "players": ["Ann"], "options": {"target": 10}})
-    table.on_reading(reading(1, 2, 3, 5, 5, 6), settled_now=True)
+    table.on_reading(reading(1, 2, 3, 5, 5, 6), settled_now=True)  # 1-2-3: 10 points, the end
     assert table.state_json()["finished"] is True
-    with pytest.raises(IllegalAction, match="the roll read from it ended the game"):
-        table.correct(0, 4)
-    with pytest.raises(IllegalAction, match="cannot undo: the game is over"):
+    assert store.current_game() is None
+    table.correct(2, 4)  # the 3 was a 4: 1-2 and no 3, 5 points
+    state = table.state_json()
+    assert (state["finished"], state["players"][0]["score"]) == (False, 5)
+    assert Table(store).resume()  # a restart goes on with it
+    table.act(Roll([1, 2, 3, 4, 2, 2]), source="phone")  # 1-2-3-4: 15 more, the end
+    assert table.state_json()["finished"] is True
+    table.undo(source="phone")
+    assert table.state_json()["finished"] is False
+    resumed = Table(store)
+    assert resumed.resume()
+    assert resumed.state_json()["players"][0]["score"] == 5
+    table.redo(source="phone")
+    assert table.state_json()["finished"] is True
+    assert store.current_game() is None  # ended again: not resumed
+
+
+def test_a_game_followed_by_a_new_one_is_not_taken_up_again(store: Store) -> None:
+    """Only the newest game goes on again: one given up for a new game stays as it ended."""
+    table = Table(store)
+    table.new_game({"game": "sekvence", "players": ["Ann"], "options": {"target": 10}})
+    table.act(Roll([1, 2, 3, 5, 5, 6]), source="phone")
+    old = table.game_id
+    assert old is not None
+    Table(store).new_game({"game": "sekvence", "players": ["Bob"]})
+    with pytest.raises(IllegalAction, match="was followed by a new game; it stays as it ended"):
         table.undo(source="phone")
+    assert table.state_json()["finished"] is True
+    assert [kind for kind, _ in store.game(old).events] == ["action"]
 
 
 def test_timeline_history_and_series(table: Table) -> None:

@@ -88,6 +88,37 @@ def test_changing_needs_the_pin(served: Served) -> None:
     assert served.client.get("/api/state").json()["table"]["seq"] == served.table.view.seq
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/api/undo", None), ("/api/redo", None), ("/api/actions", {"roll": [1, 1, 2, 3, 4]})],
+)
+def test_a_change_from_an_out_of_date_screen_is_refused(
+    served: Served, path: str, body: object
+) -> None:
+    """A change names the version of the game its screen showed (?seen=): made after another
+    phone's change (or twice by a double tap), it is refused with 409 and changes nothing."""
+    r = served.pinned.post("/api/actions", json={"roll": [1, 1, 5, 2, 3, 4]})
+    version = r.json()["table"]["version"]
+    assert served.pinned.post(f"/api/actions?seen={version}", json={"keep": [1]}).status_code == 200
+    if path == "/api/redo":
+        served.pinned.post("/api/undo")
+        version = served.client.get("/api/state").json()["table"]["version"]
+        served.pinned.post("/api/redo")  # another phone took it again first
+    before = served.client.get("/api/state").json()
+    r = served.pinned.post(f"{path}?seen={version}", json=body)
+    assert r.status_code == 409
+    assert r.json()["detail"].startswith("the game has changed since your screen showed it")
+    after = served.client.get("/api/state").json()
+    assert (after["actions"], after["table"]["version"]) == (
+        before["actions"],
+        before["table"]["version"],
+    )
+    # Sent with the version it shows now, the same change goes through; without one, as before.
+    current = after["table"]["version"]
+    if path != "/api/redo":
+        assert served.pinned.post(f"{path}?seen={current}", json=body).status_code == 200
+
+
 def test_pin_cookie(served: Served) -> None:
     """The PIN entered once is kept in a cookie that then authorises changes."""
     phone = httpx.Client(base_url=served.base, timeout=10)

@@ -35,17 +35,31 @@ function accept(state, { force = false } = {}) {
   refreshSide();
 }
 
-async function act(action) {
-  const state = await post("/api/actions", action);
-  if (state) accept(state);
-  return state;
+// A change names the game's version it was chosen on (?seen=): the table refuses it if another
+// phone, a button or the camera changed the game first. One change at a time per phone: a
+// double tap sends one undo, not two.
+let sending = false;
+
+function seen(path) {
+  const version = current && current.table ? current.table.version : undefined;
+  return version === undefined ? path : `${path}?seen=${version}`;
 }
 
-async function change(path, body) {
-  const state = await post(path, body);
-  if (state && state.players) accept(state);
-  else if (state) refresh();
-  return state;
+async function send(path, body) {
+  if (sending) return null;
+  sending = true;
+  try {
+    const state = await post(seen(path), body);
+    if (state) accept(state);
+    else refresh(); // refused: show the game as it is now
+    return state;
+  } finally {
+    sending = false;
+  }
+}
+
+async function act(action) {
+  return send("/api/actions", action);
 }
 
 async function refresh() {
@@ -442,8 +456,8 @@ function actionsPanel(state) {
   const places = legal.filter((a) => a.place);
   if (places.length) bar.append(placeList(state, places));
   bar.append(h("div", { class: "row undo-row" },
-    h("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => change("/api/undo") }, `↶ ${t("btn.undo")}`),
-    h("button", { type: "button", id: "redo", disabled: !state.can_redo, onclick: () => change("/api/redo") }, `↷ ${t("btn.redo")}`)));
+    h("button", { type: "button", id: "undo", disabled: !state.can_undo, onclick: () => send("/api/undo") }, `↶ ${t("btn.undo")}`),
+    h("button", { type: "button", id: "redo", disabled: !state.can_redo, onclick: () => send("/api/redo") }, `↷ ${t("btn.redo")}`)));
   return bar;
 }
 
@@ -537,9 +551,9 @@ async function showHistory() {
   box.replaceChildren(
     h("div", { class: "row" },
       h("button", { type: "button", id: "history-undo", disabled: !data.can_undo,
-        onclick: () => change("/api/undo") }, `↶ ${t("btn.undo")}`),
+        onclick: () => send("/api/undo") }, `↶ ${t("btn.undo")}`),
       h("button", { type: "button", id: "history-redo", disabled: !data.can_redo,
-        onclick: () => change("/api/redo") }, `↷ ${t("btn.redo")}`)),
+        onclick: () => send("/api/redo") }, `↷ ${t("btn.redo")}`)),
     items.length ? h("ol", { class: "history", id: "history-list" }, ...items.reverse())
       : h("p", { class: "muted" }, t("history.empty")));
 }

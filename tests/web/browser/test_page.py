@@ -476,6 +476,20 @@ def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
     assert served.table.state_json()["can_redo"] is True
 
 
+def test_a_double_tap_undoes_once(served: Served, phone: Any) -> None:
+    """Two quick taps on Undo send one undo: the second tap meets the first still on its way
+    (and, sent anyway, would name a version of the game that is gone)."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.post("/api/actions", {"roll": [1, 1, 1, 2, 3, 6]})
+    served.post("/api/actions", {"keep": [1, 1, 1]})
+    served.post("/api/actions", {"bank": True})
+    expect(phone.locator(".players li").first.locator(".score")).to_have_text("1000")
+    phone.locator("#undo").dblclick()
+    expect(phone.locator(".players li").first.locator(".score")).to_have_text("0")
+    phone.wait_for_timeout(300)  # a second undo, had it been sent, would have landed by now
+    assert served.table.state_json()["actions"] == 2
+
+
 def test_score_a_category_by_tapping_its_row(served: Served, phone: Any) -> None:
     """Generał: after a throw, tapping the Full house row writes 25."""
     served.new_game("general", ["Ann", "Bob"])
