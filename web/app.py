@@ -247,6 +247,11 @@ class BodyLimit:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
+        body = b"".join(chunks)
+        problem = _body_problem(body)
+        if problem is not None:
+            await SafeJSONResponse({"detail": problem}, status_code=422)(scope, receive, send)
+            return
         given = False
 
         async def replay() -> Message:
@@ -254,9 +259,33 @@ class BodyLimit:
             if given:
                 return await receive()  # e.g. the disconnect an event stream waits for
             given = True
-            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return {"type": "http.request", "body": body, "more_body": False}
 
         await self.app(scope, replay, send)
+
+
+def _body_problem(body: bytes) -> str | None:
+    """Why a body cannot be read as JSON text, where FastAPI would only say 400 "There was an
+    error parsing the body"; None for an empty body, JSON, or JSON with a syntax error (which
+    FastAPI's 422 places itself)."""
+    if not body:
+        return None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return (
+            f"the request body is not UTF-8 text (byte 0x{body[exc.start]:02x} at offset"
+            f" {exc.start}); send JSON in UTF-8"
+        )
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    except ValueError as exc:  # a number of thousands of digits: Python's own limit
+        return f"the request body cannot be read as JSON: {exc}"
+    except RecursionError:
+        return "the request body nests lists or objects too deep to read; no action needs that"
+    return None
 
 
 BODY_NOT_OBJECT = frozenset({"dict_type", "model_attributes_type"})

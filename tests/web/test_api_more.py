@@ -301,7 +301,22 @@ NOT_OBJECT = "the body must be a JSON object, sent as application/json"
         ("POST", "/api/actions", b'"roll"', JSON_TYPE, 422, NOT_OBJECT),
         ("POST", "/api/games", b"[]", JSON_TYPE, 422, NOT_OBJECT),
         ("POST", "/api/actions", b"{", JSON_TYPE, 422, "the body is not valid JSON: "),
-        ("POST", "/api/actions", b'{"r\xff": 1}', JSON_TYPE, 400, "error parsing the body"),
+        (
+            "POST",
+            "/api/actions",
+            b'{"r\xff": 1}',
+            JSON_TYPE,
+            422,
+            "the request body is not UTF-8 text (byte 0xff at offset 3); send JSON in UTF-8",
+        ),
+        (
+            "POST",
+            "/api/games",
+            b'{"game": "general", "options": {"target": ' + b"9" * 5000 + b"}}",
+            JSON_TYPE,
+            422,
+            "the request body cannot be read as JSON: Exceeds the limit",
+        ),
         (
             "POST",
             "/api/actions",
@@ -311,7 +326,7 @@ NOT_OBJECT = "the body must be a JSON object, sent as application/json"
             "text must be valid Unicode: a lone surrogate",
         ),
         ("POST", "/api/actions", b"[" * 70_000, JSON_TYPE, 413, "larger than 65536 bytes"),
-        ("POST", "/api/actions", b"[" * 5_000, JSON_TYPE, 400, "error parsing the body"),
+        ("POST", "/api/actions", b"[" * 5_000, JSON_TYPE, 422, "nests lists or objects too deep"),
         ("POST", "/api/actions", b'{"roll": [1]}', {"content-type": "text/plain"}, 422, NOT_OBJECT),
         ("POST", "/api/games", b"{}", JSON_TYPE, 422, "game: Field required"),
         (
