@@ -17,7 +17,7 @@ from scoring.core import JSON, Game, describe_options, options_to_json
 from scoring.dice import dice
 from scoring.errors import InvalidAction, InvalidOption, ScoringError, UnknownGame
 from scoring.registry import available, find_game
-from scoring.transcript import TranscriptError, decode, replay
+from scoring.transcript import TranscriptError, check_new_players, decode, replay
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -170,6 +170,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     if len(set(players)) != len(players):
         raise InvalidAction(f"two players share a name in {players}; give each a different name")
+    check_new_players(players)
     save = Path(args.save) if args.save else None
     try:
         history = saved_game(save, game, players) if save is not None else None

@@ -39,7 +39,7 @@ from scoring.core import (
 from scoring.dice import contains, remove
 from scoring.errors import IllegalAction, InvalidAction
 from scoring.history import History
-from scoring.transcript import Header, dump, parse_header, start
+from scoring.transcript import Header, check_new_players, dump, parse_header, start
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +171,7 @@ class Table:
     def new_game(self, header_json: JSON, *, source: str = "table") -> dict[str, JSON]:
         """Start a game from a transcript header; a bad header is refused and changes nothing."""
         header = parse_header(header_json)
+        check_new_players(header.players)
         history = start(header)  # validates game, players and options before anything is stored
         with self.lock:
             unfinished = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,35 @@ class Header:
     def to_json(self) -> dict[str, JSON]:
         """The header object as written in a transcript."""
         return {"game": self.game, "players": list(self.players), "options": self.options}
+
+
+def check_new_players(players: Sequence[str]) -> None:
+    """Refuse names a new game should not start with (``InvalidAction``): a control character
+    (a line break splits every line that shows the name), a space at either end, or two names
+    that look the same ("Ann" and "ann ", or one with an invisible character).
+
+    Only new games are checked: a stored game replays with the names it was started with.
+
+    >>> check_new_players(["Ann", "Bob", "Zoë 🎲"])
+    """
+    seen: dict[str, str] = {}
+    for name in players:
+        if any(unicodedata.category(c) == "Cc" for c in name):
+            raise InvalidAction(
+                f"the name {name!r} has a control character (a line break, a tab); type it again"
+            )
+        if name != name.strip():
+            raise InvalidAction(f"the name {name!r} starts or ends with a space; leave it out")
+        looks = "".join(
+            c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf"
+        )
+        key = " ".join(looks.casefold().split())
+        if key in seen:
+            raise InvalidAction(
+                f"the names {seen[key]!r} and {name!r} look the same; give each player a name of"
+                " their own"
+            )
+        seen[key] = name
 
 
 def parse_header(obj: JSON) -> Header:
@@ -79,7 +109,7 @@ def decode(data: bytes) -> list[str]:
 
     Bytes that are neither raise ``TranscriptError`` naming the line.
 
-    >>> decode('{"game": "general"}\r\n'.encode("utf-16"))
+    >>> decode('{"game": "general"}\\r\\n'.encode("utf-16"))
     ['{"game": "general"}']
     """
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):

@@ -386,11 +386,27 @@ def test_play_hint_is_the_coach_where_it_knows_the_game(game: str, typed: str, h
     assert hint in result.stdout
 
 
-def test_play_refuses_bad_players() -> None:
-    """Two players with one name are refused before the game starts."""
-    result = run("play", "sekvence", "--players", "Ann", "Ann")
+@pytest.mark.parametrize(
+    ("players", "said"),
+    [
+        (["Ann", "Ann"], "two players share a name"),
+        (["Ann", "ann"], "the names 'Ann' and 'ann' look the same"),
+        (["Ann", "Ann\u200b"], "the names 'Ann' and 'Ann\\u200b' look the same"),
+        (["Ann", "Bob "], "the name 'Bob ' starts or ends with a space"),
+        (["Ann", "B\nob"], "the name 'B\\nob' has a control character"),
+    ],
+)
+def test_play_refuses_bad_players(players: list[str], said: str) -> None:
+    """Names that would show as one, or break the lines that show them, are refused before
+    the game starts."""
+    result = run("play", "sekvence", "--players", *players)
     assert result.returncode == 2
-    assert "two players share a name" in result.stderr
+    assert said in result.stderr
+
+
+def test_names_of_every_script_and_emoji_are_players() -> None:
+    result = run("play", "sekvence", "--players", "Zoë", "Łukasz", "Юля", "🎲 Bo", stdin="q\n")
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_reader_that_leaves_early_stops_it_quietly() -> None:

@@ -147,6 +147,18 @@ def test_pin_cookie(served: Served) -> None:
             422,
             "option target takes int, not 'lots'",
         ),
+        (
+            "/api/games",
+            {"game": "sekvence", "players": ["a\u0000b", "c"]},
+            422,
+            "the name 'a\\x00b' has a control character (a line break, a tab); type it again",
+        ),
+        (
+            "/api/games",
+            {"game": "sekvence", "players": ["Ann", " Ann"]},
+            422,
+            "the name ' Ann' starts or ends with a space; leave it out",
+        ),
     ],
 )
 def test_errors(served: Served, path: str, body: object, status: int, detail: str) -> None:
