@@ -579,6 +579,21 @@ def test_scoreboard_screenshot(served: Served, phone: Any, game: str, steps: int
     assert scores == [p["score"] for p in served.table.state_json()["players"]]
 
 
+@pytest.mark.parametrize("game", ["kymppitonni", "general"])
+def test_a_long_name_without_spaces_fits_the_screen(served: Served, phone: Any, game: str) -> None:
+    """The longest name the API takes, with no space to break at, wraps or is cut with an
+    ellipsis everywhere it shows: nothing sticks out of a 360-px screen."""
+    long_name = "W" * 40
+    served.new_game(game, [long_name, "Bob"])
+    expect(phone.locator("#status")).to_contain_text(long_name)
+    phone.wait_for_timeout(150)  # the last event's repaint
+    no_horizontal_scroll(phone)
+    overflow = phone.evaluate(
+        "(e => e.scrollWidth - e.clientWidth)(document.getElementById('status'))"
+    )
+    assert overflow <= 0, f"the status line sticks out by {overflow} px"
+
+
 def test_artifacts_are_ignored() -> None:
     """Screenshots never get committed: the artefacts folder ignores everything but itself."""
     ignore = (ARTIFACTS / ".gitignore").read_text().split()
