@@ -428,6 +428,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     )
                     # The report names the folder asked for, not the temporary view of a split.
                     report.folder = Path(folder)
+                    if report.images == 0:
+                        # Nothing measured is no result: a script must not read it as 100 %.
+                        split = "" if args.split == "all" else f" in the {args.split} split"
+                        _error(
+                            "eval",
+                            f"{folder}: no labelled photo to measure{split}"
+                            f" ({report.skipped} left out for known_issue)",
+                        )
+                        status = 1
                     if args.effect:
                         _write(sys.stdout, f"effect {effect.name}: {effect.description}")
                     _write(sys.stdout, format_report(report))

@@ -349,6 +349,15 @@ class Comparison:
         return lines
 
 
+def _percent(part: int, whole: int) -> str:
+    """A rate as the report prints it; "n/a" when there is nothing to count (never 100 %).
+
+    >>> _percent(1, 4), _percent(0, 0)
+    (' 25.00 %', '   n/a  ')
+    """
+    return f"{100 * part / whole:6.2f} %" if whole else "   n/a  "
+
+
 def format_report(report: EvalReport) -> str:
     """A plain-text summary: rates, the confusion matrix and the photos read wrongly."""
     lines = [
@@ -358,10 +367,12 @@ def format_report(report: EvalReport) -> str:
             if report.unscored
             else ""
         ),
-        f"  per-die recall    {100 * report.recall:6.2f} %  ({report.matched}/{report.labelled})",
-        f"  per-die precision {100 * report.precision:6.2f} %"
+        f"  per-die recall    {_percent(report.matched, report.labelled)}"
+        f"  ({report.matched}/{report.labelled})",
+        f"  per-die precision {_percent(report.matched, report.reported - report.unread)}"
         f"  ({report.matched}/{report.reported - report.unread}; {report.unread} unread)",
-        f"  exact rolls       {100 * report.exact_rate:6.2f} %  ({report.exact}/{report.images})",
+        f"  exact rolls       {_percent(report.exact, report.images)}"
+        f"  ({report.exact}/{report.images})",
     ]
     if report.six_dice_rolls:
         rate = report.six_dice_exact / report.six_dice_rolls

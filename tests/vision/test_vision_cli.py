@@ -421,6 +421,20 @@ def test_eval_split_keeps_the_photos_the_training_code_puts_there(
     assert (png_dir / f"{source}-{split}-confusion.png").is_file()
 
 
+@pytest.mark.usefixtures("fake_model")
+def test_eval_of_no_photos_is_no_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder (or split) with no labelled photo measures nothing: the rates say n/a, not
+    100 %, and the exit status says so to a script."""
+    folder = tmp_path / "rolls"
+    folder.mkdir()
+    (folder / "labels.jsonl").write_text("")
+    assert _run(["eval", str(folder), "--png-dir", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert "per-die recall       n/a    (0/0)" in captured.out
+    assert "100.00" not in captured.out
+    assert f"pipcam eval: {folder}: no labelled photo to measure" in captured.err
+
+
 def test_eval_counts_an_uncertain_die_as_found_but_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
