@@ -213,6 +213,7 @@ def _open_camera(
     """
     from pipcam.recording import RecordedSource, demo_folder
     from vision.calibrate import Calibration
+    from vision.errors import BadCameraSpec
     from vision.source import make_source, parse_camera_spec
 
     kind, _, arg = spec.partition(":")
@@ -225,6 +226,14 @@ def _open_camera(
             calibration = Calibration.from_json(recorded)
         return (lambda: RecordedSource(folder, on_press=on_press)), header, calibration
     parsed = parse_camera_spec(spec)
+    # A file or folder that is not there is a typo, not a camera that may be plugged in later:
+    # refused now rather than retried for ever.
+    wanted = {"file": Path.is_file, "folder": Path.is_dir}.get(parsed.kind)
+    if wanted is not None and not wanted(Path(parsed.path)):
+        raise BadCameraSpec(
+            f"camera spec {spec!r}: there is no {parsed.kind} {parsed.path}; give the path of"
+            f" {'an image' if parsed.kind == 'file' else 'a folder of images'}"
+        )
     settings = size = None
     # Only a calibration made with the Pi camera (it has locked settings) says how to open one.
     if calibration is not None and calibration.camera is not None and parsed.kind == "picamera":

@@ -86,7 +86,9 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     read = subparsers.add_parser("read", help="read the dice in photos (or one camera frame)")
     read.add_argument("images", nargs="*", metavar="IMAGE", help="image files to read")
     read.add_argument("--json", action="store_true", help="one JSON object per image")
-    read.add_argument("--camera", metavar="SPEC", help="read one frame from this camera instead")
+    read.add_argument(
+        "--camera", metavar="SPEC", help="also read one frame from this camera (after the images)"
+    )
     read.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     read.add_argument("--calibration", type=Path, metavar="FILE", help="roll zone and tray colour")
     _add_locator_options(read)
@@ -102,8 +104,8 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     calibrate.add_argument(
         "--camera",
         metavar="SPEC",
-        help="camera spec, as for pipcam run (default: the config's camera, else $PIPCAM_CAMERA,"
-        " else picamera)",
+        help="camera spec, as for pipcam run but a real camera or image: picamera, usb, file or"
+        " folder (default: the config's camera, else $PIPCAM_CAMERA, else picamera)",
     )
     calibrate.add_argument(
         "--out",

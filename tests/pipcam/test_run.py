@@ -303,6 +303,12 @@ def _refused_start(*args: str) -> subprocess.CompletedProcess[str]:
             "bad camera spec 'usb:front': after usb come a camera number N and a frame size WxH",
         ),
         ("[table]\ncamera = 'webcam'\n", None, "unknown camera spec 'webcam': use picamera"),
+        (
+            "[table]\n",
+            "folder:/no-such-pipcam-folder",
+            "camera spec 'folder:/no-such-pipcam-folder': there is no folder",
+        ),
+        ("[table]\n", "file:/no/such.jpg", "there is no file /no/such.jpg; give the path of an"),
     ],
 )
 def test_bad_config_is_refused_clearly(
