@@ -703,6 +703,10 @@ async function startGame() {
     if (JSON.stringify(value) !== JSON.stringify(expected)) options[o.name] = value;
   }
   const players = setupPlayers.map((n) => n.trim()).filter(Boolean);
+  // A game under way is given up by a new one: asked first, as the table's button asks for a
+  // second hold.
+  if (current && current.game && !current.finished && current.actions > 0
+      && !window.confirm(t("new.abandon", { game: gameName(current.game) }))) return;
   const state = await post("/api/games", { game, players, options });
   if (state) {
     accept(state, { force: true });

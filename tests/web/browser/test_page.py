@@ -153,6 +153,37 @@ def test_join_and_start_a_game(rig: Rig) -> None:
         close(page)
 
 
+def test_a_game_under_way_is_given_up_only_when_confirmed(served: Served, phone: Any) -> None:
+    """Starting a new game while one is under way asks first; No keeps the game as it was."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.post("/api/actions", {"roll": [1, 1, 1, 2, 3, 6]})
+    expect(phone.locator("#table-dice .die")).to_have_count(6)
+    asked: list[str] = []
+
+    def answer(dialog: Any, accept: bool) -> None:
+        asked.append(dialog.message)
+        if accept:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    phone.click("#tab-new")
+    phone.select_option("#new-game", "sekvence")
+    phone.once("dialog", lambda d: answer(d, accept=False))
+    phone.click("#start-game")
+    expect(phone.locator("#view-new")).to_be_visible()
+    assert asked == [
+        "The game of Kymppitonni is not finished. Start a new game anyway? It stays in the"
+        " table's history."
+    ]
+    assert served.table.state_json()["game"] == "kymppitonni"
+    phone.once("dialog", lambda d: answer(d, accept=True))
+    phone.click("#start-game")
+    expect(phone.locator("#status")).to_contain_text("throws 6 dice")
+    assert served.table.state_json()["game"] == "sekvence"
+    assert len(asked) == 2
+
+
 def test_a_wrong_pin_is_asked_again(rig: Rig) -> None:
     """A wrong PIN is refused with a message and changes nothing; the right one then retries."""
     rig.served.new_game("sekvence", ["Eva", "Jan"])
