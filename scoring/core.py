@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import json
 import types
 import typing
 from abc import ABC, abstractmethod
@@ -166,11 +167,23 @@ def action_to_json(action: Action) -> dict[str, JSON]:
     raise AssertionError(f"unhandled action {action!r}")  # pragma: no cover
 
 
+def _as_json(value: object) -> str:
+    """A value as the JSON it came as, for messages about JSON input (``true``, not ``True``).
+
+    >>> _as_json(False), _as_json([1.5, None]), _as_json(float("inf"))
+    ('false', '[1.5, null]', 'Infinity')
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _int_list(key: str, value: JSON) -> list[int]:
     if not isinstance(value, list) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
-        raise InvalidAction(f'"{key}" takes a list of die faces like [1, 5], not {value!r}')
+        raise InvalidAction(f'"{key}" takes a list of die faces like [1, 5], not {_as_json(value)}')
     return value
 
 
@@ -181,7 +194,9 @@ def action_from_json(obj: JSON) -> Action:
     Roll(dice=(1, 2, 3))
     """
     if not isinstance(obj, dict) or not obj:
-        raise InvalidAction(f'an action is a JSON object like {{"roll": [1, 5]}}, not {obj!r}')
+        raise InvalidAction(
+            f'an action is a JSON object like {{"roll": [1, 5]}}, not {_as_json(obj)}'
+        )
     keys = set(obj)
     extra = keys - {"column"} if "score" in keys else keys
     if len(extra) != 1:
@@ -196,21 +211,23 @@ def action_from_json(obj: JSON) -> Action:
         return Forbidden(_int_list(key, value))
     if key in ("bank", "stop", "pass"):
         if value is not True:
-            raise InvalidAction(f'"{key}" takes the value true, not {value!r}')
+            raise InvalidAction(f'"{key}" takes the value true, not {_as_json(value)}')
         flags: dict[str, Action] = {"bank": Bank(), "stop": Stop(), "pass": Pass()}
         return flags[key]
     if key == "score":
         column = obj.get("column", 0)
         if not isinstance(value, str):
-            raise InvalidAction(f'"score" takes a category id such as "chance", not {value!r}')
+            raise InvalidAction(
+                f'"score" takes a category id such as "chance", not {_as_json(value)}'
+            )
         if not isinstance(column, int) or isinstance(column, bool) or column < 0:
             raise InvalidAction(
-                f'"column" takes a sheet column counted from 0 (0, 1 or 2), not {column!r}'
+                f'"column" takes a sheet column counted from 0 (0, 1 or 2), not {_as_json(column)}'
             )
         return Score(value, column)
     if key == "draw":
         if not isinstance(value, str):
-            raise InvalidAction(f'"draw" takes a stone such as "045", not {value!r}')
+            raise InvalidAction(f'"draw" takes a stone such as "045", not {_as_json(value)}')
         return Draw(value)
     if key == "place":
         if (
@@ -223,7 +240,7 @@ def action_from_json(obj: JSON) -> Action:
         ):
             raise InvalidAction(
                 '"place" takes {"stone": "045", "cell": "U(0,0)", "rotation": 0-2}, '
-                f"not {value!r}"
+                f"not {_as_json(value)}"
             )
         return Place(value["stone"], value["cell"], value["rotation"])
     raise InvalidAction(f"unknown action {key!r}; the actions are {ACTION_KEYS}")

@@ -435,7 +435,11 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
         event = (
             f"{name} set aside {' '.join(map(str, kept))} for {reading.points}: "
             f"turn total {new_turn.total}, "
-            + (f"{left} dice left" if left else f"every die scored, all {self.n_dice} again")
+            + (
+                f"{left} {'die' if left == 1 else 'dice'} left"
+                if left
+                else f"every die scored, all {self.n_dice} again"
+            )
         )
         return replace(state, turn=new_turn, last_event=event)
 

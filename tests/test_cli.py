@@ -152,7 +152,7 @@ def test_replay_bad_line(tmp_path: Path) -> None:
         (
             '{"game": "general", "players": ["A"]}\n{"roll": [1, 2, 3, 4, 5]}\n'
             '{"score": "chance", "column": "2"}\n',
-            "line 3: \"column\" takes a sheet column counted from 0 (0, 1 or 2), not '2'",
+            'line 3: "column" takes a sheet column counted from 0 (0, 1 or 2), not "2"',
         ),
         (
             '{"game": "general", "players": ["A"]}\n{"roll": [1, 2, 3, 4, 5]}\n{"score": 3}\n',

@@ -363,7 +363,8 @@ def format_report(report: EvalReport) -> str:
     lines = [
         f"{report.folder}: {report.images} photos ({report.skipped} skipped for known_issue)"
         + (
-            f"; {report.unscored} dice not scored (read unsurely, nobody corrected them)"
+            f"; {report.unscored} {'die' if report.unscored == 1 else 'dice'} not scored"
+            " (read unsurely, nobody corrected them)"
             if report.unscored
             else ""
         ),

@@ -127,7 +127,7 @@ def test_a_tables_unsure_reads_nobody_corrected_are_not_scored(
     report = evaluate_folder(folder, read)  # type: ignore[arg-type]
     assert (report.labelled, report.unscored) == (2, 1)
     assert (report.recall, report.precision, report.exact == 1) == (recall, precision, exact)
-    assert "1 dice not scored (read unsurely, nobody corrected them)" in format_report(report)
+    assert "1 die not scored (read unsurely, nobody corrected them)" in format_report(report)
     # The sure read and the answer are scored as ever: reading them wrong costs.
     wrong = evaluate_folder(folder, _reader([[(3, A), (6, B), (None, C)]]))  # type: ignore[arg-type]
     assert (wrong.matched, wrong.unread, reading_cost(wrong)) == (0, 1, 3 + 1)
