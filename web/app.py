@@ -602,7 +602,8 @@ def create_app(
             *taught(lambda t: t.answer(body.reading, body.die, body.value, source="phone"))
         )
 
-    @app.get("/", include_in_schema=False)
+    # HEAD too: what uptime checks and `curl -I` ask.
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 

@@ -212,6 +212,10 @@ def test_page_is_served(served: Served) -> None:
     assert page.status_code == 200
     assert "/static/app.js" in page.text
     assert served.client.get("/static/app.js").status_code == 200
+    # An uptime check (or curl -I) asks with HEAD: the same answer without the page.
+    head = served.client.head("/")
+    assert (head.status_code, head.content) == (200, b"")
+    assert head.headers["content-type"] == page.headers["content-type"]
 
 
 def test_no_page_needs_the_internet(served: Served) -> None:

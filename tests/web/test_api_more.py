@@ -342,6 +342,7 @@ NOT_OBJECT = "the body must be a JSON object, sent as application/json"
         ("POST", "/api/correct", b"null", JSON_TYPE, 422, NOT_OBJECT),
         ("GET", "/api/nothing", b"", {}, 404, "Not Found"),
         ("GET", "/api/undo", b"", {}, 405, "Method Not Allowed"),
+        ("DELETE", "/", b"", {}, 405, "Method Not Allowed"),
     ],
 )
 def test_any_bad_request_is_a_4xx_with_a_detail(
