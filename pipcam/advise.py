@@ -124,12 +124,22 @@ def _sheet(text: str) -> dict[str, int]:
 
 def general_state(game: Game[Any, Any], args: argparse.Namespace) -> Any:
     """The Generał state a typed sheet, dice and rolls left describe."""
-    from scoring.games.general import CATEGORIES
+    from itertools import combinations_with_replacement
+
+    from scoring.games.general import CATEGORIES, category_points
 
     column: list[int | None] = [None] * len(CATEGORIES)
+    rolls = list(combinations_with_replacement(range(1, 7), 5))
+    factors = {1, game.options.first_roll_multiplier}
     for name, value in _sheet(args.sheet or "").items():
         if name not in CATEGORIES:
             raise InvalidAction(f"unknown box {name!r}; the boxes are: {', '.join(CATEGORIES)}")
+        # A value no throw writes there is a typo: advice on that sheet would be advice on
+        # another game.
+        written = {category_points(r, name, game.options) * f for r in rolls for f in factors}
+        if value not in written:
+            shown = ", ".join(map(str, sorted(written)))
+            raise InvalidAction(f"no throw writes {value} in {name}; it takes {shown}")
         column[CATEGORIES.index(name)] = value
     if None not in column:
         raise InvalidAction("every box of the sheet is filled: there is nothing to advise")

@@ -182,3 +182,28 @@ def test_general_unknown_box(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().err.startswith(
         "pipcam advise: unknown box 'yahtzee'; the boxes are: ones"
     )
+
+
+@pytest.mark.parametrize(
+    ("sheet", "options", "said"),
+    [
+        ("ones=7", [], "no throw writes 7 in ones; it takes 0, 1, 2, 3, 4, 5\n"),
+        ("twos=-4", [], "no throw writes -4 in twos; it takes 0, 2, 4, 6, 8, 10\n"),
+        ("full_house=24", [], "no throw writes 24 in full_house; it takes 0, 25\n"),
+        ("chance=3", [], "no throw writes 3 in chance; it takes 5, 6, 7,"),
+    ],
+)
+def test_general_box_no_throw_writes_is_refused(
+    capsys: pytest.CaptureFixture[str], sheet: str, options: list[str], said: str
+) -> None:
+    """A value no throw can write in its box is a typo: advice on that sheet would be advice
+    on another game."""
+    assert advise("general", "--sheet", sheet, *options) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_general_box_values_follow_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """With first_roll_multiplier 2 a Full written after the first throw holds 50."""
+    assert advise("general", "--sheet", "full_house=50", "--option", "first_roll_multiplier=2") == 0
+    assert advise("general", "--sheet", "full_house=50") == 2
+    assert "no throw writes 50 in full_house" in capsys.readouterr().err
