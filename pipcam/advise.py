@@ -67,6 +67,12 @@ def jeopardy_state(game: JeopardyGame[Any, Any], args: argparse.Namespace) -> tu
     state = replace(state, scores=(args.score, 0))
     extra = state.extra
     if game.game_id == "thousand":
+        barrel = game.options.barrel_at
+        if args.on_barrel and not barrel <= args.score < 1000:
+            raise InvalidAction(
+                f"on the barrel the score is {barrel} to 999 (barrel_at {barrel}), not"
+                f" {args.score}; give --score, or leave out --on-barrel"
+            )
         opened = args.opened if args.opened is not None else (args.score > 0 or args.on_barrel)
         extra = replace(
             extra,

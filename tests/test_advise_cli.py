@@ -100,9 +100,14 @@ def test_a_throw_that_ends_the_turn(capsys: pytest.CaptureFixture[str]) -> None:
             "and general, not sekvence",
         ),
         (["kymppitonni", "--on-barrel"], "--opened, --on-barrel and --bolts belong to thousand"),
+        (
+            ["thousand", "--on-barrel", "--score", "870"],
+            "on the barrel the score is 880 to 999 (barrel_at 880), not 870; give --score, or"
+            " leave out --on-barrel",
+        ),
         ([], "name the game, or give --transcript FILE or --report FILE"),
     ],
-    ids=["off-grid", "first-throw", "dice-left", "no-coach", "barrel", "nothing"],
+    ids=["off-grid", "first-throw", "dice-left", "no-coach", "barrel", "below-barrel", "nothing"],
 )
 def test_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A wrong request: exit status 2 and one line on stderr, nothing on stdout."""
