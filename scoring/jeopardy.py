@@ -230,6 +230,11 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
         """A roll that ends the turn by a special rule (four 2s), or None for the normal flow."""
         return None
 
+    def turn_ender(self, roll: Sequence[int]) -> str | None:
+        """How a throw that scores nothing by a special rule ends the turn (four 2s), or None;
+        ``pipcam score`` says it, as ``special_roll`` applies it."""
+        return None
+
     def on_bank(self, state: JeopardyState[X], total: int) -> JeopardyState[X]:
         """Write a banked turn total (the turn is then passed on by the engine)."""
         scores = list(state.scores)
@@ -504,6 +509,15 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
             raise InvalidAction(
                 f"{self.name} throws 1 to {self.n_dice} dice, not {len(roll)} ({list(roll)!r})"
             )
+        ender = self.turn_ender(roll)
+        if ender is not None:
+            return {
+                "points": 0,
+                "scoring": [],
+                "rest": sorted(roll),
+                "groups": [],
+                "ends_turn": ender,
+            }
         return self.table().best(roll).to_json()
 
 

@@ -110,22 +110,15 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
             return twos >= 4
         return twos == 4
 
-    def score_roll(self, roll: Sequence[int]) -> dict[str, JSON]:
-        """``pipcam score``: a roll that fires the four-2s rule scores nothing (RULES K10, K15),
-        whatever else it holds; ``ends_turn`` says so."""
-        if self.options.four_twos_rule and self._fires_four_twos(tuple(roll)):
-            total = "banked" if self.options.four_twos_keeps_turn_total else "lost"
-            return {
-                "points": 0,
-                "scoring": [],
-                "rest": sorted(roll),
-                "groups": [],
-                "ends_turn": f"four 2s: the turn passes, the turn's total so far {total}",
-            }
-        return super().score_roll(roll)
+    def turn_ender(self, roll: Sequence[int]) -> str | None:
+        """Four 2s score nothing, whatever else the throw holds (RULES K10, K15)."""
+        if not self.options.four_twos_rule or not self._fires_four_twos(tuple(roll)):
+            return None
+        total = "banked" if self.options.four_twos_keeps_turn_total else "lost"
+        return f"four 2s: the turn passes, the turn's total so far {total}"
 
     def special_roll(self, state: KState, roll: Dice) -> KState | None:
-        if not self.options.four_twos_rule or not self._fires_four_twos(roll):
+        if self.turn_ender(roll) is None:
             return None
         name = state.players[state.turn.player]
         if self.options.four_twos_keeps_turn_total and state.turn.total:
