@@ -103,10 +103,21 @@ def _parse_dice(words: Sequence[str]) -> list[int]:
     return list(dice(out))
 
 
+# The keys PROTOCOL.md fixes for a jeopardy roll; the rest of a reading is shown with --explain.
+_SCORE_KEYS = ("points", "scoring", "rest")
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     """Score one roll (or one roll per line of stdin with ``-``) and print JSON."""
     game = make_game(args.game, args.option)
-    score = _scorer(game)
+    scorer = _scorer(game)
+
+    def score(roll: Sequence[int]) -> dict[str, JSON]:
+        out = scorer(roll)
+        if args.explain or "categories" in out:
+            return out
+        return {k: v for k, v in out.items() if k in _SCORE_KEYS}
+
     if args.dice != ["-"]:
         print(json.dumps(score(_parse_dice(args.dice))))
         return EXIT_OK
@@ -214,6 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="game id or alias (see `pipcam games`)")
     p.add_argument("dice", nargs="+", help="the faces, or - to read one roll per line of stdin")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="also say how the points are made: the scoring groups, or why the turn ends",
+    )
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("replay", help="replay a transcript and print the final state")

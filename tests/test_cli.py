@@ -79,6 +79,34 @@ def test_score(
     assert {k: got[k] for k in expected} == expected
 
 
+@pytest.mark.parametrize("game", ["kymppitonni", "jednicky-a-petky", "sest-kostek", "thousand"])
+def test_score_prints_the_protocol_keys_and_explains_on_request(
+    game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A jeopardy roll prints exactly PROTOCOL.md's three keys; --explain adds the groups."""
+    roll = ["1", "1", "5", "2", "3"]
+    assert main(["score", game, *roll]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert set(plain) == {"points", "scoring", "rest"}
+    assert main(["score", game, *roll, "--explain"]) == 0
+    explained = json.loads(capsys.readouterr().out)
+    assert {k: explained[k] for k in plain} == plain
+    used = sorted(d for g in explained["groups"] for d in g["dice"])
+    assert used == plain["scoring"] == [1, 1, 5]
+
+
+def test_score_explain_says_why_a_turn_ends(capsys: pytest.CaptureFixture[str]) -> None:
+    """Four 2s in Kymppitonni score 0: --explain says it is the four 2s, not a roll with nothing."""
+    assert main(["score", "kymppitonni", "2", "2", "2", "2", "1", "5"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "points": 0,
+        "scoring": [],
+        "rest": [1, 2, 2, 2, 2, 5],
+    }
+    assert main(["score", "kymppitonni", "222215", "--explain"]) == 0
+    assert json.loads(capsys.readouterr().out)["ends_turn"].startswith("four 2s")
+
+
 def test_score_stdin_one_line_per_roll() -> None:
     """`pipcam score GAME -`: a JSON line per roll; a bad line is reported, the rest scored."""
     result = run("score", "kymppitonni", "-", stdin="1 1 1\n5\n\n1 7\n2 2 4 4 5 5\n")
