@@ -320,6 +320,22 @@ def cmd_tune(args: argparse.Namespace) -> int:
     # that a model tuned whole on a PC is refined, not replaced by a lesser one.
     # Whole: torch rebuilds the members from float weights, so it starts from the float model.
     model = args.model or (current if whole is None else find_model(MODEL_NAME))
+    if whole is not None and not args.force and not args.no_install:
+        # Tuning the whole model takes minutes: say before it, not after, that its result could
+        # not be trusted (the last layer is measured over every photo, so it is checked after).
+        try:
+            held_out = whole.held_out_photos([work / "photos"])
+        except TuneError as exc:
+            print(f"pipcam tune: {exc}", file=sys.stderr)
+            return 1
+        if held_out < MIN_HELD_OUT:
+            print(
+                f"pipcam tune: not tuned: {held_out} held-out photos are too few to trust (at"
+                f" least {MIN_HELD_OUT}; the photos of a fifth of the games are held out); keep"
+                " playing with --keep-photos and tune again, tune the last layer with --head"
+                " (measured over every photo), or tune and install anyway with --force"
+            )
+            return 0
     out = new_run_folder(work)
     try:
         if whole is None:

@@ -59,6 +59,7 @@ __all__ = [
     "MemberWeights",
     "TuneError",
     "TuneResult",
+    "held_out_photos",
     "member_weights",
     "rebuild",
     "tune_member",
@@ -211,6 +212,12 @@ class TuneConfig:
     copies: int = 6
     """Crops cut per labelled die (each with its box moved and the photo turned)."""
     threads: int = 2
+
+
+def held_out_photos(folders: Sequence[Path]) -> int:
+    """How many of the table's photos a run holds out to measure itself (known before it tunes,
+    which takes minutes); raise ``TuneError`` when there is nothing to tune on."""
+    return len(table_split(folders)[1])
 
 
 def tune_datasets(
