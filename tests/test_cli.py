@@ -171,19 +171,19 @@ def test_replay_bad_line(tmp_path: Path) -> None:
     ("text", "reason"),
     [
         ("", "line 1: the transcript is empty; it starts with a header line"),
-        ('{"game": "kymppitonni", "players": ["A"]}\n{"roll": [1, 2\n', "line 2: not JSON"),
+        ('{"game": "kymppitonni", "players": ["A", "B"]}\n{"roll": [1, 2\n', "line 2: not JSON"),
         (
-            '{"game": "kymppitonni", "players": ["A"]}\n{"jump": 1}\n',
+            '{"game": "kymppitonni", "players": ["A", "B"]}\n{"jump": 1}\n',
             "line 2: unknown action 'jump'",
         ),
         ('{"game": "nope", "players": ["A"]}\n', "line 1: unknown game 'nope'"),
         (
-            '{"game": "general", "players": ["A"]}\n{"roll": [1, 2, 3, 4, 5]}\n'
+            '{"game": "general", "players": ["A", "B"]}\n{"roll": [1, 2, 3, 4, 5]}\n'
             '{"score": "chance", "column": "2"}\n',
             'line 3: "column" takes a sheet column counted from 0 (0, 1 or 2), not "2"',
         ),
         (
-            '{"game": "general", "players": ["A"]}\n{"roll": [1, 2, 3, 4, 5]}\n{"score": 3}\n',
+            '{"game": "general", "players": ["A", "B"]}\n{"roll": [1, 2, 3, 4, 5]}\n{"score": 3}\n',
             'line 3: "score" takes a category id such as "chance", not 3',
         ),
     ],

@@ -320,6 +320,7 @@ class General(Game[GeneralState, GeneralOptions]):
     aliases = ("generał", "kosci")
     options_type = GeneralOptions
     score_names = CATEGORIES
+    min_players = 2  # RULES §2.1: 2+ players
 
     def initial_state(self, players: Sequence[str]) -> GeneralState:
         """Empty sheets, the first seat to throw."""

@@ -80,6 +80,7 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
     options_type = KymppitonniOptions
     presets = {"niemo": {"straight_value": 2000, "first_roll_reset": True}}
     n_dice = 6
+    min_players = 2  # RULES §3.1: 2+ players
 
     @cached_property
     def _table(self) -> CombinationTable:

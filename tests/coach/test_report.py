@@ -149,7 +149,7 @@ def test_general_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("PIPCAM_CACHE_DIR", str(tmp_path))
     lines = transcript(
         "general",
-        ["Ann"],
+        ["Ann", "Bob"],
         [
             '{"roll": [1, 1, 2, 3, 5]}',
             '{"keep": [1, 1]}',

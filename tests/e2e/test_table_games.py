@@ -184,7 +184,9 @@ def test_general_whole_game(tmp_path: Path, server_for: Any) -> None:
         else:
             plan.append(Scene(dice))
         plan.append("confirm")
-    header = {"game": "general", "players": ["Ann"], "options": {}}
+        # Bob (RULES §2.1: 2+ players) throws other dice and writes his best box.
+        plan += [Scene([d % 6 + 1 for d in dice]), "confirm"]
+    header = {"game": "general", "players": ["Ann", "Bob"], "options": {}}
     folder = record(tmp_path, header, plan)
     with Store(tmp_path / "pipcam.db") as store:
         table = play_recording(folder, store)
@@ -195,7 +197,8 @@ def test_general_whole_game(tmp_path: Path, server_for: Any) -> None:
     assert None not in boxes.values()
     assert boxes["general"] == 50  # the held 2s and the re-thrown die made a Generał
     assert state["players"][0]["score"] == sum(boxes.values())
-    assert state["actions"] == 13 + 13 + 2  # 13 throws, 13 boxes, one hold and one re-throw
+    # 13 throws and 13 boxes each, and Ann's one hold and one re-throw
+    assert state["actions"] == 2 * (13 + 13) + 2
 
 
 def test_kept_photos_export_as_labelled_data_the_evaluator_reads(tmp_path: Path) -> None:

@@ -202,7 +202,7 @@ def test_a_die_said_not_there_in_play_is_no_label(tmp_path: Path, store: Store) 
     """A box the players said holds no die labels nothing, and the photo stays whole."""
     keeper = PhotoKeeper(tmp_path / "photos")
     table = Table(store)
-    table.new_game({"game": "kymppitonni", "players": ["Ann"]})
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
     dice = (FakeDie(4, box=(0, 0, 9, 9)), FakeDie(2, 0.93, box=(20, 0, 29, 9)))
     reading_id = table.on_reading(FakeReading(dice), settled_now=True)
     assert reading_id is not None
@@ -225,7 +225,7 @@ def test_a_photo_whose_throw_was_typed_with_more_dice_is_flagged(
     the teach sheet asks only where that die is (pipcam/teach.py; placing it: test_teach.py)."""
     keeper = PhotoKeeper(tmp_path / "photos")
     table = Table(store)
-    table.new_game({"game": "kymppitonni", "players": ["Ann"]})
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
     dice = tuple(
         FakeDie(v, 0.8, box=(20 * i, 0, 20 * i + 9, 9)) for i, v in enumerate((1, 1, 5, 2, 3))
     )

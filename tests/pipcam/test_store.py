@@ -366,7 +366,9 @@ def test_new_game_refuses_a_bad_header_before_storing(store: Store) -> None:
     with pytest.raises(UnknownGame, match="^unknown game 'yahtzee'"):
         store.new_game({"game": "yahtzee", "players": ["Ann"]})
     with pytest.raises(ValueError, match="target"):
-        store.new_game({"game": "kymppitonni", "players": ["Ann"], "options": {"target": -1}})
+        store.new_game(
+            {"game": "kymppitonni", "players": ["Ann", "Bob"], "options": {"target": -1}}
+        )
     assert store.games() == []
 
 

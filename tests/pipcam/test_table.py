@@ -101,17 +101,20 @@ def test_buttons_confirm_bank_undo_redo(store: Store) -> None:
 def test_general_confirm_writes_best_category(store: Store) -> None:
     """In Generał the confirm button writes the category worth most now."""
     table = Table(store)
-    table.new_game({"game": "general", "players": ["Ann"]})
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
     table.on_reading(reading(2, 2, 5, 5, 5), settled_now=True)
     assert table.state_json()["suggestion"] == {"score": "full_house"}
     table.press("confirm")
-    assert table.state_json()["players"] == [{"name": "Ann", "score": 25}]
+    assert table.state_json()["players"] == [
+        {"name": "Ann", "score": 25},
+        {"name": "Bob", "score": 0},
+    ]
 
 
 def test_generał_reroll_all_without_holding(store: Store) -> None:
     """Five new dice with none held: keep nothing, then the new throw."""
     table = Table(store)
-    table.new_game({"game": "general", "players": ["Ann"]})
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
     table.on_reading(reading(1, 2, 3, 4, 6), settled_now=True)
     table.on_reading(reading(2, 2, 5, 6, 6), settled_now=True)
     assert table.history is not None

@@ -366,7 +366,7 @@ def test_a_cross_validated_run_disputes_with_the_layer_that_never_saw_the_photo(
 def missed_two(tmp_path: Path, store: Store) -> tuple[Teacher, int]:
     """A 200x300 photo where the camera read four dice of a six-dice throw the players typed."""
     table = Table(store)
-    table.new_game({"game": "kymppitonni", "players": ["Ann"]})
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
     dice = tuple(
         FakeDie(v, 0.95, box=(20 + 40 * i, 20, 40 + 40 * i, 40)) for i, v in enumerate((1, 5, 2, 3))
     )

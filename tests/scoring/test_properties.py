@@ -257,3 +257,24 @@ def test_a_number_option_below_its_lowest_is_refused(game_id: str, name: str, lo
         cls.from_json({name: lowest - 1})
     game = cls.from_json({name: lowest})
     assert getattr(game.options, name) == lowest
+
+
+@pytest.mark.parametrize(
+    ("game_id", "fewest"),
+    [
+        ("general", 2),  # RULES §2.1: 2+ players
+        ("kymppitonni", 2),  # §3.1
+        ("thousand", 2),  # §4.1
+        ("triangles", 2),  # §5: 2-3 usually, up to 6
+        ("jednicky-a-petky", 1),  # §6.1: any number of players
+    ],
+)
+def test_a_game_with_fewer_players_than_its_rules_is_refused(game_id: str, fewest: int) -> None:
+    """A header with one player too few is refused with the range; the fewest allowed starts."""
+    from scoring.transcript import parse_header, start
+
+    names = [f"P{i}" for i in range(fewest)]
+    assert start(parse_header({"game": game_id, "players": names})).game.game_id == game_id
+    if fewest > 1:
+        with pytest.raises(InvalidAction, match=f"played by {fewest} to .* not {fewest - 1}"):
+            start(parse_header({"game": game_id, "players": names[:-1]}))

@@ -143,7 +143,7 @@ def test_pin_cookie(served: Served) -> None:
         ("/api/games", {"game": "yatzy", "players": ["A"]}, 422, "unknown game 'yatzy'"),
         (
             "/api/games",
-            {"game": "kymppitonni", "players": ["A"], "options": {"target": "lots"}},
+            {"game": "kymppitonni", "players": ["A", "B"], "options": {"target": "lots"}},
             422,
             "option target takes int, not 'lots'",
         ),

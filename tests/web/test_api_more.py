@@ -386,7 +386,7 @@ def test_unexpected_failure_is_a_500_without_traceback(store: Store) -> None:
 
 def test_state_keeps_the_games_own_fields(served: Served) -> None:
     """The response model lets describe() fields through and adds no empty ones."""
-    served.pinned.post("/api/games", json={"game": "general", "players": ["Ann"]})
+    served.pinned.post("/api/games", json={"game": "general", "players": ["Ann", "Bob"]})
     state = served.client.get("/api/state").json()
     assert {"sheets", "throws_left", "can_score"} <= set(state)
     assert state == served.table.state_json()
