@@ -225,7 +225,7 @@ class GameSummary:
 def replay_events(stored: StoredGame) -> History[Any]:
     """The game's history after its events: the exact state, undone actions (redo) included."""
     try:
-        history = start(parse_header(stored.header))
+        history = start(parse_header(stored.header), stored=True)
     except (ScoringError, InvalidOption) as exc:
         raise StoreError(f"stored game {stored.id} has a bad header: {exc}") from exc
     for seq, (kind, action) in enumerate(stored.events, start=1):

@@ -91,11 +91,16 @@ def parse_header(obj: JSON) -> Header:
     return Header(game, tuple(players), dict(options))
 
 
-def start(header: Header) -> History[Any]:
-    """A new game's history from a header (``UnknownGame``/``InvalidOption`` if it is wrong)."""
+def start(header: Header, *, stored: bool = False) -> History[Any]:
+    """A new game's history from a header (``UnknownGame``/``InvalidOption`` if it is wrong).
+
+    A ``stored`` game (one a table kept) replays with as many players as it was started with,
+    so that a game begun under an earlier, looser count is resumed rather than set aside.
+    """
     cls = find_game(header.game)
     n = len(header.players)
-    if not cls.min_players <= n <= cls.max_players:
+    fewest = 1 if stored else cls.min_players
+    if not fewest <= n <= cls.max_players:
         raise InvalidAction(
             f"{cls.game_id} is played by {cls.min_players} to {cls.max_players} players, not {n}"
         )

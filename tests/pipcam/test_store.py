@@ -173,6 +173,27 @@ def test_resume_after_reopen_gives_the_exact_history(db: Path) -> None:
     assert snapshot(resumed) == snapshot(live)
 
 
+def test_a_game_stored_with_fewer_players_than_now_allowed_resumes(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-player Generał kept by an earlier version (before RULES §2.1's 2+ was enforced)
+    resumes as it was; only new games are held to the count."""
+    from scoring.games.general import General
+
+    header: JSON = {"game": "general", "players": ["Ann"]}
+    with monkeypatch.context() as earlier:
+        earlier.setattr(General, "min_players", 1)
+        with Store(db) as store:
+            game_id = store.new_game(header)
+            store.append(game_id, "action", action_to_json(Roll([2, 2, 5, 5, 5])), source="camera")
+    with Store(db) as store:
+        stored = store.current_game()
+        assert stored is not None
+        assert replay_events(stored).state.dice == (2, 2, 5, 5, 5)
+        with pytest.raises(ValueError, match="played by 2 to 12 players, not 1"):
+            store.new_game(header)
+
+
 @st.composite
 def event_lists(draw: st.DrawFn) -> list[Any]:
     """Legal Kymppitonni actions mixed with undo and redo wherever they are possible."""
