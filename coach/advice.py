@@ -18,13 +18,15 @@ class Choice:
 
     ``actions`` are the engine actions that make the choice (a set-aside may be followed by the
     advised bank or roll, shown in ``then``); ``value`` is on the scale of the coach's
-    ``objective``.
+    ``objective``. ``wins``: the choice ends the game with the player a winner, which no number
+    of expected points outweighs.
     """
 
     label: str
     actions: tuple[Action, ...]
     value: float
     then: str = ""
+    wins: bool = False
 
     def to_json(self) -> dict[str, JSON]:
         """The choice as a JSON object."""
@@ -35,6 +37,8 @@ class Choice:
         }
         if self.then:
             out["then"] = self.then
+        if self.wins:
+            out["wins"] = True
         return out
 
 
@@ -81,27 +85,37 @@ class Advice:
     def text(self, *, most: int = 8) -> str:
         """The advice in words, with the next best choices and how much each gives up."""
         best = self.best
-        lines = [
-            f"{self.player}: {self.situation}",
-            f"advice: {best.label} (expected {best.value:.1f}; {self.objective})",
-        ]
+        lines = [f"{self.player}: {self.situation}"]
+        if best.wins:
+            lines.append(f"advice: {best.label}: it wins the game ({best.value:.1f} points)")
+        else:
+            lines.append(f"advice: {best.label} (expected {best.value:.1f}; {self.objective})")
         others = self.choices[1:most]
         if others:
             lines.append("other choices:")
             width = max(len(c.label) for c in others)
             lines.extend(
-                f"  {c.label:<{width}}  {c.value:9.1f}  (-{best.value - c.value:.1f})"
-                for c in others
+                f"  {c.label:<{width}}  {c.value:9.1f}  ({_behind(best, c)})" for c in others
             )
         lines.extend(self.notes)
         return "\n".join(lines)
 
 
+def _behind(best: Choice, other: Choice) -> str:
+    """What ``other`` gives up against ``best``."""
+    if best.wins and not other.wins:
+        return "does not win now"
+    return f"-{best.value - other.value:.1f}"
+
+
 def rank(choices: Sequence[Choice]) -> tuple[Choice, ...]:
-    """Choices best first; equal values keep their given order (stable sort).
+    """Choices best first: those that win the game now, then by value; equal ones keep their
+    given order (stable sort).
 
     >>> a, b = Choice("bank", (), 300.0), Choice("roll", (), 312.5)
     >>> [c.label for c in rank([a, b])]
     ['roll', 'bank']
+    >>> [c.label for c in rank([b, Choice("bank", (), 300.0, wins=True)])]
+    ['bank', 'roll']
     """
-    return tuple(sorted(choices, key=lambda c: -c.value))
+    return tuple(sorted(choices, key=lambda c: (not c.wins, -c.value)))

@@ -458,9 +458,19 @@ class JeopardyCoach:
             return None
         return _gain(state, self.game.apply(state, Bank()))
 
+    def _bank_wins(self, state: AnyState) -> bool:
+        """Whether banking now ends the game with the player to move a winner (then no expected
+        points of a further throw are worth the risk of a bust)."""
+        if self.game.bank_problem(state) is not None:
+            return False
+        winners = self.game.sure_winners(self.game.apply(state, Bank()))
+        return winners is not None and state.turn.player in winners
+
     def _then(self, sol: _Solution, state: AnyState) -> str:
         """After a set-aside, whether to bank or throw again."""
         turn = state.turn
+        if self._bank_wins(state):
+            return "bank"
         banked = self._bank_value(state)
         rolled = self._roll_value(sol, turn.total, turn.pool)
         return "bank" if banked is not None and banked >= rolled else "roll"
@@ -496,16 +506,27 @@ class JeopardyCoach:
         banked = self._bank_value(state)
         if banked is not None:
             amount = turn.total + (game.table().best(turn.dice).points if turn.dice else 0)
-            out.append((Choice(f"{game.bank_word} {amount}", (Bank(),), banked), (banked, banked)))
+            bank = Choice(
+                f"{game.bank_word} {amount}", (Bank(),), banked, wins=self._bank_wins(state)
+            )
+            out.append((bank, (banked, banked)))
         if turn.dice:
             for action in game.legal_actions(state):
                 if not isinstance(action, Keep):
                     continue
                 after = game.apply(state, action)
                 t = after.turn
+                kept = " ".join(map(str, action.dice))
+                if self._bank_wins(after):
+                    # Keep, then bank and win: worth what the bank writes, however much a
+                    # further throw would add on average.
+                    value = _gain(after, game.apply(after, Bank()))
+                    label = f"keep {kept} ({t.total - turn.total}), then bank"
+                    choice = Choice(label, (action,), 0.0, "bank", wins=True)
+                    out.append((choice, (value, value)))
+                    continue
                 bounds = self._state_bounds(sol, t.total, t.pool, confirm=bool(t.must_roll))
                 then = self._then(sol, after)
-                kept = " ".join(map(str, action.dice))
                 label = f"keep {kept} ({t.total - turn.total}), then {then}"
                 out.append((Choice(label, (action,), 0.0, then), bounds))
         elif turn.rolls == 0:
@@ -582,7 +603,7 @@ class JeopardyCoach:
                 return Keep(best.kept)
             if turn.rolls and game.bank_problem(state) is None:
                 bank = _gain(state, game.on_bank(state, turn.total))
-                if bank >= self._roll_value(sol, turn.total, turn.pool):
+                if bank >= self._roll_value(sol, turn.total, turn.pool) or self._bank_wins(state):
                     return Bank()
             return Roll(())  # a throw: the caller supplies the dice
 

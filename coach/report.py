@@ -3,7 +3,9 @@
 A decision is a state in which the player to move had at least two choices (a set-aside, a bank
 or a throw, a keep or a box). The coach values each choice as the expected points it leads to
 under optimal play afterwards; the *regret* of a decision is the value of the best choice less the
-value of the choice made. Its sum per player is the expected points that player's play cost.
+value of the choice made. Its sum per player is the expected points that player's play cost. A
+choice that wins the game there and then is the best one whatever its points; a decision that gave
+such a win up is a mistake counted apart ("win" in the table), not as points.
 """
 
 from __future__ import annotations
@@ -71,11 +73,19 @@ class Decision:
     best: str
     made_value: float
     best_value: float
+    missed_win: bool = False  # the best choice won the game there and then; the one made did not
 
     @property
     def regret(self) -> float:
         """Expected points lost by this decision (0 when it was a best one)."""
+        if self.missed_win:
+            return 0.0  # a win given up is no number of points; it is counted apart
         return max(0.0, self.best_value - self.made_value)
+
+    @property
+    def mistake(self) -> bool:
+        """Whether the decision was not a best one."""
+        return self.missed_win or self.regret > MISTAKE
 
     def to_json(self) -> dict[str, JSON]:
         """The decision as a JSON object."""
@@ -88,6 +98,7 @@ class Decision:
             "made_value": round(self.made_value, 4),
             "best_value": round(self.best_value, 4),
             "regret": round(self.regret, 4),
+            "missed_win": self.missed_win,
         }
 
 
@@ -119,7 +130,7 @@ class Report:
                 PlayerSummary(
                     name,
                     len(mine),
-                    sum(1 for d in mine if d.regret > MISTAKE),
+                    sum(1 for d in mine if d.mistake),
                     sum(d.regret for d in mine),
                 )
             )
@@ -149,13 +160,15 @@ class Report:
         lines.append(f"{'player':<{width}}  decisions  not best  points lost")
         for s in self.summary():
             lines.append(f"{s.player:<{width}}  {s.decisions:9}  {s.mistakes:8}  {s.regret:11.1f}")
-        shown = [d for d in self.decisions if all_decisions or d.regret > MISTAKE]
+        shown = [d for d in self.decisions if all_decisions or d.mistake]
         if shown:
             lines += ["", "  #  player   lost  made / best (situation)"]
             for d in shown:
+                lost = "   win" if d.missed_win else f"{d.regret:6.1f}"
+                best = f"{d.best} (wins)" if d.missed_win else f"{d.best} ({d.best_value:.1f})"
                 lines.append(
-                    f"{d.number:3}  {d.player:<{width}} {d.regret:6.1f}  {d.made} "
-                    f"({d.made_value:.1f}) / {d.best} ({d.best_value:.1f})  [{d.situation}]"
+                    f"{d.number:3}  {d.player:<{width}} {lost}  {d.made} "
+                    f"({d.made_value:.1f}) / {best}  [{d.situation}]"
                 )
         return "\n".join(lines)
 
@@ -192,6 +205,7 @@ def report(history: History[Any], coach: Coach | None = None) -> Report:
                         advice.best.label,
                         made.value,
                         advice.best.value,
+                        advice.best.wins and not made.wins,
                     )
                 )
         state = game.apply(state, action)

@@ -249,6 +249,12 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
         """Called after every finished turn: set ``winners`` when the game is over."""
         return state
 
+    def sure_winners(self, state: JeopardyState[X]) -> tuple[int, ...] | None:
+        """The seats that win whatever happens from here (the coach banks rather than risk it):
+        the winners of a finished game; a game whose winner is settled before its last turns
+        says so here."""
+        return state.winners
+
     def hot_dice_forced(self, state: JeopardyState[X]) -> bool:
         """Whether a player with every die set aside must throw them all again."""
         return False

@@ -192,6 +192,18 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
             state, winners=winners, end_reason=f"{state.players[trigger]} reached {o.target}"
         )
 
+    def sure_winners(self, state: KState) -> tuple[int, ...] | None:
+        """With ``winner_rule = first_reacher`` the first to reach the target wins, whatever the
+        equalizing turns bring (RULES §3.5, AMBIG-K6)."""
+        trigger = state.extra.trigger
+        if (
+            state.winners is None
+            and trigger is not None
+            and self.options.winner_rule == "first_reacher"
+        ):
+            return (trigger,)
+        return state.winners
+
     def describe_extra(self, state: KState) -> dict[str, JSON]:
         brk = state.extra
         return {

@@ -5,6 +5,7 @@ simulated turns in which the advised policy beats simple thresholds (run with -s
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 
@@ -176,10 +177,12 @@ def test_four_twos_rule_only_lowers_the_value_of_throwing() -> None:
 
 def test_confirmation_forbids_the_bank_after_six_scoring_dice() -> None:
     """6-dice variant at 30 000, a straight thrown with six dice: without confirmation, bank 31 500;
-    with it the six must be confirmed, and keeping them all (then throwing) is still best."""
-    off = SestKostek(SestKostekOptions(confirmation="off"))
+    with it the six must be confirmed, and keeping them all (then throwing) is still best. (The
+    target is out of reach, so that no bank wins the game and the points alone decide.)"""
+    far = 10**6
+    off = SestKostek(SestKostekOptions(confirmation="off", target=far))
     assert coach(off).advise(thrown(off, 30000, [1, 2, 3, 4, 5, 6])).best.label == "bank 31500"
-    on = SestKostek()
+    on = SestKostek(SestKostekOptions(target=far))
     advice = coach(on).advise(thrown(on, 30000, [1, 2, 3, 4, 5, 6]))
     assert "bank 31500" not in {c.label for c in advice.choices}
     assert advice.best.label == "keep 1 2 3 4 5 6 (1500), then roll"
@@ -253,6 +256,61 @@ def test_thousand_barrel_win_is_passed_at_once() -> None:
     advice = coach(game).advise(state)
     assert advice.best.label == "pass 120"
     assert advice.expected == 120
+
+
+@pytest.mark.parametrize(
+    ("game", "state_of"),
+    [
+        # 1000 on the barrel: 880 + 150 ends the game; five dice would add 17 on average.
+        (Thousand(), lambda g: _thousand_state(g, 150, 0, score=880, barrel=True)),
+        # Jedničky a pětky: 9800 + 450 reaches 10 000, and the game ends at once.
+        (JednickyAPetky(), lambda g: between(g, 450, 0, score=9800)),
+        (SestKostek(), lambda g: between(g, 400, 0, score=9800)),
+        # Kymppitonni whose first to reach 10 000 wins, equalizing turns or not (RULES K6).
+        (
+            Kymppitonni(KymppitonniOptions(winner_rule="first_reacher")),
+            lambda g: between(g, 400, 0, score=9800),
+        ),
+        (
+            Kymppitonni(KymppitonniOptions(equalizing_round=False)),
+            lambda g: between(g, 400, 0, score=9800),
+        ),
+    ],
+)
+def test_a_bank_that_wins_the_game_is_advised_over_more_expected_points(
+    game: AnyGame, state_of: Callable[[AnyGame], State]
+) -> None:
+    """Hot dice are worth more points on average than the bank, but the bank wins outright."""
+    state = state_of(game)
+    advice = coach(game).advise(state)
+    assert advice.best.actions == (Bank(),)
+    assert advice.best.wins
+    roll = advice.choices[1]
+    assert not roll.wins
+    assert roll.value > advice.best.value  # the points alone would say throw
+    assert "it wins the game" in advice.text()
+    winners = game.apply(state, Bank()).winners
+    assert winners == (0,) or game.sure_winners(game.apply(state, Bank())) == (0,)
+    assert coach(game).policy()(state) == Bank()
+
+
+def test_a_bank_that_reaches_the_target_before_the_equalizing_round_is_no_sure_win() -> None:
+    """Kymppitonni's default: the others still have their turns and the highest score wins, so
+    reaching 10 000 is not a win and the points decide."""
+    game = Kymppitonni()
+    advice = coach(game).advise(between(game, 400, 0, score=9800))
+    assert not any(c.wins for c in advice.choices)
+    assert advice.best.label == "roll 6 dice"
+
+
+def test_a_keep_after_which_the_bank_wins_says_bank() -> None:
+    """Dice showing: every set-aside that makes the winning bank possible is 'then bank'."""
+    game = Kymppitonni(KymppitonniOptions(winner_rule="first_reacher"))
+    advice = coach(game).advise(thrown(game, 150, [1, 5, 2, 3], score=9800))
+    by_label = {c.label: c for c in advice.choices}
+    assert by_label["keep 1 (100), then bank"].wins
+    assert by_label["keep 1 (100), then bank"].value == 250
+    assert advice.best.wins
 
 
 # --------------------------------------------------------------------------------------------------

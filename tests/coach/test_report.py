@@ -172,6 +172,30 @@ def test_general_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert rep.objective == "expected final total of the column"
 
 
+def test_a_winning_bank_given_up_is_a_mistake_and_taken_is_none() -> None:
+    """Jedničky a pětky to 1000: after 1 1 1 (three dice left, no bank yet) and a 5, Ann's bank
+    of 1050 ends the game with her the winner. Taking it is the best decision whatever a further
+    throw would add on average; throwing instead is a win given up, counted apart from points."""
+    header = '{"game": "jednicky-a-petky", "players": ["Ann", "Bob"], "options": {"target": 1000}}'
+    won = [
+        header,
+        '{"roll": [1, 1, 1, 2, 3, 4]}',
+        '{"keep": [1, 1, 1]}',
+        '{"roll": [5, 2, 3]}',
+        '{"keep": [5]}',
+    ]
+    banked = report(replay([*won, '{"bank": true}']))
+    assert banked.decisions[-1].number == 5
+    assert banked.decisions[-1].best.startswith("bank 1050")
+    assert not banked.decisions[-1].mistake
+    thrown = report(replay([*won, '{"roll": [2, 3]}']))
+    last = thrown.decisions[-1]
+    assert (last.number, last.made, last.missed_win, last.regret) == (5, "roll 2 dice", True, 0.0)
+    assert thrown.summary()[0].mistakes == banked.summary()[0].mistakes + 1
+    assert "   win  roll 2 dice" in thrown.text()
+    assert thrown.to_json()["decisions"][-1]["missed_win"] is True
+
+
 def test_unknown_game_has_no_coach() -> None:
     """The coach names the games it knows."""
     from scoring.games.sekvence import Sekvence
