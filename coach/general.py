@@ -621,7 +621,7 @@ class GeneralSolver:
             return self._advice(player, "the sheet is full", [Choice("stop", (), float(base))])
         if phase is Phase.ROLL and not state.dice:
             value = self.expected(column, bonus)
-            situation = f"before the first throw; {empty} boxes to fill"
+            situation = f"before the first throw; {_boxes(empty)} to fill"
             return self._advice(player, situation, [Choice("throw 5 dice", (), value)])
         turn = self._turn_of(column)
         if phase is Phase.ROLL:
@@ -645,7 +645,7 @@ class GeneralSolver:
             )
         situation = (
             f"dice {_text(state.dice)} after throw {state.throws} of {MAX_THROWS}; "
-            f"{empty} boxes to fill"
+            f"{_boxes(empty)} to fill"
         )
         return self._advice(player, situation, choices)
 
@@ -675,6 +675,11 @@ class GeneralSolver:
 
 def _keep_value(keep: tuple[FloatArray, ...], kept: Dice) -> float:
     return float(keep[len(kept)][LATTICE.index[len(kept)][kept], 0])
+
+
+def _boxes(n: int) -> str:
+    """``1 box``, ``2 boxes``."""
+    return f"{n} box" if n == 1 else f"{n} boxes"
 
 
 def _text(values: Dice) -> str:

@@ -574,6 +574,9 @@ class JeopardyCoach:
             notes.append(f"no bank yet: {turn.must_roll}")
         elif not turn.dice and turn.rolls and self.game.bank_problem(state):
             notes.append(f"no {self.game.bank_word} yet: {self.game.bank_problem(state)}")
+        bank = self._bank_note(state)
+        if bank:
+            notes.append(bank)
         choices, error = self._certified(state)
         return Advice(
             game=self.game.game_id,
@@ -584,6 +587,19 @@ class JeopardyCoach:
             error_bound=float(f"{error:.3g}"),
             notes=tuple(notes),
         )
+
+    def _bank_note(self, state: AnyState) -> str:
+        """Why a bank is worth other than the points banked (1000's dump truck, the barrel's
+        clamp), in the engine's words; "" when it is worth what it banks."""
+        if self.game.bank_problem(state) is not None:
+            return ""
+        turn = state.turn
+        amount = turn.total + (self.game.table().best(turn.dice).points if turn.dice else 0)
+        after = self.game.apply(state, Bank())
+        gain = _gain(state, after)
+        if gain == amount:
+            return ""
+        return f"{self.game.bank_word} {amount} is worth {gain:+.0f}: {after.last_event}"
 
     def policy(self) -> Callable[[AnyState], Action]:
         """The advised action as a fast function of the state (for simulations and the table)."""

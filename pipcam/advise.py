@@ -57,38 +57,107 @@ def _history(path: str) -> History[Any]:
 # Typed states
 
 
+_GENERAL_FLAGS = {"rolls_left": "--rolls-left", "sheet": "--sheet"}
+_JEOPARDY_FLAGS = {
+    "turn_total": "--turn-total",
+    "dice_left": "--dice-left",
+    "score": "--score",
+    "must_confirm": "--must-confirm",
+    "opened": "--opened",
+    "on_barrel": "--on-barrel",
+    "bolts": "--bolts",
+}
+_THOUSAND_FLAGS = ("opened", "on_barrel", "bolts")
+
+
+def check_flags(game: Game[Any, Any], args: argparse.Namespace) -> None:
+    """Refuse flags that describe another game's state: left unread, they would make the advice
+    look like an answer to a question it did not answer."""
+    if isinstance(game, JeopardyGame):
+        foreign = dict(_GENERAL_FLAGS)
+        if game.game_id != "thousand":
+            foreign.update({k: _JEOPARDY_FLAGS[k] for k in _THOUSAND_FLAGS})
+        belongs = "general"
+    else:
+        foreign, belongs = _JEOPARDY_FLAGS, "the 10 000 games and thousand"
+    given = [flag for key, flag in foreign.items() if getattr(args, key, None) not in (None, False)]
+    if given:
+        whose = (
+            "thousand" if set(given) <= {_JEOPARDY_FLAGS[k] for k in _THOUSAND_FLAGS} else belongs
+        )
+        raise InvalidAction(f"{', '.join(given)}: for {whose}, not {game.game_id}; leave it out")
+
+
+def _check_score(game: JeopardyGame[Any, Any], score: int) -> None:
+    """A score the player to move cannot have: negative (where scores never are), or at the
+    target (the game would be over, or the player's last turn played)."""
+    options = game.options
+    floor = getattr(options, "score_floor", 0)
+    if floor is not None and score < floor:
+        raise InvalidAction(f"--score is at least {floor} in {game.game_id}, not {score}")
+    target = getattr(options, "target", None) or (1000 if game.game_id == "thousand" else None)
+    if target is not None and score >= target:
+        raise InvalidAction(
+            f"--score {score} has reached the target ({target}): the game is over for this"
+            " player; give the score before the turn"
+        )
+
+
 def jeopardy_state(game: JeopardyGame[Any, Any], args: argparse.Namespace) -> tuple[Any, str]:
     """The state a typed jeopardy situation describes, and what the typed throw did (or "")."""
-    total: int = args.turn_total
+    total: int = args.turn_total or 0
+    score: int = args.score or 0
     if total < 0:
         raise InvalidAction(f"--turn-total cannot be negative, not {total}")
+    _check_score(game, score)
     players = [YOU, "other"]
     state = game.initial_state(players)
-    state = replace(state, scores=(args.score, 0))
+    state = replace(state, scores=(score, 0))
     extra = state.extra
     if game.game_id == "thousand":
-        barrel = game.options.barrel_at
-        if args.on_barrel and not barrel <= args.score < 1000:
+        o = game.options
+        barrel = o.barrel_at
+        if args.on_barrel and not barrel <= score < 1000:
             raise InvalidAction(
                 f"on the barrel the score is {barrel} to 999 (barrel_at {barrel}), not"
-                f" {args.score}; give --score, or leave out --on-barrel"
+                f" {score}; give --score, or leave out --on-barrel"
             )
-        opened = args.opened if args.opened is not None else (args.score > 0 or args.on_barrel)
+        if not args.on_barrel and o.barrel_required and score >= barrel:
+            raise InvalidAction(
+                f"a score of {barrel} or more (barrel_at) is on the barrel; add --on-barrel, or"
+                f" give the score before the turn"
+            )
+        bolts = args.bolts or 0
+        most = 0 if o.bolts_limit is None else o.bolts_limit - 1
+        if not 0 <= bolts <= most:
+            counted = (
+                "are not counted (bolts_limit is off)"
+                if o.bolts_limit is None
+                else f"are 0 to {most}: bolt {o.bolts_limit} costs {o.bolt_penalty} and clears them"
+            )
+            raise InvalidAction(f"--bolts {bolts}: a player's bolts {counted}")
+        opened = args.opened if args.opened is not None else (score > 0 or args.on_barrel)
         extra = replace(
             extra,
             opened=(opened, False),
             on_barrel=(args.on_barrel, False),
-            bolts=(args.bolts, 0),
+            bolts=(bolts, 0),
         )
-    elif args.on_barrel or args.opened is not None or args.bolts:
-        raise InvalidAction("--opened, --on-barrel and --bolts belong to thousand")
     state = replace(state, extra=extra)
     n = game.n_dice
+    if args.must_confirm:
+        if getattr(game.options, "confirmation", "off") == "off":
+            raise InvalidAction(
+                f"--must-confirm: {game.game_id} has no confirmation throw under these options"
+            )
+        if args.dice_left not in (None, 0) or (args.dice and len(_dice(args.dice)) != n):
+            raise InvalidAction(
+                f"--must-confirm: a confirmation throw is of all {n} dice; give --dice-left 0,"
+                f" or the {n} dice it showed"
+            )
     must = "confirmation throw due" if args.must_confirm else ""
     if args.dice:
-        from pipcam.cli import _parse_dice
-
-        roll = _parse_dice(args.dice)
+        roll = _dice(args.dice)
         if total == 0 and len(roll) != n:
             raise InvalidAction(
                 f"with turn total 0 the dice are the turn's first throw: all {n}, not {len(roll)}"
@@ -114,6 +183,12 @@ def jeopardy_state(game: JeopardyGame[Any, Any], args: argparse.Namespace) -> tu
     return replace(state, turn=turn), ""
 
 
+def _dice(words: list[str]) -> list[int]:
+    from pipcam.cli import _parse_dice
+
+    return _parse_dice(words)
+
+
 def _sheet(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for part in text.replace(" ", ",").split(","):
@@ -124,7 +199,10 @@ def _sheet(text: str) -> dict[str, int]:
             raise InvalidAction(
                 f"--sheet takes box=points pairs like ones=3,general=50; not {part!r}"
             )
-        out[name.strip()] = int(value)
+        name = name.strip()
+        if name in out:
+            raise InvalidAction(f"--sheet names {name} twice ({out[name]} and {int(value)})")
+        out[name] = int(value)
     return out
 
 
@@ -153,9 +231,7 @@ def general_state(game: Game[Any, Any], args: argparse.Namespace) -> Any:
     state = replace(state, sheets=((tuple(column),),))
     if not args.dice:
         return state
-    from pipcam.cli import _parse_dice
-
-    roll = _parse_dice(args.dice)
+    roll = _dice(args.dice)
     if len(roll) != 5:
         raise InvalidAction(f"Generał has five dice, not {len(roll)}")
     left = 2 if args.rolls_left is None else args.rolls_left
@@ -194,6 +270,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         if not args.game:
             return _fail("name the game, or give --transcript FILE or --report FILE")
         game = find_game(args.game).from_json(_options(args.option))
+        check_flags(game, args)
         if isinstance(game, JeopardyGame):
             state, ended = jeopardy_state(game, args)
             if ended:
@@ -252,9 +329,9 @@ def add_advise_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     p.add_argument("--chart", metavar="SVG", help="with --report: write a chart of points lost")
     p.add_argument("--all", action="store_true", help="with --report: list every decision")
     p.add_argument("--dice", nargs="+", metavar="D", help="the dice just thrown")
-    p.add_argument("--turn-total", type=int, default=0, metavar="T", help="jeopardy turn total")
+    p.add_argument("--turn-total", type=int, metavar="T", help="jeopardy turn total (default 0)")
     p.add_argument("--dice-left", type=int, metavar="N", help="dice left to throw (0: hot dice)")
-    p.add_argument("--score", type=int, default=0, help="the player's score before this turn")
+    p.add_argument("--score", type=int, help="the player's score before this turn (default 0)")
     p.add_argument(
         "--must-confirm", action="store_true", help="sest-kostek: a confirmation throw is due"
     )
@@ -265,7 +342,7 @@ def add_advise_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
         help="thousand: whether the player has opened (default: yes once the score is above 0)",
     )
     p.add_argument("--on-barrel", action="store_true", help="thousand: the player is on the barrel")
-    p.add_argument("--bolts", type=int, default=0, help="thousand: the player's bolts")
+    p.add_argument("--bolts", type=int, help="thousand: the player's bolts (default 0)")
     p.add_argument("--rolls-left", type=int, metavar="N", help="general: throws left (0-2)")
     p.add_argument("--sheet", metavar="BOX=N,...", help="general: the boxes already written")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")

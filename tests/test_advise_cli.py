@@ -71,6 +71,14 @@ def test_thousand_players_situation(capsys: pytest.CaptureFixture[str]) -> None:
     assert "-480.0" in out
 
 
+def test_a_bank_worth_other_than_its_points_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    """1000 at 520: a pass of 35 lands on the dump truck (555): the note says so."""
+    assert advise("thousand", "--dice-left", "2", "--turn-total", "35", "--score", "520") == 0
+    out = capsys.readouterr().out
+    assert "pass 35 is worth -520: " in out
+    assert "dump truck" in out
+
+
 def test_a_throw_that_ends_the_turn(capsys: pytest.CaptureFixture[str]) -> None:
     """A bust typed as the throw: nothing to advise, the engine's event is shown."""
     assert advise("ones-and-fives", "--dice", "223466", "--turn-total", "300") == 0
@@ -99,22 +107,65 @@ def test_a_throw_that_ends_the_turn(capsys: pytest.CaptureFixture[str]) -> None:
             "the coach knows kymppitonni, thousand, jednicky-a-petky, sest-kostek "
             "and general, not sekvence",
         ),
-        (["kymppitonni", "--on-barrel"], "--opened, --on-barrel and --bolts belong to thousand"),
+        (
+            ["kymppitonni", "--on-barrel"],
+            "--on-barrel: for thousand, not kymppitonni; leave it out",
+        ),
         (
             ["thousand", "--on-barrel", "--score", "870"],
             "on the barrel the score is 880 to 999 (barrel_at 880), not 870; give --score, or"
             " leave out --on-barrel",
         ),
         ([], "name the game, or give --transcript FILE or --report FILE"),
+        # Flags that describe another game's state, and states no game reaches.
+        (
+            ["general", "--turn-total", "300"],
+            "--turn-total: for the 10 000 games and thousand, not",
+        ),
+        (["kymppitonni", "--rolls-left", "2"], "--rolls-left: for general, not kymppitonni"),
+        (["general", "--sheet", "ones=3,ones=4"], "--sheet names ones twice (3 and 4)"),
+        (["kymppitonni", "--score", "-5000"], "--score is at least 0 in kymppitonni, not -5000"),
+        (["ones-and-fives", "--score", "10000"], "--score 10000 has reached the target (10000)"),
+        (
+            ["thousand", "--score", "950", "--turn-total", "100", "--dice-left", "2"],
+            "a score of 880 or more (barrel_at) is on the barrel; add --on-barrel",
+        ),
+        (["thousand", "--bolts", "7"], "--bolts 7: a player's bolts are 0 to 2: bolt 3 costs 100"),
+        (
+            ["kymppitonni", "--must-confirm", "--turn-total", "500", "--dice-left", "2"],
+            "--must-confirm: kymppitonni has no confirmation throw under these options",
+        ),
+        (
+            ["sest-kostek", "--must-confirm", "--turn-total", "500", "--dice-left", "2"],
+            "--must-confirm: a confirmation throw is of all 6 dice; give --dice-left 0",
+        ),
     ],
-    ids=["off-grid", "first-throw", "dice-left", "no-coach", "barrel", "below-barrel", "nothing"],
+    ids=[
+        "off-grid",
+        "first-throw",
+        "dice-left",
+        "no-coach",
+        "barrel",
+        "below-barrel",
+        "nothing",
+        "general-total",
+        "jeopardy-rolls",
+        "sheet-twice",
+        "negative-score",
+        "at-target",
+        "off-barrel",
+        "bolts",
+        "no-confirmation",
+        "confirm-all-six",
+    ],
 )
 def test_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A wrong request: exit status 2 and one line on stderr, nothing on stdout."""
     assert advise(*args) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"pipcam advise: {message}\n"
+    assert captured.err.startswith(f"pipcam advise: {message}")
+    assert captured.err.count("\n") == 1
 
 
 def _write(tmp_path: Path, lines: list[str]) -> str:
