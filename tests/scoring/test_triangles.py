@@ -451,6 +451,40 @@ def test_describe_shows_the_best_placements() -> None:
     assert game.state_json(state)["to_move"] == "B"
 
 
+REPORTED = (  # the tester's game: B then draws 005, which closes a ring only at D(0,-1)
+    ("035", "U(0,0)", 0),
+    ("345", "D(-1,0)", 2),
+    ("044", "U(-1,0)", 2),
+    ("245", "D(-1,-1)", 1),
+    ("455", "U(0,-1)", 0),
+)
+
+
+@pytest.mark.parametrize(
+    ("cell", "rotation", "points"),
+    [
+        pytest.param("D(0,-1)", 0, 5, id="the-ring"),
+        pytest.param("D(-2,0)", 0, -5, id="below-best"),
+        pytest.param("D(0,0)", 0, -5, id="below-best-2"),
+    ],
+)
+def test_describe_gives_every_placement_the_points_it_scores(
+    cell: str, rotation: int, points: int
+) -> None:
+    """Each placement of the stone in hand is listed with what laying it scores, not only the
+    best five: a placement below the best costs the best (RULES §5.4 step 5)."""
+    game = Triangles()
+    state = game.initial_state(["A", "B"])
+    for stone, at, r in REPORTED:
+        state = lay(game, state, stone, at, r)
+    state = game.apply(state, Draw("005"))
+    shown = {(p["cell"], p["rotation"]): p["points"] for p in game.describe(state)["placements"]}
+    assert len(shown) == len(game.legal_actions(state))
+    assert shown[(cell, rotation)] == points
+    after = game.apply(state, Place("005", cell, rotation))
+    assert after.scores[1] - state.scores[1] == points
+
+
 # -- set-up, turns and the end: D16, D17 -------------------------------------------------------
 
 

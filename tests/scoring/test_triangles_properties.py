@@ -96,3 +96,32 @@ def test_random_games(options: dict[str, Any], n_players: int, data: st.DataObje
     assert history.state == final
     again = replay(dump(game, players, history.actions).splitlines())
     assert again.state == final
+
+
+def check_placement_points(game: Triangles, state: TrianglesState) -> None:
+    """Every legal placement is described with exactly the points applying it writes."""
+    described = game.describe(state)["placements"]
+    assert isinstance(described, list)
+    places = [a for a in game.legal_actions(state) if isinstance(a, Place)]
+    shown = {(p["cell"], p["rotation"]): p["points"] for p in described}
+    assert set(shown) == {(a.cell, a.rotation) for a in places}
+    p = state.player
+    for a in places:
+        gained = game.apply(state, a).scores[p] - state.scores[p]
+        assert shown[(a.cell, a.rotation)] == gained, (a, shown[(a.cell, a.rotation)], gained)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=OPTIONS, n_players=st.integers(2, 4), data=st.data())
+def test_every_placement_shows_the_points_it_scores(
+    options: dict[str, Any], n_players: int, data: st.DataObject
+) -> None:
+    """In random games, the points describe() gives each placement are what apply() writes."""
+    game = Triangles.from_json(options)
+    state = game.initial_state([f"P{i}" for i in range(n_players)])
+    for _ in range(400):
+        if game.phase(state) is Phase.FINISHED:
+            break
+        if game.phase(state) is Phase.PLACE and not state.end:
+            check_placement_points(game, state)
+        state = game.apply(state, data.draw(st.sampled_from(game.legal_actions(state))))

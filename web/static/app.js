@@ -473,8 +473,11 @@ function drawPicker() {
 }
 
 function placeList(state, places) {
-  const values = new Map((state.best_placements || []).map((p) => [`${p.cell}/${p.rotation}`, p.value]));
-  let list = places.map((a) => ({ a, v: values.get(`${a.place.cell}/${a.place.rotation}`) ?? 0 }))
+  // The server gives every placement the points the engine will write: below the best or on the
+  // rim a placement costs points, which the page must never guess (RULES §5.4).
+  const points = new Map((state.placements || []).map((p) => [`${p.cell}/${p.rotation}`, p.points]));
+  let list = places.map((a) => ({ a, v: points.get(`${a.place.cell}/${a.place.rotation}`) }))
+    .filter((x) => x.v !== undefined)
     .sort((x, y) => y.v - x.v);
   const best = list.length ? list[0].v : 0;
   if (cellFilter) list = list.filter((x) => x.a.place.cell === cellFilter);

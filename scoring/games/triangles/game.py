@@ -281,6 +281,13 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         """Every legal (cell, rotation) of ``stone`` now, with its value, best first."""
         return best_placements(state, stone)
 
+    def points(self, value: int, best: int) -> int:
+        """What a placement worth ``value`` scores when ``best`` was possible for the stone.
+
+        ``apply`` writes exactly this, and ``describe`` shows it on every placement button.
+        """
+        return placement_points(value, best, self.options.best_placement_penalty)
+
     # -- legal actions --------------------------------------------------------------------------
 
     def drawable(self, state: TrianglesState) -> list[int]:
@@ -474,7 +481,7 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         layout = state.layout
         value = layout.value(c).total
         best = max(layout.value(cell).total for cell in {cell for cell, _ in layout.legal(stone)})
-        points = placement_points(value, best, self.options.best_placement_penalty)
+        points = self.points(value, best)
         scores = list(state.scores)
         scores[p] += points
         counts = list(state.counts)
@@ -511,7 +518,8 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         return "\n".join(lines)
 
     def describe(self, state: TrianglesState) -> dict[str, JSON]:
-        """The board, stones left, the stone in hand with its best placements, and the scores."""
+        """The board, stones left, the stone in hand with its best and all its placements (with
+        the points each would score), and the scores."""
         board = []
         for c, code in enumerate(state.layout.cells):
             if code < 0:
@@ -527,11 +535,22 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
                 }
             )
         best: list[JSON] = []
-        n_places = 0
+        every: list[JSON] = []
         if state.hand is not None:
             places = best_placements(state, state.written)
-            n_places = len(places)
             best = [p.to_json() for p in places[:BEST_SHOWN]]
+            # Every placement with the points apply() would write, so a phone never has to guess
+            # what a placement below the best or on the rim costs (RULES §5.4 steps 3 and 5).
+            top = places[0].value if places else 0
+            every = [
+                {
+                    "cell": p.cell,
+                    "rotation": p.rotation,
+                    "value": p.value,
+                    "points": self.points(p.value, top),
+                }
+                for p in places
+            ]
         last = state.moves[-1] if state.moves else None
         return {
             "board_shape": self.board.spec,
@@ -543,7 +562,8 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
             "hand": state.written or None,
             "hand_pips": PIPS[state.hand] if state.hand is not None else None,
             "best_placements": best,
-            "legal_placements": n_places,
+            "legal_placements": len(every),
+            "placements": every,
             "scores": list(state.scores),
             "last_move": None
             if last is None

@@ -18,6 +18,8 @@ import pytest
 from pipcam.photos import PhotoKeeper
 from pipcam.store import Store
 from pipcam.teach import DISPUTES
+from scoring.core import Place
+from scoring.transcript import replay
 from tests.web.browser._server import (
     ARTIFACTS,
     CHROMIUM,
@@ -629,3 +631,49 @@ def test_artifacts_are_ignored() -> None:
     """Screenshots never get committed: the artefacts folder ignores everything but itself."""
     ignore = (ARTIFACTS / ".gitignore").read_text().split()
     assert ignore == ["*", "!.gitignore"]
+
+
+# -- the triangle game -----------------------------------------------------------------------------
+
+TRIANGLE_OPENING = [  # a tester's game: Bob then turns up 005, which closes a ring at D(0,-1) only
+    ("035", "U(0,0)", 0),
+    ("345", "D(-1,0)", 2),
+    ("044", "U(-1,0)", 2),
+    ("245", "D(-1,-1)", 1),
+    ("455", "U(0,-1)", 0),
+]
+
+
+def triangle_game(served: Served, hand: str) -> None:
+    """Ann and Bob play the opening above; the player to move then turns up ``hand``."""
+    served.new_game("triangles", ["Ann", "Bob"])
+    for stone, cell, rotation in TRIANGLE_OPENING:
+        served.post("/api/actions", {"draw": stone})
+        served.post("/api/actions", {"place": {"stone": stone, "cell": cell, "rotation": rotation}})
+    served.post("/api/actions", {"draw": hand})
+
+
+def test_every_placement_button_shows_the_points_it_scores(served: Served, phone: Any) -> None:
+    """Every placement button, shown all, says exactly what laying the stone there scores:
+    below the best a placement costs the best (-5 here), never "0 pts"."""
+    triangle_game(served, "005")
+    expect(phone.locator("#status")).to_have_text("Bob places the stone")
+    phone.get_by_role("button", name=re.compile(r"^Show all \d+$")).click()
+    buttons = phone.locator(".places button:not(.link)")
+    expect(buttons.first).to_have_text("D(0,-1) · rotation 0 · 5 pts")
+    history = replay(served.table.transcript().splitlines())
+    game, state = history.game, history.state
+    shown: dict[tuple[str, int], int] = {}
+    for text in buttons.all_inner_texts():
+        m = re.fullmatch(r"(\S+) · rotation (\d) · (-?\d+) pts", text)
+        assert m, text
+        shown[(m[1], int(m[2]))] = int(m[3])
+    places = [a for a in game.legal_actions(state) if isinstance(a, Place)]
+    scored = {
+        (a.cell, a.rotation): game.totals(game.apply(state, a))[1] - game.totals(state)[1]
+        for a in places
+    }
+    assert shown == scored
+    assert shown[("D(-2,0)", 0)] == -5
+    phone.get_by_role("button", name="D(-2,0) · rotation 0 · -5 pts").click()
+    expect(phone.locator(".players li").nth(1).locator(".score")).to_have_text("-5")
