@@ -13,6 +13,7 @@ let selected = new Set(); // indices of the dice picked for a keep
 let diceKey = "";
 let cellFilter = null; // a triangle cell tapped on the board
 let showAllPlacements = false;
+let placeKey = ""; // the stone in hand those two were chosen for
 
 const VIEWS = ["board", "history", "stats", "new"];
 
@@ -513,6 +514,14 @@ function renderBoard() {
     parts.push(h("p", {}, h("a", { href: "#new", class: "button primary" }, t("nav.new"))));
     body.replaceChildren(...parts);
     return;
+  }
+  // A tapped cell and "show all" belong to one stone in hand: the next stone (the next
+  // player's, or after an undo) starts from the best placements of the whole board again.
+  const key = `${state.table ? state.table.game_id : ""}:${(state.board || []).length}:${state.to_move}:${state.hand}`;
+  if (key !== placeKey) {
+    placeKey = key;
+    cellFilter = null;
+    showAllPlacements = false;
   }
   parts.push(playersList(state), diceRead(state));
   if (!parts.at(-1)) parts.pop();

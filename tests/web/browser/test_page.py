@@ -677,3 +677,25 @@ def test_every_placement_button_shows_the_points_it_scores(served: Served, phone
     assert shown[("D(-2,0)", 0)] == -5
     phone.get_by_role("button", name="D(-2,0) · rotation 0 · -5 pts").click()
     expect(phone.locator(".players li").nth(1).locator(".score")).to_have_text("-5")
+
+
+@pytest.mark.parametrize("narrowed", ["cell", "show-all"])
+def test_the_next_stone_starts_from_the_best_placements(
+    served: Served, phone: Any, narrowed: str
+) -> None:
+    """A cell tapped on the board, or "Show all", narrows or widens the list for one stone only:
+    the next player's stone is offered from its best placements again."""
+    triangle_game(served, "005")
+    expect(phone.locator("#status")).to_have_text("Bob places the stone")
+    if narrowed == "cell":
+        phone.locator("svg.board g[data-cell='D(0,-1)']").click()
+        expect(phone.locator(".places .label")).to_have_text("Place on D(0,-1):")
+    else:
+        phone.get_by_role("button", name="Show all 5").click()
+    phone.get_by_role("button", name="D(0,-1) · rotation 0 · 5 pts").click()
+    expect(phone.locator(".players li").nth(1).locator(".score")).to_have_text("5")
+    served.post("/api/actions", {"draw": "555"})
+    expect(phone.locator("#status")).to_have_text("Ann places the stone")
+    expect(phone.locator(".places .label")).to_have_text("Place the stone (best first):")
+    expect(phone.locator(".places button:not(.link)")).to_have_count(4)
+    expect(phone.get_by_role("button", name="Show all 6")).to_be_visible()
