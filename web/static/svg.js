@@ -157,7 +157,8 @@ function frame(focus, cells) {
 /** The board: empty cells, laid stones with their side values, the legal cells, the best one. */
 export function triangleBoard(state, { label, onCell } = {}) {
   const laid = new Map((state.board || []).map((b) => [b.cell, b]));
-  const placements = state.best_placements || [];
+  // Every legal placement, so every cell the stone can go to is tappable (not only the best five).
+  const placements = state.placements || state.best_placements || [];
   const bestValue = placements.length ? Math.max(...placements.map((p) => p.value)) : null;
   const best = placements.find((p) => p.value === bestValue) || null;
   const legalCells = new Set(placements.map((p) => p.cell));

@@ -699,3 +699,17 @@ def test_the_next_stone_starts_from_the_best_placements(
     expect(phone.locator(".places .label")).to_have_text("Place the stone (best first):")
     expect(phone.locator(".places button:not(.link)")).to_have_count(4)
     expect(phone.get_by_role("button", name="Show all 6")).to_be_visible()
+
+
+def test_every_cell_a_stone_fits_is_tappable(served: Served, phone: Any) -> None:
+    """The first stone fits all 96 cells of the board: each is tappable, the centre too, and a
+    tap lists that cell's three rotations."""
+    served.new_game("triangles", ["Ann", "Bob"])
+    served.post("/api/actions", {"draw": "035"})
+    expect(phone.locator("#status")).to_have_text("Ann places the stone")
+    expect(phone.locator("svg.board g.tappable")).to_have_count(96)
+    phone.locator("svg.board g[data-cell='U(0,0)']").click()
+    expect(phone.locator(".places .label")).to_have_text("Place on U(0,0):")
+    expect(phone.locator(".places button:not(.link)")).to_have_text(
+        [f"U(0,0) · rotation {r} · 0 pts" for r in range(3)]
+    )
