@@ -541,6 +541,8 @@ def test_d16_final_subtraction_after_everybody_passes() -> None:
     assert state.end == "no player could lay a stone"
     assert game.phase(state) is Phase.DRAW
     assert game.to_move(state) == 1  # B still has to show his unknown stone
+    said = game.describe(state)
+    assert (said["ended_by"], said["to_reveal"]) == (None, [0, 1])
     with pytest.raises(IllegalAction, match="cannot draw 045: it lies under B's stack"):
         game.apply(state, Draw("045"))
     state = game.apply(state, Draw("123"))
@@ -563,6 +565,8 @@ def test_d16_the_player_who_lays_his_last_stone_ends_the_game() -> None:
     state = lay(game, state, "115", "D(-1,0)", 0)
     assert state.end == "A laid the last stone"
     assert game.to_move(state) == 1
+    said = game.describe(state)
+    assert (said["ended_by"], said["to_reveal"]) == ("A", [0, 1, 1])
     state = play(game, state, Draw("045"), Draw("123"))
     assert game.outcome(state) is not None
     assert game.totals(state) == (

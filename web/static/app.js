@@ -106,11 +106,18 @@ function connect() {
 
 // -- the scoreboard -------------------------------------------------------------------------------
 
+/** Whether the game has ended and a player turns up the stones he still holds. */
+function revealing(state) {
+  return state.game === "triangles" && Boolean(state.end) && !state.finished;
+}
+
 function statusLine(state) {
   if (!state.game) return t("status.no_game");
   if (state.finished) {
     return t("status.finished", { names: state.winners.join(", ") || "–" });
   }
+  // Triangles after its end: the stones still held are turned up to be subtracted (RULES §5.5).
+  if (revealing(state)) return t("tri.reveal_status", { player: state.to_move });
   const vars = { player: state.to_move, n: state.roll_size };
   return t(`phase.${state.phase}`, vars);
 }
@@ -453,7 +460,18 @@ function actionsPanel(state) {
     bar.append(h("p", { class: "label" }, t("zakazana.choose")),
       h("div", { class: "pairs" }, ...pairs.map((a) => button(a.forbidden.join(" + "), () => act(a)))));
   }
-  if (has("draw")) bar.append(drawPicker());
+  if (revealing(state)) {
+    const mover = state.players.findIndex((p) => p.name === state.to_move);
+    bar.append(h("div", { class: "panel reveal", id: "reveal" },
+      h("p", { class: "warn" }, state.ended_by ? t("tri.end_last_stone", { name: state.ended_by })
+        : t("tri.end_no_fit")),
+      h("p", {}, t("tri.reveal_hint", { count: (state.to_reveal || [])[mover] ?? "" }))));
+  }
+  if (has("draw")) {
+    bar.append(revealing(state)
+      ? drawPicker(t("tri.reveal_label", { player: state.to_move }), t("tri.reveal_button"))
+      : drawPicker(t("tri.draw_label"), t("btn.draw")));
+  }
   const places = legal.filter((a) => a.place);
   if (places.length) bar.append(placeList(state, places));
   bar.append(h("div", { class: "row undo-row" },
@@ -462,15 +480,15 @@ function actionsPanel(state) {
   return bar;
 }
 
-function drawPicker() {
+function drawPicker(label, go) {
   const pick = (k) => h("select", { id: `draw-${k}`, "aria-label": t("tri.side", { n: k + 1 }) },
     ...[0, 1, 2, 3, 4, 5].map((v) => h("option", { value: v }, v)));
   const selects = [0, 1, 2].map(pick);
   return h("form", { class: "draw", onsubmit: (e) => {
     e.preventDefault();
     act({ draw: selects.map((x) => x.value).join("") });
-  } }, h("span", { class: "label" }, t("tri.draw_label")), ...selects,
-  h("button", { class: "primary" }, t("btn.draw")));
+  } }, h("span", { class: "label" }, label), ...selects,
+  h("button", { class: "primary" }, go));
 }
 
 function placeList(state, places) {

@@ -552,6 +552,7 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
                 for p in places
             ]
         last = state.moves[-1] if state.moves else None
+        n_players = len(state.players)
         return {
             "board_shape": self.board.spec,
             "board_cells": len(self.board),
@@ -577,6 +578,13 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
                 "points": last.points,
             },
             "end": state.end or None,
+            # Who ended the game by laying his last stone (None: it ended because nobody could
+            # lay one), and how many stones each player must still turn up to be subtracted.
+            "ended_by": next(
+                (state.players[p] for p, n in enumerate(state.counts) if n == 0 and state.end),
+                None,
+            ),
+            "to_reveal": [self.unknown(state, p) if state.end else 0 for p in range(n_players)],
             "revealed": [[STONES[s] for s in stones] for stones in state.revealed],
         }
 

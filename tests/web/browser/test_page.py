@@ -713,3 +713,32 @@ def test_every_cell_a_stone_fits_is_tappable(served: Served, phone: Any) -> None
     expect(phone.locator(".places button:not(.link)")).to_have_text(
         [f"U(0,0) · rotation {r} · 0 pts" for r in range(3)]
     )
+
+
+def test_the_stones_held_at_the_end_are_turned_up_to_be_subtracted(
+    served: Served, phone: Any
+) -> None:
+    """Once nobody can lay a stone the game is over: the phone says so and asks for the stones
+    still held, to be subtracted (RULES §5.5), not for another turn; the last one finishes it."""
+    served.new_game("triangles", ["Ann", "Bob"], {"board_cells": "U(0,0)", "deal": 2})
+    served.post("/api/actions", {"draw": "555"})
+    served.post("/api/actions", {"place": {"stone": "555", "cell": "U(0,0)", "rotation": 0}})
+    for stone in ("045", "444"):
+        served.post("/api/actions", {"draw": stone})
+        served.post("/api/actions", {"pass": True})
+    expect(phone.locator("#status")).to_have_text("Game over: Bob turns up the stones still held")
+    expect(phone.locator("#reveal")).to_have_text(
+        "No player could lay a stone: the game is over."
+        "Every stone still held is turned up, and its pips (0 counts 6) are subtracted from its"
+        " holder's points. Still to turn up: 1"
+    )
+    expect(phone.locator("form.draw .label")).to_have_text(
+        "A stone Bob still holds (sides clockwise):"
+    )
+    shoot(phone, "triangles-reveal")
+    for k, side in enumerate("123"):
+        phone.select_option(f"#draw-{k}", side)
+    phone.get_by_role("button", name="Turn up").click()
+    expect(phone.locator("#status")).to_have_text("Game over. Won by: Ann")
+    expect(phone.locator("#reveal")).to_have_count(0)
+    expect(phone.locator(".players .score")).to_have_text(["-14", "-21"])
