@@ -11,8 +11,21 @@ const legalScore = (state, id, column = 0) =>
 const blank = (v) => (v === null || v === undefined ? "" : v);
 
 function headerRow(names, first) {
+  // A long name shortens (its full form is the title); the numbers under it never do.
   return h("tr", {}, h("th", { scope: "col" }, first),
-    ...names.map((n) => h("th", { scope: "col", class: "num", title: n }, n)));
+    ...names.map((n) => h("th", { scope: "col", class: "num", title: n }, h("span", { class: "name" }, n))));
+}
+
+/** A sheet with one column per player: the columns are as wide as their numbers need. */
+function gridTable(players, dataset, ...children) {
+  return h("table", { class: "sheet grid", dataset, style: `--players: ${Math.max(players, 1)}` }, ...children);
+}
+
+/** Carried throws as tally bars, said as a number to a screen reader. */
+function tallyRow(name, counts) {
+  return h("tr", { class: "foot marks" }, h("th", { scope: "row" }, name),
+    ...counts.map((m) => h("td", { class: "num tally", "aria-label": t("drapky.marks_of", { count: m }) },
+      h("span", { "aria-hidden": "true" }, "|".repeat(m) || "0"))));
 }
 
 function scoreRow(state, act, { id, name, values, mover, preview, column }) {
@@ -62,7 +75,7 @@ function general(state, act) {
       foot.push(footRow(t("sheet.general_bonus"), col("general_bonus")));
     }
     foot.push(footRow(t("sheet.total"), col("total"), "total"));
-    out.push(h("table", { class: "sheet", dataset: { column: c } },
+    out.push(gridTable(sheets.length, { column: c },
       nColumns > 1 ? h("caption", {}, t("sheet.column", { n: c + 1 })) : null,
       h("thead", {}, headerRow(names, t("sheet.category"))),
       h("tbody", {}, ...rows.slice(0, 6), footRow(t("sheet.upper_sum"), col("upper_sum"), "sub"),
@@ -82,10 +95,10 @@ function drapky(state, act) {
   }));
   const col = (key) => sheets.map((sh) => sh[key]);
   return [
-    h("table", { class: "sheet" },
+    gridTable(sheets.length, {},
       h("thead", {}, headerRow(sheets.map((sh) => sh.name), t("sheet.figure"))),
       h("tbody", {}, ...rows),
-      h("tfoot", {}, footRow(t("drapky.marks"), col("marks").map((m) => "|".repeat(m) || "0"), "marks"),
+      h("tfoot", {}, tallyRow(t("drapky.marks"), col("marks")),
         footRow(t("drapky.recorded"), col("recorded")),
         footRow(t("sheet.total"), col("points"), "total"),
         footRow(t("drapky.place"), col("place")))),

@@ -742,3 +742,46 @@ def test_the_stones_held_at_the_end_are_turned_up_to_be_subtracted(
     expect(phone.locator("#status")).to_have_text("Game over. Won by: Ann")
     expect(phone.locator("#reveal")).to_have_count(0)
     expect(phone.locator(".players .score")).to_have_text(["-14", "-21"])
+
+
+SIX = ["Ann", "Bob", "Cyril", "Dana", "Eva", "Filip"]
+CUT_CELLS = """() => [...document.querySelectorAll("table.sheet td")]
+  .filter((td) => td.scrollWidth > td.clientWidth)
+  .map((td) => `${td.parentElement.className}: ${td.textContent}`)"""
+
+
+@pytest.mark.parametrize(
+    ("game", "steps", "width"),
+    [
+        pytest.param("drapky", 150, 320, id="drapky-320"),
+        pytest.param("drapky", 150, 360, id="drapky-360"),
+        pytest.param("drapky", 150, 412, id="drapky-412"),
+        pytest.param("general", 200, 320, id="general-320"),
+        pytest.param("general", 200, 360, id="general-360"),
+    ],
+)
+def test_six_players_numbers_are_never_cut(
+    served: Served, phone: Any, game: str, steps: int, width: int
+) -> None:
+    """Six players on a narrow phone: every number on the sheet shows whole (a name may be
+    shortened); the carried throws' tally says its count in words too."""
+    served.new_game(game, SIX)
+    actions = midgame(game, SIX, steps)
+    for action in actions:
+        served.post("/api/actions", action)
+    phone.set_viewport_size({"width": width, "height": 740})
+    expect(phone.locator("table.sheet thead th")).to_have_count(7)
+    phone.wait_for_timeout(150)  # the last event's repaint
+    shoot(phone, f"six-{game}-{width}")
+    assert phone.evaluate(CUT_CELLS) == []
+    assert phone.evaluate("document.documentElement.scrollWidth") <= width
+    totals = phone.locator("table.sheet tr.total td").all_inner_texts()
+    assert [int(v) for v in totals[:6]] == [
+        p["score"] for p in served.table.state_json()["players"]
+    ]
+    if game == "drapky":
+        marks = [s["marks"] for s in served.table.state_json()["sheets"]]
+        tally = phone.locator("table.sheet tr.marks td")
+        expect(tally).to_have_count(6)
+        for k, n in enumerate(marks):
+            expect(tally.nth(k)).to_have_accessible_name(f"Carried throws: {n}")
