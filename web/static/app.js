@@ -152,7 +152,7 @@ function diceRead(state) {
     const flag = d.status === "ok" ? "" : t(`dice.${d.status}`);
     const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
     return h("button", {
-      class: `die read ${d.status}`, type: "button", dataset: { index: i },
+      class: `die read ${d.status}`, type: "button", dataset: { index: i, focus: `read-${i}` },
       "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }),
       onclick: () => correctDie(i, value),
     }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, gone ? "" : `${pct}%`),
@@ -404,7 +404,7 @@ function turnPanel(state) {
   if (dice.length) {
     panel.append(h("div", { class: "dice", id: "table-dice" }, ...dice.map((v, i) => {
       const pickable = keeps.length > 0;
-      return h("button", { class: `die${selected.has(i) ? " selected" : ""}`, type: "button",
+      return h("button", { class: `die${selected.has(i) ? " selected" : ""}`, type: "button", dataset: { focus: `die-${i}` },
         "aria-pressed": pickable ? String(selected.has(i)) : null, disabled: !pickable,
         "aria-label": t("dice.die_label", { n: i + 1, value: v }),
         onclick: () => { selected.has(i) ? selected.delete(i) : selected.add(i); renderBoard(); } },
@@ -420,8 +420,9 @@ function turnPanel(state) {
   return panel.childElementCount > 1 ? panel : null;
 }
 
-function button(label, onclick, cls = "") {
-  return h("button", { type: "button", class: cls, onclick }, label);
+/** A button; ``key`` names it for keeping the keyboard focus on it across re-renders. */
+function button(label, onclick, cls = "", key = null) {
+  return h("button", { type: "button", class: cls, onclick, dataset: key ? { focus: key } : null }, label);
 }
 
 function actionsPanel(state) {
@@ -431,7 +432,7 @@ function actionsPanel(state) {
   const own = ["bank", "stop", "pass"]; // these have their own buttons below
   if (state.suggestion && !own.some((k) => k in state.suggestion)) {
     bar.append(button(t("btn.suggestion", { action: describeAction(state.suggestion, state.game, "do") }),
-      () => act(state.suggestion), "primary suggestion"));
+      () => act(state.suggestion), "primary suggestion", "suggestion"));
   }
   if (state.roll_size > 0 && !state.finished) {
     // The camera's reading or typed (PROTOCOL): the way on when it misses a die, or has none.
@@ -451,14 +452,14 @@ function actionsPanel(state) {
   }
   if (has("bank")) {
     const total = state.turn ? state.turn.total : state.turn_total;
-    bar.append(button(t("btn.bank", { n: total ?? "" }), () => act({ bank: true }), "bank"));
+    bar.append(button(t("btn.bank", { n: total ?? "" }), () => act({ bank: true }), "bank", "bank"));
   }
-  if (has("stop")) bar.append(button(t("btn.stop"), () => act({ stop: true })));
-  if (has("pass")) bar.append(button(t("btn.pass"), () => act({ pass: true })));
+  if (has("stop")) bar.append(button(t("btn.stop"), () => act({ stop: true }), "", "stop"));
+  if (has("pass")) bar.append(button(t("btn.pass"), () => act({ pass: true }), "", "pass"));
   const pairs = legal.filter((a) => a.forbidden);
   if (pairs.length) {
     bar.append(h("p", { class: "label" }, t("zakazana.choose")),
-      h("div", { class: "pairs" }, ...pairs.map((a) => button(a.forbidden.join(" + "), () => act(a)))));
+      h("div", { class: "pairs" }, ...pairs.map((a) => button(a.forbidden.join(" + "), () => act(a), "", `pair-${a.forbidden.join("-")}`))));
   }
   if (revealing(state)) {
     const mover = state.players.findIndex((p) => p.name === state.to_move);
@@ -488,7 +489,7 @@ function drawPicker(label, go) {
     e.preventDefault();
     act({ draw: selects.map((x) => x.value).join("") });
   } }, h("span", { class: "label" }, label), ...selects,
-  h("button", { class: "primary" }, go));
+  h("button", { class: "primary", id: "draw-go" }, go));
 }
 
 function placeList(state, places) {
@@ -504,30 +505,62 @@ function placeList(state, places) {
   const box = h("div", { class: "places" }, h("p", { class: "label" },
     cellFilter ? t("tri.at_cell", { cell: cellFilter }) : t("tri.place_label")),
   ...shown.map(({ a, v }) => button(t("tri.place_button", { cell: a.place.cell, rotation: a.place.rotation, value: v }),
-    () => act(a), v === best ? "primary" : "")));
-  if (cellFilter) box.append(button(t("tri.all_cells"), () => { cellFilter = null; renderBoard(); }, "link"));
+    () => act(a), v === best ? "primary" : "", `place-${a.place.cell}-${a.place.rotation}`)));
+  if (cellFilter) box.append(button(t("tri.all_cells"), () => { cellFilter = null; renderBoard(); }, "link", "all-cells"));
   else if (list.length > shown.length) {
-    box.append(button(t("tri.show_all", { n: list.length }), () => { showAllPlacements = true; renderBoard(); }, "link"));
+    box.append(button(t("tri.show_all", { n: list.length }), () => { showAllPlacements = true; renderBoard(); }, "link", "show-all"));
   }
   return box;
 }
 
 const ui = { pickCell: (cell) => { cellFilter = cell; renderBoard(); } };
 
+/** A selector for the focused control of the scoreboard that finds it again after a re-render
+ * (its id or data-focus key); "" when focus is there on something unnamed, null when elsewhere. */
+function focusedControl() {
+  const el = document.activeElement;
+  if (!el || el === document.body || !$("view-board").contains(el)) return null;
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  const key = el.dataset ? el.dataset.focus : undefined;
+  return key ? `[data-focus="${CSS.escape(key)}"]` : "";
+}
+
+// Every update rebuilds the scoreboard: a keyboard or screen-reader user would be thrown back to
+// the top of the page after each tap, or whenever another phone changes the game.
+function restoreFocus(selector) {
+  if (selector === null) return;
+  const el = selector ? $("view-board").querySelector(selector) : null;
+  if (el && !el.disabled) el.focus();
+  else $("status").focus(); // the control is gone: the line saying what happens now
+}
+
 function renderBoard() {
   const state = current;
   const body = $("board-body");
   if (!state) return;
+  const focused = focusedControl();
+  try {
+    fillBoard(state, body);
+  } finally {
+    restoreFocus(focused);
+  }
+}
+
+function fillBoard(state, body) {
   document.title = state.game ? `${gameName(state.game)} · pipcam` : "pipcam";
   $("title").textContent = state.game ? gameName(state.game) : "pipcam";
   const problem = state.table && state.table.problem;
-  const parts = [];
-  if (problem) parts.push(h("div", { class: "problem", role: "alert", id: "problem" }, problem));
+  const top = [];
+  if (problem) top.push(h("div", { class: "problem", role: "alert", id: "problem" }, problem));
   const camera = state.table && state.table.camera;
   if (camera && camera !== "ok" && camera !== "none") {
-    parts.push(h("p", { class: "problem soft" }, t("camera.problem", { status: t(`camera.${camera}`) })));
+    top.push(h("p", { class: "problem soft" }, t("camera.problem", { status: t(`camera.${camera}`) })));
   }
-  parts.push(h("h2", { class: "status", id: "status" }, statusLine(state)));
+  $("board-top").replaceChildren(...top);
+  // #status stays in the page (a live region announces changes to its text, not a new node).
+  const status = statusLine(state);
+  if ($("status").textContent !== status) $("status").textContent = status;
+  const parts = [];
   if (!state.game) {
     parts.push(h("p", {}, h("a", { href: "#new", class: "button primary" }, t("nav.new"))));
     body.replaceChildren(...parts);

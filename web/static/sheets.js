@@ -32,7 +32,7 @@ function scoreRow(state, act, { id, name, values, mover, preview, column }) {
   const legal = legalScore(state, id, column);
   const action = column ? { score: id, column } : { score: id };
   const label = h("th", { scope: "row" },
-    legal ? h("button", { class: "row-button", onclick: () => act(action),
+    legal ? h("button", { class: "row-button", onclick: () => act(action), dataset: { focus: `row-${id}-${column || 0}` },
       "aria-label": t("sheet.write", { name, points: preview ?? "" }) }, name) : name);
   const cells = values.map((v, p) => {
     const td = h("td", { class: "num" }, blank(v));

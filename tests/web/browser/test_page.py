@@ -785,3 +785,31 @@ def test_six_players_numbers_are_never_cut(
         expect(tally).to_have_count(6)
         for k, n in enumerate(marks):
             expect(tally.nth(k)).to_have_accessible_name(f"Carried throws: {n}")
+
+
+def focused(page: Any) -> str:
+    """The id or data-focus key of the focused element ("BODY" when focus was dropped)."""
+    return str(page.evaluate("(e => e.id || e.dataset.focus || e.tagName)(document.activeElement)"))
+
+
+def test_keyboard_focus_stays_on_its_control_across_updates(served: Served, phone: Any) -> None:
+    """A die picked with the keyboard keeps the focus, also when another phone changes the
+    game; a control that is gone hands it to the status line, which is a polite live region."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.post("/api/actions", {"roll": [1, 1, 1, 2, 3, 6]})
+    expect(phone.locator("#status")).to_have_attribute("aria-live", "polite")
+    dice = phone.locator("#table-dice .die")
+    for k in (1, 0, 2):
+        dice.nth(k).press("Space")
+        expect(dice.nth(k)).to_have_attribute("aria-pressed", "true")
+        assert focused(phone) == f"die-{k}"
+    phone.locator("#keep").press("Space")  # disabled until the next pick: focus to the status
+    expect(phone.locator("#turn-box")).to_contain_text("Turn total: 1000")
+    assert focused(phone) == "status"
+    served.post("/api/actions", {"roll": [2, 3, 5]})
+    expect(dice).to_have_count(3)
+    dice.nth(2).press("Space")
+    assert focused(phone) == "die-2"
+    served.table.photos_kept(1)  # an update from elsewhere: the page is drawn again
+    expect(phone.locator("#photos-note")).to_be_visible()
+    assert focused(phone) == "die-2"
