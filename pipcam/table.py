@@ -295,7 +295,9 @@ class Table:
         """The engine's best option now, which the confirm button accepts.
 
         Jeopardy games: set aside the best reading; Generał and Drápky: write the category or
-        figure worth most now (Drápky stops when no figure is made).
+        figure worth most now (Drápky stops when no figure is made). Of boxes worth the same,
+        the one harder to fill later: lower on the sheet, and chance (which takes any dice) last,
+        so 6 6 6 6 5 goes to four of a kind, not three of a kind or chance.
         """
         with self.lock:
             if self.history is None:
@@ -312,7 +314,15 @@ class Table:
             if scores:
                 preview = getattr(game, "preview", None)
                 if callable(preview):
-                    return max(scores, key=lambda a: preview(state, a))
+                    order = {name: i for i, name in enumerate(game.score_names)}
+                    return max(
+                        scores,
+                        key=lambda a: (
+                            preview(state, a),
+                            a.category != "chance",
+                            order.get(a.category, -1),
+                        ),
+                    )
                 return scores[0]
             if Stop() in legal:
                 return Stop()

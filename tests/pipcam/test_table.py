@@ -98,6 +98,25 @@ def test_buttons_confirm_bank_undo_redo(store: Store) -> None:
     assert "nothing to redo" in table.state_json()["table"]["problem"]
 
 
+@pytest.mark.parametrize(
+    ("dice", "box"),
+    [
+        ((6, 6, 6, 6, 5), "four_of_a_kind"),  # 29 in three of a kind, four of a kind and chance
+        ((1, 2, 4, 5, 6), "chance"),  # worth most there alone
+        ((3, 3, 3, 4, 5), "three_of_a_kind"),  # 18 there and in chance: chance is kept
+        ((5, 5, 5, 5, 5), "general"),
+    ],
+)
+def test_general_confirm_of_boxes_worth_the_same_keeps_the_easier_one(
+    store: Store, dice: tuple[int, ...], box: str
+) -> None:
+    """Of boxes worth the same now, confirm writes the harder to fill later (chance last)."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    table.on_reading(reading(*dice), settled_now=True)
+    assert table.state_json()["suggestion"] == {"score": box}
+
+
 def test_general_confirm_writes_best_category(store: Store) -> None:
     """In Generał the confirm button writes the category worth most now."""
     table = Table(store)
