@@ -61,15 +61,32 @@ def _lgpio() -> PinFactory:
         import lgpio  # noqa: F401  # only to tell "not installed" from "cannot open the chip"
     except ImportError as exc:
         raise PinFactoryError(_LGPIO_MISSING) from exc
-    from gpiozero.pins.lgpio import LGPIOFactory
-
+    except Exception as exc:
+        # Importing lgpio makes a notification FIFO (.lgd-nfyN) in the working directory, so a
+        # read-only one (systemd's / under ProtectSystem=strict) fails the import itself
+        # (gpiozero#1106, joan2937/lg#22).
+        raise PinFactoryError(
+            f'pin factory "lgpio" cannot be loaded: importing lgpio failed ({exc}); lgpio makes'
+            f" a file .lgd-nfy* in the working directory ({_cwd()}), so start pipcam in a"
+            " folder this user can write (the service sets WorkingDirectory=/var/lib/pipcam)"
+        ) from exc
     try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+
         return LGPIOFactory()
     except Exception as exc:
         raise PinFactoryError(
             f'pin factory "lgpio" cannot open the GPIO chip: {exc}; is this a Raspberry Pi, '
             "and is the user in the gpio group?"
         ) from exc
+
+
+def _cwd() -> str:
+    """The working directory, or what stands for it when it is gone."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return "a folder that no longer exists"
 
 
 def _automatic() -> PinFactory:

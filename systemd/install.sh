@@ -114,7 +114,11 @@ install_venv() {
 
 check_imports() {
     local probe='import picamera2, lgpio, gpiozero.pins.lgpio'
-    if "$VENV/bin/python" -c "$probe" 2>/dev/null; then
+    # `import lgpio` makes a FIFO (.lgd-nfyN) in the working directory: probe in a scratch
+    # folder, not in the caller's (it would leave a root-owned file there).
+    PROBE_DIR=$(mktemp -d)
+    trap 'rm -rf -- "$PROBE_DIR"' EXIT
+    if (cd "$PROBE_DIR" && "$VENV/bin/python" -c "$probe" 2>/dev/null); then
         return
     fi
     # The venv's numpy 2 shadows the system's numpy 1, and apt's simplejpeg (imported by
@@ -122,7 +126,7 @@ check_imports() {
     # for numpy 2.
     say "picamera2 does not import in the venv; installing simplejpeg from PyPI and retrying"
     "$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps simplejpeg
-    "$VENV/bin/python" -c "$probe" ||
+    (cd "$PROBE_DIR" && "$VENV/bin/python" -c "$probe") ||
         die "picamera2 or lgpio does not import in $VENV (error above); fix that and run me again"
 }
 

@@ -88,3 +88,45 @@ def test_a_gpio_chip_without_lgpio_falls_back_to_mock_with_a_warning(
     assert isinstance(made, MockFactory)
     assert "GPIO chip found but not usable" in caplog.text
     assert "sudo apt install python3-lgpio" in caplog.text
+
+
+@pytest.fixture
+def lgpio_import_fails_in_read_only_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``import lgpio`` as in a read-only working directory: it cannot make its FIFO there."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name: str, *args: object, **kwargs: object) -> object:
+        if name == "lgpio":
+            raise FileNotFoundError(2, "No such file or directory", ".lgd-nfy0")
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.delitem(sys.modules, "lgpio", raising=False)
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    monkeypatch.chdir("/")
+
+
+@pytest.mark.usefixtures("lgpio_import_fails_in_read_only_cwd")
+def test_lgpio_failing_to_import_in_a_read_only_folder_is_a_pin_factory_error() -> None:
+    with pytest.raises(PinFactoryError) as caught:
+        make_pin_factory("lgpio")
+    assert str(caught.value) == (
+        'pin factory "lgpio" cannot be loaded: importing lgpio failed ([Errno 2] No such file or'
+        " directory: '.lgd-nfy0'); lgpio makes a file .lgd-nfy* in the working directory (/),"
+        " so start pipcam in a folder this user can write (the service sets"
+        " WorkingDirectory=/var/lib/pipcam)"
+    )
+
+
+@pytest.mark.usefixtures("lgpio_import_fails_in_read_only_cwd")
+def test_lgpio_failing_to_import_falls_back_to_mock_when_chosen_automatically(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    monkeypatch.setattr("device.factory.glob.glob", lambda _pattern: ["/dev/gpiochip0"])
+    with caplog.at_level(logging.WARNING, logger="device.factory"):
+        made = make_pin_factory()
+    assert isinstance(made, MockFactory)
+    assert "GPIO chip found but not usable" in caplog.text
+    assert ".lgd-nfy" in caplog.text

@@ -80,6 +80,8 @@ def unit() -> Unit:
         ("Service", "Group", "pipcam"),
         ("Service", "SupplementaryGroups", "video gpio"),
         ("Service", "StateDirectory", "pipcam"),
+        # Writable (ProtectSystem=strict leaves / read-only): `import lgpio` makes a FIFO there.
+        ("Service", "WorkingDirectory", "/var/lib/pipcam"),
         ("Service", "ConfigurationDirectory", "pipcam"),
         ("Service", "ExecStart", EXEC_START),
         ("Service", "ProtectSystem", "strict"),
@@ -308,8 +310,10 @@ def fake_pi(tmp_path: Path) -> dict[str, str]:
 esac""",
     )
     # The venv's python: pip and the import probe are logged; the URL printer runs for real.
+    # The probe leaves what `import lgpio` leaves in its working directory, a FIFO .lgd-nfy0.
     venv_python = f"""#!/usr/bin/env bash
 echo "venv-python $*" >> "$STUB_LOG"
+if [[ "$1" == -c ]]; then echo "$PWD" >> "$STUB_LOG.cwd"; mkfifo .lgd-nfy0; fi
 if [[ "$1" == - ]]; then exec "{sys.executable}" "$@"; fi
 """
     stub(
@@ -331,9 +335,15 @@ chmod +x "$4/bin/python\"""",
     }
 
 
-def run_install(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_install(env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", str(INSTALL)], env=env, capture_output=True, text=True, timeout=120, check=False
+        ["bash", str(INSTALL)],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -408,3 +418,18 @@ def test_installer_sets_up_the_service_and_is_idempotent(fake_pi: dict[str, str]
     assert not (app / "stale.txt").exists()
     assert "keeping your" in second.stdout
     assert re.search(r"http://[\d.]+:8080/", second.stdout)
+
+
+def test_installer_probes_the_imports_outside_the_callers_folder(
+    fake_pi: dict[str, str], tmp_path: Path
+) -> None:
+    """``import lgpio`` leaves a FIFO in its working directory: not in the caller's (as root)."""
+    caller = tmp_path / "caller"
+    caller.mkdir()
+    result = run_install(fake_pi, cwd=caller)
+    assert result.returncode == 0, result.stderr
+    probed = Path(fake_pi["STUB_LOG"] + ".cwd").read_text().splitlines()
+    assert probed, "the import probe did not run"
+    assert list(caller.iterdir()) == []
+    for folder in probed:
+        assert not Path(folder).exists(), f"the probe's folder {folder} is left behind"
