@@ -494,6 +494,7 @@ def _tuning_keeper(
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the table: camera loop, buttons, LEDs, store and web server."""
+    from device.errors import DeviceError
     from device.factory import make_pin_factory
     from device.keyboard import KeyboardButtons, help_text
     from device.panel import Panel
@@ -541,7 +542,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:  # BadCameraSpec: refused now, not retried every few seconds
             print(f"pipcam run: {exc}", file=sys.stderr)
             return 2
-        panel = stack.enter_context(Panel(pins, pin_factory=make_pin_factory(), on_button=press))
+        try:
+            panel = stack.enter_context(
+                Panel(pins, pin_factory=make_pin_factory(), on_button=press)
+            )
+        except DeviceError as exc:  # PinFactoryError: a backend that cannot load here
+            print(f"pipcam run: {exc}", file=sys.stderr)
+            return 2
         if not table.resume():
             try:
                 table.new_game(header or config.header())

@@ -326,6 +326,20 @@ def test_bad_config_is_refused_clearly(
     assert message.format(config=config, tmp=tmp_path) in result.stderr
 
 
+def test_a_pin_factory_that_cannot_load_stops_the_start_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "bogus")
+    result = _refused_start(
+        "--camera", "none", "--port", str(free_port()), "--data", str(tmp_path / "data")
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "pipcam run: unknown pin factory 'bogus' (from GPIOZERO_PIN_FACTORY); allowed: lgpio,"
+        " mock, native, pigpio, rpigpio, or unset to choose automatically\n"
+    )
+
+
 @pytest.mark.parametrize("named_by", ["config", "environment"])
 @pytest.mark.parametrize("model", ["missing.onnx", "damaged.onnx"])
 def test_a_named_face_model_that_does_not_load_stops_the_start(
