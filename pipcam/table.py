@@ -286,6 +286,7 @@ class Table:
             self._append(self.game_id, "redo", None, source=source)
             history.redo()
             self.version += 1
+            self.view.problem = ""
             if history.game.outcome(history.state) is not None:
                 self.store.finish_game(self.game_id)
             self._changed()

@@ -48,6 +48,18 @@ def test_readings_become_rolls_and_keeps(store: Store) -> None:
     assert len(table.history) == 3
 
 
+def test_a_redo_clears_the_problem_as_an_undo_does(store: Store) -> None:
+    """A problem said before a redo (a refused hold of confirm) is not left on a good game."""
+    table = kymppi(store)
+    table.act(Roll([1, 1, 5, 2, 3, 4]), source="phone")
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.undo(source="phone")
+    table.press("new_game")  # the game is not over: a second hold is asked for
+    assert table.state_json()["table"]["problem"].startswith("the game is not over")
+    table.redo(source="phone")
+    assert table.state_json()["table"]["problem"] == ""
+
+
 def test_reading_that_does_not_fit_is_refused(store: Store) -> None:
     """Seven dice where six are thrown: not applied, the problem is said, the game unchanged."""
     table = kymppi(store)
