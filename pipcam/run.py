@@ -84,6 +84,9 @@ class CameraLoop:
         self._failure_logged = 0.0
         self.calibrated_size = calibrated_size  # (width, height) of the tray's calibration
         self._size_seen: tuple[int, int] | None = None
+        # When a settled roll could not be stored (a full disk): it is read and handed to the
+        # table again every ``retry`` seconds while the dice lie still, until it is stored.
+        self._unstored_at: float | None = None
 
     def start(self) -> None:
         """Run on a daemon thread."""
@@ -168,15 +171,32 @@ class CameraLoop:
         self.frames += 1
         self._check_size(frame)
         update = self.settle.update(frame)
-        if update.roll:
-            reading = self.reader.read(frame, status="settled")
-            reading_id = self.table.on_reading(reading, settled_now=True)
-            if self.keep_photo is not None and reading_id is not None:
-                self.keep_photo(reading_id, frame, getattr(reading, "set_aside", ()))
+        retry = (
+            self._unstored_at is not None
+            and update.status == "settled"
+            and self.clock() - self._unstored_at >= self.retry
+        )
+        if update.status != "settled":
+            self._unstored_at = None  # the dice moved: the next roll is read when it settles
+        if update.roll or retry:
+            self._read_settled(frame)
             self._last_status = "settled"
         elif update.status != self._last_status:
             self._last_status = update.status
             self.table.on_reading(_StatusOnly(update.status), settled_now=False)
+
+    def _read_settled(self, frame: Any) -> None:
+        """Read a settled roll and hand it to the table; one the store cannot keep (the table
+        says why, e.g. a full disk) is tried again while the dice lie still."""
+        reading = self.reader.read(frame, status="settled")
+        try:
+            reading_id = self.table.on_reading(reading, settled_now=True)
+        except StoreError:
+            self._unstored_at = self.clock()
+            return
+        self._unstored_at = None
+        if self.keep_photo is not None and reading_id is not None:
+            self.keep_photo(reading_id, frame, getattr(reading, "set_aside", ()))
 
     def _check_size(self, frame: Any) -> None:
         """Log once per frame size when it does not fit the tray's calibration."""
@@ -434,7 +454,7 @@ def typed_line(table: Table, line: str, out: TextIO) -> None:
                 return
             action: Action = command
             table.act(action, source="keyboard")
-        except (IllegalAction, InvalidAction) as exc:
+        except (IllegalAction, InvalidAction, StoreError) as exc:
             out.write(f"! {exc}\n")
 
 
@@ -625,7 +645,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         keyboard.start()
         stack.callback(keyboard.close)
 
-        app = create_app(table, pin=pin, teacher=teacher)
+        app = create_app(table, pin=pin, teacher=teacher, unavailable=(StoreError,))
         server = _QuietServer(
             uvicorn.Config(
                 app,

@@ -8,16 +8,18 @@ table says what is wrong and waits for the dice to be fixed or the reading corre
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pipcam.store import (
     NO_DIE,
     GameFinished,
+    NoSuchGame,
     Store,
     StoreError,
     corrected_die,
@@ -136,6 +138,8 @@ class Table:
         # correction that changed the actions): a phone's change names the version it saw, and a
         # change made on an out-of-date screen (a double tap, another phone first) is refused.
         self.version = 0
+        # The store's failure shown as the problem (a full disk), until a write succeeds again.
+        self._store_problem = ""
 
     def _check_seen(self, seen: int | None) -> None:
         """Refuse a change made on a screen that showed another version of the game."""
@@ -178,9 +182,10 @@ class Table:
                 self.history is not None and self.history.game.outcome(self.history.state) is None
             )
             # The new game is stored first: if that fails, the old game goes on as it was.
-            new_id = self.store.new_game(header.to_json())
+            with self._storing():
+                new_id = self.store.new_game(header.to_json())
             if self.game_id is not None and unfinished:
-                self.store.finish_game(self.game_id)
+                self._finish(self.game_id)
             self.game_id = new_id
             self.history = history
             self.header = header
@@ -213,14 +218,17 @@ class Table:
             game.apply(history.state, action)  # raises IllegalAction; nothing stored or changed
             assert self.game_id is not None
             missed = 0 if source == "camera" else self._missed_by_camera(action, history)
-            self.store.append(self.game_id, "action", action_to_json(action), source=source)
-            if missed and self.last_reading is not None:
-                self.store.record_missed(self.last_reading.id, missed)
+            with self._storing():
+                self.store.append(self.game_id, "action", action_to_json(action), source=source)
+            # The action is stored (acknowledged): what follows may fail, never undo it.
             history.push(action)
             self.version += 1
             self.view.problem = ""
+            if missed and self.last_reading is not None:
+                reading_id = self.last_reading.id
+                self._aside(lambda: self.store.record_missed(reading_id, missed))
             if game.outcome(history.state) is not None:
-                self.store.finish_game(self.game_id)
+                self._finish(self.game_id)
             self._changed()
             return self.state_json()
 
@@ -255,7 +263,8 @@ class Table:
             if history.game.outcome(history.state) is not None:
                 # A final throw typed wrong, a bank by mistake: the game goes on again.
                 try:
-                    self.store.undo_ending(self.game_id, source=source)
+                    with self._storing():
+                        self.store.undo_ending(self.game_id, source=source)
                 except GameFinished as exc:
                     raise IllegalAction(f"cannot undo: {exc}") from exc
             else:
@@ -269,7 +278,8 @@ class Table:
     def _append(self, game_id: int, kind: str, action: JSON, *, source: str) -> None:
         """Log an event; a game the store holds as finished refuses it with a reason."""
         try:
-            self.store.append(game_id, kind, action, source=source)
+            with self._storing():
+                self.store.append(game_id, kind, action, source=source)
         except GameFinished as exc:
             raise IllegalAction(
                 f"cannot {kind}: the game is over and kept as it ended; start a new game"
@@ -288,9 +298,48 @@ class Table:
             self.version += 1
             self.view.problem = ""
             if history.game.outcome(history.state) is not None:
-                self.store.finish_game(self.game_id)
+                self._finish(self.game_id)
             self._changed()
             return self.state_json()
+
+    @contextlib.contextmanager
+    def _storing(self) -> Iterator[None]:
+        """A write to the store: a failure of the store itself (a full disk, a read-only or
+        damaged file) is the table's problem, said on the phones and the attention LED, and
+        raised; the next write that succeeds takes that problem back."""
+        try:
+            yield
+        except (GameFinished, NoSuchGame):
+            raise  # refusals of the game's log, not failures of the store
+        except StoreError as exc:
+            self._store_failed(exc)
+            raise
+        if self._store_problem:
+            log.warning("the game store is written again")
+            if self.view.problem == self._store_problem:
+                self.view.problem = ""
+            self._store_problem = ""
+
+    def _store_failed(self, exc: StoreError) -> None:
+        """Show the store's failure as the problem; logged once per new message."""
+        with self.lock:
+            message = str(exc)
+            if message != self._store_problem:
+                log.error("%s", message)
+            self._store_problem = message
+            self.view.problem = message
+            self._changed()
+
+    def _aside(self, write: Callable[[], object]) -> None:
+        """A write that follows a stored action (the action stands even if it fails): a failure
+        is reported, not raised."""
+        with contextlib.suppress(StoreError), self._storing():
+            write()
+
+    def _finish(self, game_id: int) -> None:
+        """Mark a game finished in the store; a failure is reported, not raised (a game that
+        replays to its end is finished whatever the store says)."""
+        self._aside(lambda: self.store.finish_game(game_id))
 
     def suggestion(self) -> Action | None:
         """The engine's best option now, which the confirm button accepts.
@@ -348,6 +397,8 @@ class Table:
         except (IllegalAction, InvalidAction) as exc:
             self.report_problem(str(exc))
             return None
+        except StoreError:
+            return None  # already the table's problem (_storing): phones and LED say it
         self.report_problem(f"unknown button {button!r}")
         return None
 
@@ -390,9 +441,10 @@ class Table:
             if not settled_now:
                 self._changed()
                 return None
-            reading_id = self.store.record_reading(
-                self.game_id, self.view.dice_read, status=reading.status
-            )
+            with self._storing():  # a StoreError reaches the camera loop, which tries again
+                reading_id = self.store.record_reading(
+                    self.game_id, self.view.dice_read, status=reading.status
+                )
             history = self.history
             self.last_reading = SettledReading(
                 id=reading_id,
@@ -489,9 +541,10 @@ class Table:
                     events = [("undo", None)] * len(last.actions)
                     events += [("action", action_to_json(a)) for a in actions]
             try:
-                self.store.record_correction(
-                    last.id, die, value, events=events, source=source, reopen=reopen
-                )
+                with self._storing():
+                    self.store.record_correction(
+                        last.id, die, value, events=events, source=source, reopen=reopen
+                    )
             except GameFinished as exc:
                 raise IllegalAction(
                     "cannot correct the reading: the game is over and kept as it ended"
@@ -505,7 +558,7 @@ class Table:
                 last.state_after = history.state
                 self.version += 1
                 if self.game_id is not None and history.game.outcome(history.state) is not None:
-                    self.store.finish_game(self.game_id)
+                    self._finish(self.game_id)
             if self.view.dice_read is last.dice:
                 self.view.dice_read = dice
             last.dice = dice

@@ -4,7 +4,8 @@
 and the tests each pass their own. Changing requests need the table PIN (header ``X-Table-Pin``
 or the cookie set by ``POST /api/pin``); an illegal action is a 409, a malformed one a 422, each
 with a JSON ``detail`` that says why, and the state is then unchanged. Every refusal is a 4xx
-with ``{"detail": "..."}``, whatever was sent; an unexpected failure is a 500 with the same shape
+with ``{"detail": "..."}``, whatever was sent; a change the table cannot keep now (its store on a
+full disk) is a 503 with the store's message; an unexpected failure is a 500 with the same shape
 and no traceback.
 """
 
@@ -321,6 +322,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (409, "not legal now"),
         (422, "malformed"),
         (429, "too many wrong PINs: wait"),
+        (503, "the table cannot keep the change now (a full disk): nothing changed"),
     ]
 }
 ERRORS_404: dict[str, Any] = {
@@ -330,9 +332,18 @@ ERRORS_404: dict[str, Any] = {
 
 
 def create_app(
-    table: TableAPI, *, pin: str, title: str = "pipcam", teacher: TeachAPI | None = None
+    table: TableAPI,
+    *,
+    pin: str,
+    title: str = "pipcam",
+    teacher: TeachAPI | None = None,
+    unavailable: tuple[type[Exception], ...] = (),
 ) -> FastAPI:
-    """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept."""
+    """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept.
+
+    ``unavailable``: the errors that mean the table cannot keep a change now (its store's
+    ``StoreError``: a full disk), answered 503 with their message, which says what to do.
+    """
     app = FastAPI(
         title=title,
         summary="A dice table's live scoreboard and controls.",
@@ -363,6 +374,12 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
         return SafeJSONResponse({"detail": validation_text(exc)}, status_code=422)
+
+    async def cannot_keep(_request: Request, exc: Exception) -> JSONResponse:
+        return SafeJSONResponse({"detail": str(exc)}, status_code=503)
+
+    for error in unavailable:
+        app.add_exception_handler(error, cannot_keep)
 
     @app.exception_handler(Exception)
     async def failed(_request: Request, exc: Exception) -> JSONResponse:

@@ -26,11 +26,15 @@ from web.app import PinGuard, TableAPI, TeachAPI, create_app
 
 
 @contextmanager
-def serving(table: TableAPI, teacher: TeachAPI | None = None) -> Iterator[str]:
+def serving(
+    table: TableAPI,
+    teacher: TeachAPI | None = None,
+    unavailable: tuple[type[Exception], ...] = (),
+) -> Iterator[str]:
     """Serve a table's app on a free loopback port for the block; yields the base URL."""
     port = free_port()
     config = uvicorn.Config(
-        create_app(table, pin=PIN, teacher=teacher),
+        create_app(table, pin=PIN, teacher=teacher, unavailable=unavailable),
         host="127.0.0.1",
         port=port,
         log_level="critical",
