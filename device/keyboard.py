@@ -5,7 +5,10 @@ Each key drives the button's MockFactory pin as a finger would (low, then high; 
 buttons. Where a button has no mock pin (real pins on a Pi, or a part not fitted) the event is
 sent to the panel directly.
 
-On a terminal, keys act at once (cbreak mode; the terminal is restored on close). Anything that
+On a terminal, keys act at once (cbreak mode; the terminal is restored on close). A process in
+the background of its terminal (``pipcam run &``) leaves the terminal alone, since the kernel
+would stop it for touching it (SIGTTOU, SIGTTIN): the keys work once it is brought to the
+foreground (``fg``). Anything that
 starts with a character that is not a key (digits: ``1 1 5 2 3 4``) is echoed and collected up to
 Enter, then handed to ``on_line``: with ``--camera none`` that is how dice are typed. From a pipe
 or a file, input is read line by line: a line holding one key is that key, any other line goes to
@@ -18,6 +21,7 @@ import codecs
 import logging
 import os
 import select
+import signal
 import sys
 import termios
 import threading
@@ -35,6 +39,7 @@ __all__ = [
     "KeyboardButtons",
     "help_text",
     "hold",
+    "in_foreground",
     "keyboard_keys",
     "press",
     "trigger",
@@ -83,6 +88,15 @@ def help_text() -> str:
     lines = [f"  {key}  {_DESCRIPTIONS[event]}" for key, event in KEYMAP.items()]
     lines.append("  digits then Enter: dice typed at the terminal, e.g. 1 1 5 2 3 4")
     return "Keys:\n" + "\n".join(lines) + "\n"
+
+
+def in_foreground(fd: int) -> bool:
+    """Whether this process may use terminal ``fd`` without being stopped: it is in the
+    terminal's foreground process group, or the terminal is not its controlling one."""
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return True  # not our controlling terminal: job control does not apply to it
 
 
 def _mock_pin(panel: Panel, button: str) -> object | None:
@@ -141,7 +155,8 @@ class KeyboardButtons:
     ``run()`` reads until end of input or close(); ``start()`` runs it on a daemon thread.
     ``cbreak`` (default: whether ``stream`` is a terminal) picks key-at-a-time reading over
     line reading; ``out`` receives the help and the echo of typed lines (default stdout);
-    ``sleep`` times the holds, so tests pass a fake clock's.
+    ``sleep`` times the holds, so tests pass a fake clock's; ``foreground`` tells whether the
+    terminal may be used now (:func:`in_foreground`).
     """
 
     def __init__(
@@ -153,6 +168,8 @@ class KeyboardButtons:
         out: TextIO | None = None,
         sleep: Callable[[float], None] = time.sleep,
         cbreak: bool | None = None,
+        foreground: Callable[[int], bool] = in_foreground,
+        poll: float = 0.1,
     ) -> None:
         self._panel = panel
         self._stream = stream
@@ -165,6 +182,9 @@ class KeyboardButtons:
         self._lock = threading.Lock()
         self._saved: list[Any] | None = None
         self._thread: threading.Thread | None = None
+        self._foreground = foreground
+        self._poll = poll
+        self._said_background = False
 
     def start(self) -> None:
         """Read keys on a daemon thread until end of input or close()."""
@@ -215,8 +235,24 @@ class KeyboardButtons:
             elif text:
                 self._line(text)
 
+    def _wait_for_foreground(self, fd: int) -> bool:
+        """Wait, without touching the terminal, until this process is in its foreground; False
+        if closed meanwhile. Said once: a background table runs without its keys."""
+        while not self._foreground(fd):
+            if not self._said_background:
+                self._said_background = True
+                self._echo(
+                    "pipcam: running in the background, so the keys do nothing here; bring it"
+                    " to the foreground (fg) to use them\n"
+                )
+            if self._stop.wait(self._poll):
+                return False
+        return not self._stop.is_set()
+
     def _run_cbreak(self) -> None:
         fd = self._stream.fileno()
+        if not self._wait_for_foreground(fd):
+            return
         with self._lock:
             if self._stop.is_set():
                 return
@@ -224,7 +260,9 @@ class KeyboardButtons:
             tty.setcbreak(fd, termios.TCSANOW)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         while not self._stop.is_set():
-            ready, _, _ = select.select([fd], [], [], 0.1)
+            if not self._wait_for_foreground(fd):  # sent to the background (Ctrl-Z, bg)
+                return
+            ready, _, _ = select.select([fd], [], [], self._poll)
             if not ready:
                 continue
             data = os.read(fd, 256)
@@ -283,5 +321,11 @@ class KeyboardButtons:
     def _restore(self) -> None:
         with self._lock:
             if self._saved is not None:
-                termios.tcsetattr(self._stream.fileno(), termios.TCSADRAIN, self._saved)
+                # Restored also from the background (Ctrl-Z, bg, then a stop): with SIGTTOU
+                # blocked the kernel lets the change through instead of stopping the process.
+                blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})
+                try:
+                    termios.tcsetattr(self._stream.fileno(), termios.TCSADRAIN, self._saved)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                 self._saved = None

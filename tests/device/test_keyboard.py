@@ -5,10 +5,13 @@ from __future__ import annotations
 import io
 import logging
 import os
+import subprocess
+import sys
 import termios
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -248,3 +251,97 @@ def test_terminal_escape_sequences_and_ctrl_d(
     assert lines.events == ["6"]
     assert events.events == []
     assert termios.tcgetattr(stream.fileno()) == before
+
+
+def test_in_the_background_the_terminal_is_left_alone_until_the_foreground(
+    panel: Panel, clock: FakeClock, events: Recorder, terminal: tuple[int, io.TextIOWrapper]
+) -> None:
+    """``pipcam run &``: changing the terminal's mode from the background would stop the process
+    (SIGTTOU), so the keys wait, said once, until the table is brought to the foreground."""
+    master, stream = terminal
+    before = termios.tcgetattr(stream.fileno())
+    front = threading.Event()
+    out = io.StringIO()
+    keys = KeyboardButtons(
+        panel,
+        stream,
+        out=out,
+        sleep=clock.sleep,
+        foreground=lambda _fd: front.is_set(),
+        poll=0.01,
+    )
+    keys.start()
+    time.sleep(0.1)
+    assert termios.tcgetattr(stream.fileno()) == before  # still line mode: untouched
+    assert out.getvalue() == (
+        "pipcam: running in the background, so the keys do nothing here; bring it to the"
+        " foreground (fg) to use them\n"
+    )
+    front.set()  # fg
+    assert wait_for(lambda: not termios.tcgetattr(stream.fileno())[3] & termios.ICANON)
+    os.write(master, b"b")
+    assert wait_for(lambda: events.events == ["bank"])
+    keys.close()
+    assert termios.tcgetattr(stream.fileno()) == before
+
+
+def test_a_terminal_that_is_not_the_controlling_one_counts_as_foreground(
+    terminal: tuple[int, io.TextIOWrapper],
+) -> None:
+    from device.keyboard import in_foreground
+
+    _master, stream = terminal
+    assert in_foreground(stream.fileno())
+
+
+# A background job of a real controlling terminal: a child of pty.fork() is the session leader
+# in the foreground; its own child in a process group of its own is a background job there.
+BACKGROUND_JOB = """
+import os, pty, sys, time, io
+pid, master = pty.fork()
+if pid == 0:
+    g = os.fork()
+    if g == 0:
+        os.setpgid(0, 0)  # a background job of this terminal
+        from gpiozero.pins.mock import MockFactory
+        from device.panel import Panel
+        from device.pins import PinMap
+        from device.keyboard import KeyboardButtons
+        with Panel(PinMap(), pin_factory=MockFactory(), on_button=print) as panel:
+            out = io.StringIO()
+            k = KeyboardButtons(panel, sys.stdin, out=out)
+            k.start(); time.sleep(0.5); k.close()
+            os.write(2, out.getvalue().encode())
+        os._exit(0)
+    _, status = os.waitpid(g, os.WUNTRACED)
+    print("stopped" if os.WIFSTOPPED(status) else f"exit {os.WEXITSTATUS(status)}")
+    if os.WIFSTOPPED(status):
+        os.kill(g, 9)
+    os._exit(0)
+out = b""
+deadline = time.time() + 10
+while time.time() < deadline:
+    try:
+        chunk = os.read(master, 1024)
+    except OSError:
+        break
+    if not chunk: break
+    out += chunk
+os.waitpid(pid, 0)
+print(out.decode())
+"""
+
+
+def test_a_background_job_is_not_stopped_by_the_keyboard() -> None:
+    """``pipcam run &``: before, cbreak mode from the background stopped it (SIGTTOU)."""
+    result = subprocess.run(
+        [sys.executable, "-c", BACKGROUND_JOB],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "exit 0" in result.stdout.splitlines(), result.stdout
+    assert "running in the background, so the keys do nothing here" in result.stdout
