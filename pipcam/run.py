@@ -569,12 +569,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         except DeviceError as exc:  # PinFactoryError: a backend that cannot load here
             print(f"pipcam run: {exc}", file=sys.stderr)
             return 2
-        if not table.resume():
-            try:
-                table.new_game(header or config.header())
-            except (ScoringError, ValueError) as exc:
-                print(f"pipcam run: the configured game cannot start: {exc}", file=sys.stderr)
-                return 2
+        wanted = header or config.header()
+        try:
+            # Checked also when an unfinished game resumes: a typo found only once that game
+            # ends would stop the next start, far from the edit that made it.
+            check_header(wanted)
+            resumed = table.resume()
+            if not resumed:
+                table.new_game(wanted)
+        except (ScoringError, ValueError) as exc:
+            print(f"pipcam run: the configured game cannot start: {exc}", file=sys.stderr)
+            return 2
 
         last_line = [""]
         last_count = [-1]
@@ -683,6 +688,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         with _stop_on_signals(server):
             server.run(sockets=[listener])
     return 0
+
+
+def check_header(header_json: JSON) -> None:
+    """Refuse a game header that could not start a game (``ScoringError``), storing nothing."""
+    from scoring.transcript import check_new_players, parse_header, start
+
+    header = parse_header(header_json)
+    check_new_players(header.players)
+    start(header)
 
 
 class TableLocked(RuntimeError):

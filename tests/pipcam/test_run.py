@@ -326,6 +326,36 @@ def test_bad_config_is_refused_clearly(
     assert message.format(config=config, tmp=tmp_path) in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("table_text", "message"),
+    [
+        ('game = "kymppitoni"\n', "unknown game 'kymppitoni'"),
+        (
+            'game = "kymppitonni"\nplayers = ["Ann", "ann"]\n',
+            "the names 'Ann' and 'ann' look the same",
+        ),
+        ('game = "kymppitonni"\n[game_options]\ntargte = 5\n', "unknown option 'targte'"),
+    ],
+    ids=["game", "players", "game_options"],
+)
+def test_a_config_typo_is_refused_while_an_unfinished_game_resumes(
+    tmp_path: Path, table_text: str, message: str
+) -> None:
+    """Not only once that game ends, when every start would fail (and systemd retry for ever)."""
+    data = tmp_path / "data"
+    with Store(data / "pipcam.db") as store:
+        Table(store).new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    config = tmp_path / "pipcam.toml"
+    config.write_text(f"[table]\n{table_text}")
+    result = _refused_start(
+        "--camera", "none", "--port", str(free_port()), "--data", str(data), "--config", str(config)
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("pipcam run: the configured game cannot start: ")
+    assert message in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
 def test_a_pin_factory_that_cannot_load_stops_the_start_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
