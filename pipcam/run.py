@@ -714,12 +714,35 @@ def table_lock(data: Path) -> Iterator[None]:
     then replays for neither. Readers (``pipcam tune``, ``pipcam photos``) take no lock."""
     import fcntl
 
+    path = data / LOCK_NAME
     try:
         data.mkdir(parents=True, exist_ok=True)
-        handle = (data / LOCK_NAME).open("a+", encoding="utf-8")
     except OSError:
         yield  # the store's own checks say what is wrong with the folder
         return
+    writable = True
+    try:
+        handle = path.open("a+", encoding="utf-8")
+    except OSError as exc:
+        # A lock file this user cannot write (left by a run with sudo): a lock needs no
+        # writing, so it is taken on a read-only handle, only the pid is not written.
+        writable = False
+        try:
+            handle = path.open(encoding="utf-8")
+        except FileNotFoundError:
+            yield  # a folder this user cannot write: the store's own checks say so
+            return
+        except OSError as again:
+            raise TableLocked(
+                f"cannot take the table lock {path} ({again.strerror}); give this user access to"
+                f" it (sudo chown $USER {path}) or remove it, or give this table another --data"
+            ) from again
+        log.warning(
+            "the table lock %s cannot be written by this user (%s; left by a run with sudo?):"
+            " it is held read-only",
+            path,
+            exc.strerror,
+        )
     with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -730,10 +753,11 @@ def table_lock(data: Path) -> Iterator[None]:
                 f"another pipcam run (pid {holder}) keeps its games in {data}: stop it (sudo"
                 " systemctl stop pipcam, if it is the service), or give this one another --data"
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
+        if writable:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
         yield  # the lock goes with the file's closing, also when the process is killed
 
 

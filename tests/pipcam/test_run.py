@@ -198,6 +198,44 @@ def test_table_lock_is_held_once_per_folder(tmp_path: Path) -> None:
         assert (tmp_path / "table.lock").read_text() == f"{os.getpid()}\n"
 
 
+def _unopenable_lock(monkeypatch: pytest.MonkeyPatch, *modes: str) -> None:
+    """Opening table.lock in ``modes`` fails as for a root-owned file (the tests may run as
+    root, who could open it anyway)."""
+    real_open = Path.open
+
+    def fake_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if self.name == "table.lock" and mode in modes:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", fake_open)
+
+
+def test_a_lock_file_this_user_cannot_write_still_locks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table.lock left by a run with sudo: the lock is still held, on a read-only handle."""
+    (tmp_path / "table.lock").write_text("4242\n")
+    _unopenable_lock(monkeypatch, "a+")
+    taken = r"another pipcam run \(pid 4242\)"
+    with table_lock(tmp_path), pytest.raises(TableLocked, match=taken), table_lock(tmp_path):
+        pass
+
+
+def test_a_lock_file_this_user_cannot_open_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock = tmp_path / "table.lock"
+    lock.write_text("4242\n")
+    _unopenable_lock(monkeypatch, "a+", "r")
+    with pytest.raises(TableLocked) as caught, table_lock(tmp_path):
+        pass
+    assert str(caught.value) == (
+        f"cannot take the table lock {lock} (Permission denied); give this user access to it"
+        f" (sudo chown $USER {lock}) or remove it, or give this table another --data"
+    )
+
+
 def test_kill_9_loses_no_acknowledged_action(run_table: Any) -> None:
     """Actions acknowledged over HTTP are all there after a SIGKILL and a restart."""
     first = run_table()
