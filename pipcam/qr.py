@@ -14,7 +14,7 @@ import sys
 
 import segno
 
-__all__ = ["lan_address", "qr_png", "qr_svg", "qr_text", "scoreboard_url"]
+__all__ = ["lan_address", "listen_host", "qr_png", "qr_svg", "qr_text", "scoreboard_url"]
 
 LOOPBACK = "127.0.0.1"
 # Interfaces of containers and VMs on the Pi itself; a phone on the LAN cannot reach them.
@@ -92,6 +92,23 @@ def lan_address() -> str:
         return routed
     private = [a for a in candidates if ipaddress.IPv4Address(a).is_private]
     return (private or candidates or [LOOPBACK])[0]
+
+
+def listen_host(host: str | None) -> str | None:
+    """The host of the scoreboard's URL when it listens on ``host`` (``table.host``): that
+    address itself, or None (the LAN address) when it listens on every address.
+
+    >>> listen_host("127.0.0.1"), listen_host("0.0.0.0"), listen_host("::")
+    ('127.0.0.1', None, None)
+    """
+    if host is None or not host.strip():
+        return None
+    try:
+        if ipaddress.ip_address(host.strip()).is_unspecified:
+            return None
+    except ValueError:
+        pass  # a host name: phones use it as given
+    return host.strip()
 
 
 def scoreboard_url(port: int, host: str | None = None) -> str:

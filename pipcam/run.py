@@ -520,7 +520,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from device.panel import Panel
     from device.pins import PinMap
     from pipcam.notify import Notifier, WatchdogFeeder, watchdog_interval_seconds
-    from pipcam.qr import qr_text, scoreboard_url
+    from pipcam.qr import listen_host, qr_text, scoreboard_url
     from vision.calibrate import load_calibration
     from web.app import create_app
 
@@ -664,7 +664,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             ),
             before_shutdown=app.state.end_streams,
         )
-        url = scoreboard_url(port)
+        url = scoreboard_url(port, listen_host(config.host))
         print(f"pipcam: scoreboard at {url}  (table PIN {pin})")
         print(qr_text(url))
         print(help_text())

@@ -164,11 +164,11 @@ print_url() {
 import sys
 import tomllib
 
-from pipcam.qr import qr_text, scoreboard_url
+from pipcam.qr import listen_host, qr_text, scoreboard_url
 
 with open(sys.argv[1], "rb") as config:
-    port = tomllib.load(config).get("table", {}).get("port", 8000)
-url = scoreboard_url(int(port))
+    table = tomllib.load(config).get("table", {})
+url = scoreboard_url(int(table.get("port", 8000)), listen_host(table.get("host")))
 sys.stdout.write(f"\nScoreboard for the phones at the table: {url}\n\n{qr_text(url)}\n")
 PY
 }

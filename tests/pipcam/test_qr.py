@@ -13,7 +13,7 @@ import numpy.typing as npt
 import pytest
 
 from pipcam import qr
-from pipcam.qr import lan_address, qr_png, qr_svg, qr_text, scoreboard_url
+from pipcam.qr import lan_address, listen_host, qr_png, qr_svg, qr_text, scoreboard_url
 
 Bitmap = npt.NDArray[np.uint8]  # 1 = dark module
 
@@ -140,6 +140,23 @@ def test_scoreboard_url_on_this_machine_is_ipv4_with_the_port() -> None:
 )
 def test_scoreboard_url_for_a_given_host(host: str, port: int, url: str) -> None:
     assert scoreboard_url(port, host) == url
+
+
+@pytest.mark.parametrize(
+    ("host", "shown"),
+    [
+        ("127.0.0.1", "127.0.0.1"),
+        ("192.168.1.20", "192.168.1.20"),
+        ("pipcam.local", "pipcam.local"),
+        ("0.0.0.0", None),
+        ("::", None),
+        ("", None),
+    ],
+)
+def test_the_url_names_the_configured_host_unless_it_is_every_address(
+    host: str, shown: str | None
+) -> None:
+    assert listen_host(host) == shown
 
 
 @pytest.mark.parametrize("port", [0, -1, 65536])

@@ -151,6 +151,8 @@ def test_ready_watchdog_and_clean_stop(run_table: Any) -> None:
     table.proc.send_signal(signal.SIGTERM)
     table.wait_for("STOPPING=1")
     assert table.proc.wait(15) == 0
+    # table.host = "127.0.0.1": the URL shown is where the scoreboard answers, not the LAN's.
+    assert f"pipcam: scoreboard at {table.base}/  (table PIN {PIN})" in table.output()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
