@@ -512,8 +512,56 @@ def _tuning_keeper(
     return keep_and_count
 
 
+# syslog priorities (sd-daemon(3)) of the logging levels, for the journal's line prefixes.
+_PRIORITY = {
+    logging.CRITICAL: 2,
+    logging.ERROR: 3,
+    logging.WARNING: 4,
+    logging.INFO: 6,
+    logging.DEBUG: 7,
+}
+
+
+class JournalFormatter(logging.Formatter):
+    """Lines for journald's stdout/stderr stream: each line (a traceback's too) starts with
+    ``<N>``, the syslog priority journald files it at; the journal adds the time itself."""
+
+    def __init__(self) -> None:
+        super().__init__("%(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record's lines, each prefixed with its priority."""
+        priority = next((p for level, p in _PRIORITY.items() if record.levelno >= level), 7)
+        return "\n".join(f"<{priority}>{line}" for line in super().format(record).splitlines())
+
+
+def to_journal(stream: TextIO, environ: dict[str, str] | os._Environ[str]) -> bool:
+    """Whether ``stream`` is connected to the journal: ``$JOURNAL_STREAM`` names its device and
+    inode (systemd sets it for a service's stdout and stderr)."""
+    device, _, inode = environ.get("JOURNAL_STREAM", "").partition(":")
+    try:
+        info = os.fstat(stream.fileno())
+        return (info.st_dev, info.st_ino) == (int(device), int(inode))
+    except (OSError, ValueError, AttributeError):
+        return False  # not set, malformed, or a stream without a file descriptor
+
+
+def log_handler(stream: TextIO, environ: dict[str, str] | os._Environ[str]) -> logging.Handler:
+    """The handler of ``pipcam run``'s log: priority prefixes for the journal, else the level
+    name (a terminal, a file)."""
+    handler = logging.StreamHandler(stream)
+    if to_journal(stream, environ):
+        handler.setFormatter(JournalFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    return handler
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the table: camera loop, buttons, LEDs, store and web server."""
+    # Once, for every module's logger (uvicorn's too: log_config=None below); a program that
+    # set up logging before calling this keeps its own.
+    logging.basicConfig(level=logging.INFO, handlers=[log_handler(sys.stderr, os.environ)])
     from device.errors import DeviceError
     from device.factory import make_pin_factory
     from device.keyboard import KeyboardButtons, help_text
@@ -657,6 +705,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 host=config.host,
                 port=port,
                 log_level="warning",
+                log_config=None,  # through the handler above, with the journal's priorities
                 access_log=False,
                 # A request still running this long after a stop is cut off: systemd's stop
                 # timeout (20 s) must find the table closed, not kill it mid-cleanup.

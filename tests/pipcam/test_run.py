@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -20,11 +21,13 @@ import pytest
 
 from pipcam.run import (
     CameraLoop,
+    JournalFormatter,
     ScoreboardError,
     TableLocked,
     _open_camera,
     bind_scoreboard,
     led_status,
+    log_handler,
     summary_line,
     table_lock,
 )
@@ -379,9 +382,10 @@ def test_bad_config_is_refused_clearly(
     ids=["game", "players", "game_options"],
 )
 def test_a_config_typo_is_refused_while_an_unfinished_game_resumes(
-    tmp_path: Path, table_text: str, message: str
+    tmp_path: Path, table_text: str, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not only once that game ends, when every start would fail (and systemd retry for ever)."""
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")  # no log line of the automatic choice
     data = tmp_path / "data"
     with Store(data / "pipcam.db") as store:
         Table(store).new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
@@ -394,6 +398,55 @@ def test_a_config_typo_is_refused_while_an_unfinished_game_resumes(
     assert result.stderr.startswith("pipcam run: the configured game cannot start: ")
     assert message in result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+def _journal_env(stream: Any) -> dict[str, str]:
+    info = os.fstat(stream.fileno())
+    return {"JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}"}
+
+
+def test_log_lines_say_their_level(tmp_path: Path) -> None:
+    with (tmp_path / "err").open("w+") as err:
+        handler = log_handler(err, {})
+        handler.handle(logging.LogRecord("pipcam.run", logging.WARNING, "", 0, "hm", None, None))
+        err.seek(0)
+        assert err.read() == "WARNING pipcam.run: hm\n"
+
+
+def test_log_lines_to_the_journal_carry_its_priority(tmp_path: Path) -> None:
+    with (tmp_path / "err").open("w+") as err:
+        handler = log_handler(err, _journal_env(err))
+        for level, text in [(logging.WARNING, "hm"), (logging.ERROR, "bad\n  more"), (20, "ok")]:
+            handler.handle(logging.makeLogRecord({"name": "x", "levelno": level, "msg": text}))
+        err.seek(0)
+        assert err.read() == "<4>x: hm\n<3>x: bad\n<3>  more\n<6>x: ok\n"
+    # Another stream than the journal's (a terminal, a pipe) has no prefixes.
+    with (tmp_path / "other").open("w+") as other, (tmp_path / "err").open() as err:
+        assert not isinstance(log_handler(other, _journal_env(err)).formatter, JournalFormatter)
+
+
+def test_pipcam_run_logs_info_with_the_journals_priorities(tmp_path: Path) -> None:
+    """Under systemd: an info line of a module's logger reaches the journal at info (it was
+    dropped: logging was never set up)."""
+    config = tmp_path / "pipcam.toml"
+    config.write_text('[table]\ngame = "kymppitoni"\n')  # stops the start after the panel
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    args = ["--camera", "none", "--port", str(free_port()), "--data", str(tmp_path / "data")]
+    with (tmp_path / "err").open("w+") as err:
+        result = subprocess.run(
+            [sys.executable, "-m", "pipcam.cli", "run", *args, "--config", str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**env, **_journal_env(err)},
+            timeout=60,
+            check=False,
+        )
+        err.seek(0)
+        lines = err.read().splitlines()
+    assert result.returncode == 2
+    # The automatic choice of pin factory is said at info (no GPIO chip) or warning.
+    assert lines[0].startswith(("<6>device.factory: ", "<4>device.factory: ")), lines
 
 
 def test_a_pin_factory_that_cannot_load_stops_the_start_in_one_line(
