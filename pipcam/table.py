@@ -347,7 +347,8 @@ class Table:
         Jeopardy games: set aside the best reading; Generał and Drápky: write the category or
         figure worth most now (Drápky stops when no figure is made). Of boxes worth the same,
         the one harder to fill later: lower on the sheet, and chance (which takes any dice) last,
-        so 6 6 6 6 5 goes to four of a kind, not three of a kind or chance.
+        so 6 6 6 6 5 goes to four of a kind, not three of a kind or chance; when nothing scores,
+        the first box on the sheet is given up.
         """
         with self.lock:
             if self.history is None:
@@ -365,14 +366,15 @@ class Table:
                 preview = getattr(game, "preview", None)
                 if callable(preview):
                     order = {name: i for i, name in enumerate(game.score_names)}
-                    return max(
-                        scores,
-                        key=lambda a: (
-                            preview(state, a),
-                            a.category != "chance",
-                            order.get(a.category, -1),
-                        ),
-                    )
+
+                    def rank(a: Score) -> tuple[int, bool, int]:
+                        points = preview(state, a)
+                        # Nothing scores: give up the first box on the sheet (ones), which costs
+                        # least; otherwise of equal points the box lower on the sheet.
+                        place = order.get(a.category, 0)
+                        return (points, a.category != "chance", place if points else -place)
+
+                    return max(scores, key=rank)
                 return scores[0]
             if Stop() in legal:
                 return Stop()

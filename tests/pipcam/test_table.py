@@ -118,6 +118,7 @@ def test_buttons_confirm_bank_undo_redo(store: Store) -> None:
         ((3, 3, 3, 4, 5), "three_of_a_kind"),  # 18 there and in chance: chance is kept
         ((5, 5, 5, 5, 5), "general"),
     ],
+    ids=["four-of-a-kind", "chance", "chance-last", "general"],
 )
 def test_general_confirm_of_boxes_worth_the_same_keeps_the_easier_one(
     store: Store, dice: tuple[int, ...], box: str
