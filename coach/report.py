@@ -29,6 +29,10 @@ class Coach(Protocol):
         ...
 
 
+COACHED = ("kymppitonni", "thousand", "jednicky-a-petky", "sest-kostek", "general")
+"""The games the coach knows (their ids)."""
+
+
 def coach_for(game: Game[Any, Any]) -> Coach:
     """The coach of a game: the jeopardy turn solver, or the Generał solver; else ``ValueError``."""
     if isinstance(game, JeopardyGame):
@@ -41,8 +45,7 @@ def coach_for(game: Game[Any, Any]) -> Coach:
         solver: Coach = GeneralSolver(game.options)
         return solver
     raise ValueError(
-        f"the coach knows kymppitonni, thousand, jednicky-a-petky, sest-kostek and general, "
-        f"not {game.game_id}"
+        f"the coach knows {', '.join(COACHED[:-1])} and {COACHED[-1]}, not {game.game_id}"
     )
 
 

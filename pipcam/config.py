@@ -68,6 +68,7 @@ class Config:
     keep_photos: bool = False  # save each settled frame for pipcam photos (pipcam/photos.py)
     photo_limit: int = PHOTO_LIMIT
     auto_tune: int = AUTO_TUNE_EVERY  # with kept photos: photos between tunings; 0 never
+    coach: bool = False  # the phones' Hint button (GET /api/advice); off: a table plays unaided
 
     def header(self) -> dict[str, Any]:
         """The transcript header of the game a fresh table starts with."""
@@ -97,6 +98,7 @@ _TABLE_KEYS = {
     "keep_photos": bool,
     "photo_limit": int,
     "auto_tune": int,
+    "coach": bool,
 }
 
 

@@ -600,7 +600,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         except (StoreError, ScoreboardError, TableLocked) as exc:
             print(f"pipcam run: {exc}", file=sys.stderr)
             return 2
-        table = Table(store)
+        table = Table(store, coach=args.coach or config.coach)
 
         def press(button: str) -> None:
             table.press(button)
@@ -896,5 +896,10 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "--keep-photos",
         action="store_true",
         help="save each settled frame beside the games, for `pipcam photos` (eval, training)",
+    )
+    p.add_argument(
+        "--coach",
+        action="store_true",
+        help="the phones get a Hint button: the coach's best play (Generał and the 10 000 games)",
     )
     p.set_defaults(func=cmd_run)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from coach.report import COACHED, Coach, coach_for
 from pipcam.store import (
     NO_DIE,
     GameFinished,
@@ -121,9 +122,15 @@ NEW_GAME_WINDOW = 5.0  # seconds in which a second hold of confirm abandons an u
 class Table:
     """The current game with its history, the store behind it, and who is told of changes."""
 
-    def __init__(self, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, store: Store, *, clock: Callable[[], float] = time.monotonic, coach: bool = False
+    ) -> None:
         self.store = store
         self.clock = clock
+        # The coach (pipcam run --coach): advice for the player to move, asked for on a phone.
+        self.coach = coach
+        self._coaches: dict[Any, Coach] = {}
+        self._coach_lock = threading.Lock()  # one solve at a time; they share their tables
         self.lock = threading.RLock()
         self.history: History[Any] | None = None
         self.header: Header | None = None
@@ -340,6 +347,48 @@ class Table:
         """Mark a game finished in the store; a failure is reported, not raised (a game that
         replays to its end is finished whatever the store says)."""
         self._aside(lambda: self.store.finish_game(game_id))
+
+    # -- the coach ------------------------------------------------------------------------------
+
+    def coaches(self) -> bool:
+        """Whether a phone may ask for advice now: the coach is on and knows the game."""
+        with self.lock:
+            if not self.coach or self.history is None:
+                return False
+            return self.history.game.game_id in COACHED
+
+    def advice(self, *, seen: int | None = None) -> dict[str, JSON]:
+        """The coach's advice for the player to move, with the game version it is for.
+
+        Solving takes up to seconds (on a Pi, the first Generał table a minute, then it is kept
+        on disk), so it runs outside the table's lock, on the frozen state it was asked for.
+        """
+        if not self.coach:
+            raise IllegalAction(
+                "the coach is off at this table: start it with pipcam run --coach"
+                " (or coach = true in the configuration)"
+            )
+        with self.lock:
+            self._check_seen(seen)
+            history = self._need()
+            game, state, version = history.game, history.state, self.version
+        if game.outcome(state) is not None:
+            raise IllegalAction("the game is over: there is nothing to advise")
+        if game.to_move(state) is None:
+            raise IllegalAction("nobody is to move: there is nothing to advise")
+        with self._coach_lock:
+            coach = self._coaches.get(game)
+            if coach is None:
+                try:
+                    coach = coach_for(game)
+                except ValueError as exc:
+                    raise InvalidAction(str(exc)) from exc
+                self._coaches = {game: coach}  # one game at a time: the last one's tables go
+            advice = coach.advise(state)
+        out = advice.to_json()
+        out["text"] = advice.text()
+        out["version"] = version
+        return out
 
     def suggestion(self) -> Action | None:
         """The engine's best option now, which the confirm button accepts.
@@ -680,6 +729,7 @@ class Table:
                 "seq": self.view.seq,
                 "game_id": self.game_id,
                 "version": self.version,
+                "coach": self.coaches(),
             }
             return base
 

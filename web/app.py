@@ -35,6 +35,7 @@ from scoring.errors import IllegalAction, InvalidAction, InvalidOption, UnknownG
 from scoring.registry import available
 from web.schemas import (
     ACTION_SCHEMA,
+    AdvicePublic,
     CorrectionIn,
     ErrorPublic,
     GamePublic,
@@ -124,6 +125,7 @@ class TableAPI(Protocol):
     def score_series(self) -> dict[str, Any]: ...
     def face_counts(self) -> dict[int, int]: ...
     def correct(self, die: int, value: int, *, source: str = ...) -> dict[str, Any]: ...
+    def advice(self, *, seen: int | None = ...) -> dict[str, Any]: ...
 
 
 class PinGuard:
@@ -537,6 +539,16 @@ def create_app(
         (both stored); that needs it to be the last action (409 otherwise).
         """
         return run(lambda: table.correct(body.die, body.value, source="phone"))
+
+    @app.get("/api/advice", tags=["coach"], response_model=AdvicePublic, responses=ERRORS)
+    def advice(seen: Seen = None) -> dict[str, Any]:
+        """The coach's advice for the player to move: every choice, best first, with its value.
+
+        Only with the coach on (``pipcam run --coach``; 409 otherwise) and for the games it
+        knows (422). With ``?seen=VERSION`` it is refused (409) once the game has moved on.
+        The first advice of a game may take seconds (a minute for Generał on a Pi, once).
+        """
+        return run(lambda: table.advice(seen=seen))
 
     def sheet(count: int, questions: Sequence[QuestionLike]) -> dict[str, Any]:
         missing = teacher.missing() if teacher is not None else 0

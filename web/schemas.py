@@ -234,6 +234,10 @@ class TablePublic(BaseModel):
         " redo, a correction that changed the actions); a change sent with ?seen=VERSION is"
         " refused (409) if the game has changed since",
     )
+    coach: bool = Field(
+        default=False,
+        description="the coach is on (pipcam run --coach) and knows the game: GET /api/advice",
+    )
 
 
 class StatePublic(BaseModel):
@@ -254,6 +258,34 @@ class StatePublic(BaseModel):
     can_redo: bool | None = None
     suggestion: dict[str, Any] | None = None
     table: TablePublic
+
+
+class ChoicePublic(BaseModel):
+    """One thing the player may do now, valued under the best play after it."""
+
+    label: str = Field(description='in words, such as "keep 1 (100), then roll"')
+    actions: list[dict[str, Any]] = Field(
+        description="the PROTOCOL.md actions that make the choice (none: throw the dice)"
+    )
+    value: float = Field(description="on the scale of the advice's objective")
+    then: str | None = Field(default=None, description='after a set-aside: "bank" or "roll"')
+    wins: bool | None = Field(default=None, description="true: it wins the game there and then")
+
+
+class AdvicePublic(BaseModel):
+    """The coach's advice for the player to move (``pipcam run --coach``)."""
+
+    game: str
+    player: str
+    situation: str
+    objective: str = Field(description="what the values measure")
+    advice: ChoicePublic
+    expected: float
+    choices: list[ChoicePublic] = Field(description="every choice, best first")
+    error_bound: float
+    notes: list[str]
+    text: str = Field(description="the advice as `pipcam advise` prints it")
+    version: int = Field(description="the game version (state.table.version) it is for")
 
 
 class OptionPublic(BaseModel):
