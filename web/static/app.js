@@ -384,7 +384,11 @@ function tableDice(state) {
 function turnPanel(state) {
   const { dice, kept } = tableDice(state);
   const keeps = (state.legal || []).filter((a) => a.keep !== undefined);
-  const key = `${state.table ? state.table.seq : ""}:${dice.join()}`;
+  // A pick belongs to one throw: an update that leaves the dice on offer as they were (a photo
+  // kept, the camera's status, another phone's view) keeps it; an action, another game or
+  // another player to move starts afresh.
+  const table = state.table || {};
+  const key = `${table.game_id ?? ""}:${state.actions ?? ""}:${state.to_move ?? ""}:${dice.join()}`;
   if (state.game === "triangles") return null;
   if (key !== diceKey) {
     diceKey = key;

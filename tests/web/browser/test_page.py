@@ -509,6 +509,35 @@ def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
     assert served.table.state_json()["can_redo"] is True
 
 
+def test_a_pick_outlives_updates_that_leave_the_throw_as_it_was(served: Served, phone: Any) -> None:
+    """Two dice picked stay picked while the table reports other things (a photo kept, the
+    camera watching the tray, a camera status): Keep keeps them. The next throw starts afresh."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.table.camera_status("ok")
+    served.post("/api/actions", {"roll": [1, 2, 3, 4, 6, 1]})
+    dice = phone.locator("#table-dice .die")
+    expect(dice).to_have_text(["1", "1", "2", "3", "4", "6"])
+    dice.nth(0).click()
+    dice.nth(1).click()
+    expect(phone.locator("#keep")).to_have_text("Keep 1 1")
+    served.table.photos_kept(3)
+    expect(phone.locator("#photos-note")).to_be_visible()
+    served.table.on_reading(reading([2, 2]), settled_now=False)
+    expect(phone.locator("#dice-read .die")).to_have_count(2)
+    served.table.camera_status("failed")
+    expect(phone.locator(".problem.soft")).to_be_visible()
+    expect(dice.nth(0)).to_have_attribute("aria-pressed", "true")
+    expect(dice.nth(1)).to_have_attribute("aria-pressed", "true")
+    expect(phone.locator("#keep")).to_have_text("Keep 1 1")
+    phone.click("#keep")
+    expect(phone.locator("#turn-box")).to_contain_text("Turn total: 200")
+    assert served.table.state_json()["turn"]["kept"] == [[1, 1]]
+    served.post("/api/actions", {"roll": [1, 2, 3, 5]})
+    expect(dice).to_have_text(["1", "2", "3", "5"])
+    expect(phone.locator("#table-dice .die[aria-pressed='true']")).to_have_count(0)
+    served.table.camera_status("ok")
+
+
 def test_a_double_tap_undoes_once(served: Served, phone: Any) -> None:
     """Two quick taps on Undo send one undo: the second tap meets the first still on its way
     (and, sent anyway, would name a version of the game that is gone)."""
