@@ -158,7 +158,8 @@ function zakazana(state) {
 
 function triangles(state, act, ui) {
   const out = [];
-  out.push(triangleBoard(state, { label: t("tri.board"), onCell: (cell) => ui.pickCell(cell) }));
+  out.push(triangleBoard(state, { label: t("tri.board"), onCell: (cell) => ui.pickCell(cell),
+    cellLabel: (cell, points) => t("tri.cell_label", { cell, points }) }));
   const info = [];
   if (state.hand) {
     info.push(h("span", { class: "hand" }, stoneIcon(state.hand, t("tri.hand", { stone: state.hand })),

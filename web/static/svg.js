@@ -154,14 +154,23 @@ function frame(focus, cells) {
   return [x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad];
 }
 
-/** The board: empty cells, laid stones with their side values, the legal cells, the best one. */
-export function triangleBoard(state, { label, onCell } = {}) {
+/** The board: empty cells, laid stones with their side values, the legal cells, the best one.
+ * With ``onCell`` every cell the stone fits is a button, tapped or from the keyboard (Tab to it,
+ * Enter or Space), named by ``cellLabel(cell, points)`` with the most its placements score. */
+export function triangleBoard(state, { label, onCell, cellLabel } = {}) {
   const laid = new Map((state.board || []).map((b) => [b.cell, b]));
   // Every legal placement, so every cell the stone can go to is tappable (not only the best five).
   const placements = state.placements || state.best_placements || [];
   const bestValue = placements.length ? Math.max(...placements.map((p) => p.value)) : null;
   const best = placements.find((p) => p.value === bestValue) || null;
   const legalCells = new Set(placements.map((p) => p.cell));
+  const cellPoints = new Map();
+  for (const p of placements) {
+    const v = p.points ?? p.value;
+    if (!cellPoints.has(p.cell) || v > cellPoints.get(p.cell)) cellPoints.set(p.cell, v);
+  }
+  // Buttons inside an image are hidden from screen readers: a board that takes taps is a group.
+  const interactive = Boolean(onCell) && legalCells.size > 0;
   let cells = shapeCells(state.board_shape);
   if (!cells) {
     const names = new Set([...laid.keys(), ...legalCells]);
@@ -171,7 +180,7 @@ export function triangleBoard(state, { label, onCell } = {}) {
   const focus = cells.filter((c) => laid.has(c.name) || legalCells.has(c.name));
   const box = frame(focus.length ? focus : cells, cells);
   const svg = s("svg", { viewBox: box.map((v) => v.toFixed(3)).join(" "), class: "board",
-    role: "img", "aria-label": label });
+    role: interactive ? "group" : "img", "aria-label": label });
   svg.append(s("title", {}, label));
   for (const c of cells) {
     const stone = laid.get(c.name);
@@ -183,8 +192,18 @@ export function triangleBoard(state, { label, onCell } = {}) {
       const g = triangle(c, { class: cls },
         isBest && state.hand ? stoneSides(c.kind, state.hand, best.rotation) : null);
       if (legalCells.has(c.name) && onCell) {
+        // Only the cells the stone fits are tab stops; the rest of the board stays out of the way.
         g.classList.add("tappable");
+        g.setAttribute("role", "button");
+        g.setAttribute("tabindex", "0");
+        g.dataset.focus = `cell-${c.name}`;
+        if (cellLabel) g.setAttribute("aria-label", cellLabel(c.name, cellPoints.get(c.name)));
         g.addEventListener("click", () => onCell(c.name));
+        g.addEventListener("keydown", (e) => {
+          if (e.key !== "Enter" && e.key !== " ") return;
+          e.preventDefault(); // Space would scroll the page
+          onCell(c.name);
+        });
       }
       svg.append(g);
     }

@@ -744,6 +744,56 @@ def test_every_cell_a_stone_fits_is_tappable(served: Served, phone: Any) -> None
     )
 
 
+def test_place_a_stone_with_the_keyboard_alone(served: Served, phone: Any) -> None:
+    """Tab reaches the cells the stone fits, and only those, each a button named by its cell
+    and the most it scores; Enter or Space on one lists its placements, and Enter lays it."""
+    triangle_game(served, "005")
+    expect(phone.locator("#status")).to_have_text("Bob places the stone")
+    state = served.table.state_json()
+    places: list[dict[str, Any]] = state["placements"]
+    best: dict[str, int] = {}
+    for p in places:
+        best[p["cell"]] = max(best.get(p["cell"], p["points"]), p["points"])
+    assert 1 < len(best) < state["board_cells"]
+    phone.locator("#status").focus()
+    stops: list[str] = []
+    for _ in range(60):
+        phone.keyboard.press("Tab")
+        key = focused(phone)
+        if key.startswith("cell-"):
+            stops.append(key.removeprefix("cell-"))
+        elif stops:
+            break  # past the board
+    assert sorted(stops) == sorted(best)
+    cells = phone.locator("svg.board [role='button']")
+    expect(cells).to_have_count(len(best))
+    expect(phone.locator("svg.board [tabindex]")).to_have_count(len(best))
+    for name, points in best.items():
+        expect(phone.get_by_role("button", name=f"{name}: up to {points} pts")).to_have_attribute(
+            "data-cell", name
+        )
+    phone.keyboard.press("Shift+Tab")  # back onto the last cell of the board
+    last = stops[-1]
+    assert focused(phone) == f"cell-{last}"
+    phone.keyboard.press("Enter")
+    expect(phone.locator(".places .label")).to_have_text(f"Place on {last}:")
+    assert focused(phone) == f"cell-{last}"  # drawn again, the focus stays on the cell
+    phone.keyboard.press("Shift+Tab")
+    other = focused(phone).removeprefix("cell-")
+    assert other == stops[-2]
+    phone.keyboard.press("Space")
+    expect(phone.locator(".places .label")).to_have_text(f"Place on {other}:")
+    for _ in range(10):  # on to the first of that cell's placements
+        phone.keyboard.press("Tab")
+        if focused(phone).startswith(f"place-{other}-"):
+            break
+    rotation = int(focused(phone).rsplit("-", 1)[1])
+    phone.keyboard.press("Enter")
+    expect(phone.locator("#status")).to_have_text("Ann turns up a stone")
+    move = served.table.state_json()["last_move"]
+    assert move == {**move, "cell": other, "rotation": rotation}
+
+
 def test_the_stones_held_at_the_end_are_turned_up_to_be_subtracted(
     served: Served, phone: Any
 ) -> None:
