@@ -98,6 +98,7 @@ assert {
     "winners",
     "end_reason",
     "last_event",
+    "event",
 } == _STATE_FIELDS, "JeopardyState changed: update _fresh"
 
 
@@ -429,7 +430,7 @@ class JeopardyCoach:
     def _template(self, state: AnyState) -> AnyState:
         """The situation of the player to move: the state with the turn taken back to its start."""
         turn = Turn(player=state.turn.player, pool=self.game.n_dice)
-        return replace(state, turn=turn, last_event="")
+        return replace(state, turn=turn, last_event="", event=None)
 
     def _index(self, total: int) -> int:
         if total % self.step:

@@ -191,6 +191,51 @@ OptT = TypeVar("OptT")
 
 
 @dataclass(frozen=True, slots=True)
+class TurnEvent:
+    """What a throw, a set-aside, a bust or a bank did, as data: a phone words it in its own
+    language, and :meth:`sentence` is the engine's English ``last_event`` for it."""
+
+    kind: str  # "roll", "keep", "bust" or "bank"
+    player: str
+    dice: Dice = ()
+    points: int = 0  # keep: what the set-aside scored; bust: the turn total lost; bank: banked
+    total: int = 0  # keep: the turn total after it
+    left: int = 0  # keep: the dice left to throw; 0 when every die scored
+    again: int = 0  # keep: the dice thrown again when every die scored
+
+    def sentence(self) -> str:
+        """The English sentence of ``last_event``."""
+        faces = " ".join(map(str, self.dice))
+        if self.kind == "roll":
+            return f"{self.player} threw {faces}"
+        if self.kind == "bust":
+            lost = f", losing {self.points}" if self.points else ""
+            return f"{self.player} threw {faces}: no combination{lost}"
+        if self.kind == "keep":
+            rest = (
+                f"{self.left} {'die' if self.left == 1 else 'dice'} left"
+                if self.left
+                else f"every die scored, all {self.again} again"
+            )
+            aside = f"{self.player} set aside {faces} for {self.points}"
+            return f"{aside}: turn total {self.total}, {rest}"
+        return f"{self.player} banked {self.points}"
+
+    def to_json(self) -> dict[str, JSON]:
+        """The state's ``event`` object: the kind, the player and the numbers of that kind."""
+        out: dict[str, JSON] = {"kind": self.kind, "player": self.player}
+        if self.kind != "bank":
+            out["dice"] = list(self.dice)
+        if self.kind == "keep":
+            out.update(points=self.points, total=self.total, left=self.left, again=self.again)
+        elif self.kind == "bust":
+            out["lost"] = self.points
+        elif self.kind == "bank":
+            out["points"] = self.points
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class JeopardyState(Generic[X]):
     """Scores, the turn, and the game-specific part ``extra`` (breaks, barrels, ...)."""
 
@@ -203,6 +248,8 @@ class JeopardyState(Generic[X]):
     winners: tuple[int, ...] | None = None
     end_reason: str = ""
     last_event: str = ""
+    # The plain event behind ``last_event``; a game's own words (a bolt, a break) outdate it.
+    event: TurnEvent | None = None
 
 
 class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
@@ -418,16 +465,17 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
         name = state.players[turn.player]
         if reading.points == 0:
             busted = self.on_bust(state, roll)
-            lost = f", losing {turn.total}" if turn.total else ""
-            event = f"{name} threw {' '.join(map(str, roll))}: no combination{lost}"
+            bust = TurnEvent("bust", name, roll, points=turn.total)
+            event = bust.sentence()
             if busted.last_event and busted.last_event != state.last_event:
                 event += f"; {busted.last_event}"  # what the game added (a bolt, a fall)
-            return self._end_turn(replace(busted, last_event=event))
+            return self._end_turn(replace(busted, last_event=event, event=bust))
         # The confirmation throw (Czech 6-dice variant) has scored: banking is allowed again.
         state = replace(state, turn=replace(turn, dice=roll, must_roll=""))
         if self.auto_keep:
             return self._keep(state, reading.scoring)
-        return replace(state, last_event=f"{name} threw {' '.join(map(str, roll))}")
+        threw = TurnEvent("roll", name, roll)
+        return replace(state, last_event=threw.sentence(), event=threw)
 
     def _keep(self, state: JeopardyState[X], kept: Dice) -> JeopardyState[X]:
         turn = state.turn
@@ -443,16 +491,16 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
             must_roll=self._must_roll_after(turn, kept),
         )
         name = state.players[turn.player]
-        event = (
-            f"{name} set aside {' '.join(map(str, kept))} for {reading.points}: "
-            f"turn total {new_turn.total}, "
-            + (
-                f"{left} {'die' if left == 1 else 'dice'} left"
-                if left
-                else f"every die scored, all {self.n_dice} again"
-            )
+        aside = TurnEvent(
+            "keep",
+            name,
+            kept,
+            points=reading.points,
+            total=new_turn.total,
+            left=left,
+            again=0 if left else self.n_dice,
         )
-        return replace(state, turn=new_turn, last_event=event)
+        return replace(state, turn=new_turn, last_event=aside.sentence(), event=aside)
 
     def _bank(self, state: JeopardyState[X]) -> JeopardyState[X]:
         if state.turn.dice:
@@ -460,9 +508,10 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
         total = state.turn.total
         name = state.players[state.turn.player]
         banked = self.on_bank(state, total)
+        bank = TurnEvent("bank", name, points=total)
         if not banked.last_event or banked.last_event == state.last_event:
-            banked = replace(banked, last_event=f"{name} banked {total}")
-        return self._end_turn(banked)
+            banked = replace(banked, last_event=bank.sentence())
+        return self._end_turn(replace(banked, event=bank))
 
     def _end_turn(self, state: JeopardyState[X]) -> JeopardyState[X]:
         """Count the turn, check the end, and give the dice to the next player."""
@@ -498,6 +547,9 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
             "last_event": state.last_event,
             "can_bank": self.bank_problem(state) is None,
         }
+        # Only while the sentence is the plain one: a game's additions are in English alone.
+        if state.event is not None and state.event.sentence() == state.last_event:
+            out["event"] = state.event.to_json()
         if turn.dice:
             out["best"] = self.table().best(turn.dice).to_json()
         if state.winners is not None:

@@ -307,3 +307,42 @@ def test_refused_actions(before: list[Action], action: Action, message: str) -> 
         GAME.apply(state, action)
     assert str(err.value) == message
     assert play(GAME, at(GAME, [0, 0]), *before) == state
+
+
+def test_the_plain_events_are_described_as_data() -> None:
+    """A throw, a set-aside, a bank and a bust carry a structured ``event`` beside the English
+    ``last_event`` (a phone words it in its own language); a game's own words (four 2s) do not."""
+    game = Kymppitonni()
+    state = game.initial_state(["Ann", "Bob"])
+    state = play(game, state, Roll([1, 1, 5, 2, 3, 4]))
+    assert game.describe(state)["event"] == {
+        "kind": "roll",
+        "player": "Ann",
+        "dice": [1, 1, 2, 3, 4, 5],
+    }
+    state = play(game, state, Keep([1, 1, 5]))
+    view = game.describe(state)
+    assert view["last_event"] == "Ann set aside 1 1 5 for 250: turn total 250, 3 dice left"
+    assert view["event"] == {
+        "kind": "keep",
+        "player": "Ann",
+        "dice": [1, 1, 5],
+        "points": 250,
+        "total": 250,
+        "left": 3,
+        "again": 0,
+    }
+    state = play(game, state, Roll([2, 3, 6]))
+    view = game.describe(state)
+    assert view["last_event"] == "Ann threw 2 3 6: no combination, losing 250"
+    assert view["event"] == {"kind": "bust", "player": "Ann", "dice": [2, 3, 6], "lost": 250}
+    state = play(game, state, Roll([1, 1, 1, 5, 5, 5]), Keep([1, 1, 1, 5, 5, 5]))
+    view = game.describe(state)
+    assert view["last_event"].endswith("every die scored, all 6 again")
+    assert view["event"]["left"] == 0
+    assert view["event"]["again"] == 6
+    state = play(game, state, Bank())
+    assert game.describe(state)["event"] == {"kind": "bank", "player": "Bob", "points": 1500}
+    state = play(game, state, Roll([2, 2, 2, 2, 3, 4]))
+    assert "four 2s" in state.last_event
+    assert "event" not in game.describe(state)

@@ -5,7 +5,7 @@ import { $, h, toast } from "./dom.js";
 import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
 import { gameSheet } from "./sheets.js";
 import { COLOURS, faceBars, lineChart } from "./svg.js";
-import { describeAction, NATIVE_NAMES, sameMultiset } from "./words.js";
+import { describeAction, describeEvent, NATIVE_NAMES, sameMultiset } from "./words.js";
 
 let current = null; // the last state shown
 let catalog = null; // GET /api/catalog, or null while it cannot be had
@@ -420,7 +420,10 @@ function turnPanel(state) {
     panel.append(h("p", { class: "muted" }, t("turn.best", { n: state.best.points,
       dice: (state.best.scoring || []).join(" ") })));
   }
-  if (state.last_event) panel.append(h("p", { class: "event" }, state.last_event));
+  // Words of the page's language for a throw, a set-aside, a bust or a bank; the engine's
+  // English for the rest (a bolt, the barrel, a break).
+  const event = describeEvent(state.event) || state.last_event;
+  if (event) panel.append(h("p", { class: "event" }, event));
   return panel.childElementCount > 1 ? panel : null;
 }
 

@@ -45,5 +45,24 @@ export function describeAction(action, game, mood = "act") {
   }
 }
 
+/** The engine's last event (state.event: a throw, a set-aside, a bust, a bank) as a sentence in
+ * the page's language; null for an event it does not name, whose English last_event is shown. */
+export function describeEvent(event) {
+  if (!event || typeof event !== "object") return null;
+  const { player } = event;
+  const faces = dice(event.dice || []);
+  switch (event.kind) {
+    case "roll": return tr("ev.roll", { player, dice: faces });
+    case "keep": {
+      const rest = event.left ? tr("ev.left", { n: event.left }) : tr("ev.hot", { n: event.again });
+      return tr("ev.keep", { player, dice: faces, points: event.points, total: event.total, rest });
+    }
+    case "bust": return event.lost ? tr("ev.bust_lost", { player, dice: faces, lost: event.lost })
+      : tr("ev.bust", { player, dice: faces });
+    case "bank": return tr("ev.bank", { player, points: event.points });
+    default: return null;
+  }
+}
+
 export const sameMultiset = (a, b) =>
   a.length === b.length && [...a].sort().join() === [...b].sort().join();

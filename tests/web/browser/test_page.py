@@ -592,6 +592,58 @@ def test_switch_language(served: Served, rig: Rig) -> None:
         close(page)
 
 
+ENGLISH_EVENT = re.compile(r"threw|set aside|turn total|dice left|banked|no combination")
+
+
+@pytest.mark.parametrize(
+    ("lang", "threw", "aside"),
+    [
+        (
+            "cs-CZ",
+            "Ann hodil 1 1 2 3 4 5",
+            "Ann odložil 1 1 5 za 250: body v tahu 250, zbývá kostek: 3",
+        ),
+        (
+            "pl-PL",
+            "Ann wyrzucił 1 1 2 3 4 5",
+            "Ann odłożył 1 1 5 za 250: suma tury 250, zostało kości: 3",
+        ),
+        (
+            "fi-FI",
+            "Ann heitti 1 1 2 3 4 5",
+            "Ann pani sivuun 1 1 5, 250 pistettä: vuoron pisteet 250, noppia jäljellä: 3",
+        ),
+        (
+            "nl-NL",
+            "Ann gooide 1 1 2 3 4 5",
+            "Ann legde 1 1 5 apart voor 250: beurttotaal 250, dobbelstenen over: 3",
+        ),
+        (
+            "en-GB",
+            "Ann threw 1 1 2 3 4 5",
+            "Ann set aside 1 1 5 for 250: turn total 250, 3 dice left",
+        ),
+    ],
+    ids=["cs", "pl", "fi", "nl", "en"],
+)
+def test_the_turn_box_says_what_happened_in_the_pages_language(
+    served: Served, rig: Rig, lang: str, threw: str, aside: str
+) -> None:
+    """A throw and a set-aside are told in the phone's language, not in the engine's English."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    page = open_page(rig, lang=lang)
+    try:
+        served.post("/api/actions", {"roll": [1, 1, 5, 2, 3, 4]})
+        event = page.locator("#turn-box .event")
+        expect(event).to_have_text(threw)
+        served.post("/api/actions", {"keep": [1, 1, 5]})
+        expect(event).to_have_text(aside)
+        if not lang.startswith("en"):
+            assert not ENGLISH_EVENT.search(page.locator("#turn-box").inner_text())
+    finally:
+        close(page)
+
+
 def test_statistics(served: Served, phone: Any) -> None:
     """The scores chart has one line per player; the dice get counts and a verdict."""
     served.new_game("sekvence", ["Eva", "Jan"])
