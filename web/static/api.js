@@ -26,6 +26,17 @@ export async function get(path) {
   }
 }
 
+/** GET a route that may refuse: ``{ok, status, data}``, or null when the table cannot be reached. */
+export async function ask(path) {
+  try {
+    const r = await fetch(path, { cache: "no-store" });
+    const data = await r.json().catch(() => ({}));
+    return { ok: r.ok, status: r.status, data };
+  } catch {
+    return null;
+  }
+}
+
 async function send(path, body) {
   const r = await fetch(path, {
     method: "POST",

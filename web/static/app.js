@@ -1,6 +1,6 @@
 // The phone scoreboard. The state arrives as server-sent events (GET /api/events); every change
 // goes through the PROTOCOL.md routes (api.js), so anything done here can also be scripted.
-import { get, image, post } from "./api.js";
+import { ask, detailText, get, image, post } from "./api.js";
 import { $, h, toast } from "./dom.js";
 import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
 import { gameSheet } from "./sheets.js";
@@ -14,6 +14,7 @@ let diceKey = "";
 let cellFilter = null; // a triangle cell tapped on the board
 let showAllPlacements = false;
 let placeKey = ""; // the stone in hand those two were chosen for
+let hint = null; // the coach's advice asked for on this phone: { version, advice | error | loading }
 
 const VIEWS = ["board", "history", "stats", "new"];
 
@@ -461,6 +462,10 @@ function actionsPanel(state) {
     const total = state.turn ? state.turn.total : state.turn_total;
     bar.append(button(t("btn.bank", { n: total ?? "" }), () => act({ bank: true }), "bank", "bank"));
   }
+  if (state.table && state.table.coach && !state.finished && legal.length) {
+    // Only where the player has a choice besides throwing: at a turn's start there is none.
+    bar.append(button(t("btn.hint"), () => askHint(state.table.version), "", "hint"));
+  }
   if (has("stop")) bar.append(button(t("btn.stop"), () => act({ stop: true }), "", "stop"));
   if (has("pass")) bar.append(button(t("btn.pass"), () => act({ pass: true }), "", "pass"));
   const pairs = legal.filter((a) => a.forbidden);
@@ -588,8 +593,60 @@ function fillBoard(state, body) {
     if (turn) parts.push(turn);
   }
   parts.push(actionsPanel(state));
+  const advice = hintPanel(state);
+  if (advice) parts.push(advice);
   parts.push(h("div", { class: "game-sheet", id: "sheet" }, ...gameSheet(state, act, ui)));
   body.replaceChildren(...parts);
+}
+
+// -- the coach (pipcam run --coach) ------------------------------------------------------------
+
+/** Ask the coach about the game as this phone shows it (version); solving may take seconds. */
+async function askHint(version) {
+  hint = { version, loading: true };
+  renderBoard();
+  const r = await ask(`/api/advice?seen=${version}`);
+  if (!hint || hint.version !== version) return; // the game moved on meanwhile
+  if (r && r.ok) hint = { version, advice: r.data };
+  else hint = { version, error: r ? detailText(r.data, r.status) : t("error.network") };
+  renderBoard();
+}
+
+function choiceWords(choice, game) {
+  if (!choice.actions.length) return t("hint.throw");
+  const words = describeAction(choice.actions[0], game, "do");
+  return choice.then ? `${words}, ${t(`hint.then_${choice.then}`)}` : words;
+}
+
+const points = (v) => new Intl.NumberFormat(language(), { minimumFractionDigits: 1,
+  maximumFractionDigits: 1 }).format(v);
+
+/** The advice asked for, while the game is as it was when asked (any change takes it away). */
+function hintPanel(state) {
+  if (!hint || !state.table || hint.version !== state.table.version || state.finished) return null;
+  const box = h("section", { class: "coach", id: "coach", "aria-live": "polite" });
+  if (hint.loading || hint.error) {
+    box.append(hint.loading ? h("p", { class: "muted" }, t("hint.thinking"))
+      : h("p", { class: "problem soft" }, hint.error));
+    return box;
+  }
+  const { advice } = hint;
+  const best = advice.advice;
+  const game = state.game;
+  box.append(h("p", { class: "best" }, best.wins
+    ? t("hint.wins", { action: choiceWords(best, game) })
+    : t("hint.best", { action: choiceWords(best, game), value: points(best.value) })));
+  const others = advice.choices.slice(1, 4);
+  if (others.length) {
+    box.append(h("ul", { class: "others" }, ...others.map((c) => h("li", {}, t("hint.other", {
+      action: choiceWords(c, game), value: points(c.value),
+      behind: best.wins && !c.wins ? t("hint.no_win") : `−${points(best.value - c.value)}` })))));
+  }
+  box.append(h("p", { class: "muted" }, t(game === "general" ? "hint.about_general" : "hint.about_turn")));
+  if (best.actions.length) {
+    box.append(button(t("hint.do"), () => act(best.actions[0]), "", "hint-do"));
+  }
+  return box;
 }
 
 // -- history and statistics ---------------------------------------------------------------------

@@ -644,6 +644,35 @@ def test_the_turn_box_says_what_happened_in_the_pages_language(
         close(page)
 
 
+def test_the_coach_gives_a_hint_where_the_player_has_a_choice(
+    served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the coach on, Hint shows the best play and what the others give up, and Do it takes
+    it; there is no Hint where the only thing to do is throw, nor with the coach off."""
+    monkeypatch.setattr(served.table, "coach", True)
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    hint = phone.get_by_role("button", name="Hint")
+    expect(phone.locator("#type-roll")).to_be_visible()
+    expect(hint).to_have_count(0)  # a turn's first throw: nothing to decide
+    served.post("/api/actions", {"roll": [1, 1, 5, 2, 3, 4]})
+    hint.click()
+    coach = phone.locator("#coach")
+    expect(coach.locator(".best")).to_have_text(
+        "Best: Keep 1, then throw again (expected 399.5)", timeout=30_000
+    )
+    expect(coach.locator(".others li").first).to_have_text(
+        "Keep 5, then throw again: 363.9 (−35.6)"
+    )
+    coach.get_by_role("button", name="Do it").click()
+    expect(phone.locator("#turn-box")).to_contain_text("Turn total: 100")
+    expect(coach).to_have_count(0)  # the advice was for the game as it was
+    assert served.table.state_json()["turn"]["total"] == 100
+    monkeypatch.setattr(served.table, "coach", False)
+    served.post("/api/actions", {"roll": [5, 2, 3, 4, 6]})
+    expect(phone.locator("#keep")).to_be_visible()
+    expect(hint).to_have_count(0)
+
+
 def test_statistics(served: Served, phone: Any) -> None:
     """The scores chart has one line per player; the dice get counts and a verdict."""
     served.new_game("sekvence", ["Eva", "Jan"])
