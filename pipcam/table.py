@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -144,7 +145,10 @@ class Table:
         # Counts the changes of the game in play (a new game, an action, an undo, a redo, a
         # correction that changed the actions): a phone's change names the version it saw, and a
         # change made on an out-of-date screen (a double tap, another phone first) is refused.
-        self.version = 0
+        # It starts at a random number: a phone that stayed open across a restart must not find
+        # its old version again on a game that has moved elsewhere (a stale change applied, an
+        # old hint shown as current).
+        self.version = secrets.randbelow(2**40)
         # The store's failure shown as the problem (a full disk), until a write succeeds again.
         self._store_problem = ""
 

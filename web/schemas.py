@@ -230,7 +230,8 @@ class TablePublic(BaseModel):
     game_id: int | None
     version: int = Field(
         default=0,
-        description="grows by one with every change of the game (a new game, an action, undo,"
+        description="starts at a random number each time the table starts and grows by one"
+        " with every change of the game (a new game, an action, undo,"
         " redo, a correction that changed the actions); a change sent with ?seen=VERSION is"
         " refused (409) if the game has changed since",
     )

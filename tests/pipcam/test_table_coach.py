@@ -107,3 +107,19 @@ def test_the_phones_ask_for_advice_over_http(store: Store) -> None:
         r = httpx.get(f"{base}/api/advice", timeout=30)
         assert r.status_code == 409
         assert "the coach is off" in r.json()["detail"]
+
+
+def test_a_restarted_table_does_not_take_a_version_seen_before_it(store: Store) -> None:
+    """A phone left open across a restart names the version it saw: the restarted table must not
+    take it for its own (a stale change or an old hint on a game that moved elsewhere)."""
+    first = Table(store, coach=True)
+    first.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    first.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    seen = first.version
+    again = Table(store, coach=True)
+    assert again.resume()
+    again.undo(source="button")  # the game moves elsewhere: as many changes since the start
+    with pytest.raises(IllegalAction, match="the game has changed since your screen showed it"):
+        again.advice(seen=seen)
+    with pytest.raises(IllegalAction, match="the game has changed since your screen showed it"):
+        again.act(Keep([1]), source="phone", seen=seen)
