@@ -463,7 +463,7 @@ def solve(
     The array is indexed ``[filled boxes mask, capped upper sum, Generał class]``; states that no
     game reaches hold NaN. Pure and deterministic; takes seconds.
     """
-    _check(options)
+    check_options(options)
     boxes = _Boxes(options, write)
     tables = boxes.general_tables()
     grid = _Grid(boxes)
@@ -495,7 +495,8 @@ def solve(
     return table, boxes.fingerprint()
 
 
-def _check(options: GeneralOptions) -> None:
+def check_options(options: GeneralOptions) -> None:
+    """Refuse (``InvalidOption``) the options the solver cannot solve: a three-column sheet."""
     if options.columns != 1:
         raise InvalidOption(
             f"the coach solves a one-column sheet, not columns={options.columns}: on a "
@@ -563,7 +564,7 @@ class GeneralSolver:
         cache: bool = True,
         write: WriteValue = write_value,
     ) -> None:
-        _check(options)
+        check_options(options)
         self.options = options
         self._game = General(options)
         self._boxes = _Boxes(options, write)

@@ -33,6 +33,22 @@ COACHED = ("kymppitonni", "thousand", "jednicky-a-petky", "sest-kostek", "genera
 """The games the coach knows (their ids)."""
 
 
+def coach_problem(game: Game[Any, Any]) -> str | None:
+    """Why the coach cannot advise this game (another game, options it does not solve), or None;
+    cheap: nothing is solved."""
+    if game.game_id not in COACHED:
+        return f"the coach knows {', '.join(COACHED[:-1])} and {COACHED[-1]}, not {game.game_id}"
+    if game.game_id == "general":
+        from coach.general import check_options
+        from scoring.errors import InvalidOption
+
+        try:
+            check_options(game.options)
+        except InvalidOption as exc:
+            return str(exc)
+    return None
+
+
 def coach_for(game: Game[Any, Any]) -> Coach:
     """The coach of a game: the jeopardy turn solver, or the Generał solver; else ``ValueError``."""
     if isinstance(game, JeopardyGame):
@@ -44,9 +60,7 @@ def coach_for(game: Game[Any, Any]) -> Coach:
 
         solver: Coach = GeneralSolver(game.options)
         return solver
-    raise ValueError(
-        f"the coach knows {', '.join(COACHED[:-1])} and {COACHED[-1]}, not {game.game_id}"
-    )
+    raise ValueError(coach_problem(game))
 
 
 def chosen(choices: Sequence[Choice], action: Action) -> Choice | None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from coach.report import COACHED, Coach, coach_for
+from coach.report import Coach, coach_for, coach_problem
 from pipcam.store import (
     NO_DIE,
     GameFinished,
@@ -359,7 +359,7 @@ class Table:
         with self.lock:
             if not self.coach or self.history is None:
                 return False
-            return self.history.game.game_id in COACHED
+            return coach_problem(self.history.game) is None
 
     def advice(self, *, seen: int | None = None) -> dict[str, JSON]:
         """The coach's advice for the player to move, with the game version it is for.
@@ -380,6 +380,9 @@ class Table:
             raise IllegalAction("the game is over: there is nothing to advise")
         if game.to_move(state) is None:
             raise IllegalAction("nobody is to move: there is nothing to advise")
+        problem = coach_problem(game)
+        if problem is not None:
+            raise InvalidAction(problem)
         with self._coach_lock:
             coach = self._coaches.get(game)
             if coach is None:

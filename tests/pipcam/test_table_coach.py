@@ -72,6 +72,11 @@ def test_advice_is_refused_with_a_reason(store: Store) -> None:
     assert table.state_json()["table"]["coach"] is False
     with pytest.raises(InvalidAction, match="the coach knows kymppitonni, .* not sekvence"):
         table.advice()
+    # Generał on three columns: a game the solver does not solve, so no Hint either.
+    table.new_game({"game": "general", "players": ["Ann", "Bob"], "options": {"columns": 3}})
+    assert table.state_json()["table"]["coach"] is False
+    with pytest.raises(InvalidAction, match="the coach solves a one-column sheet, not columns=3"):
+        table.advice()
     table.new_game(
         {"game": "jednicky-a-petky", "players": ["Ann", "Bob"], "options": {"target": 300}}
     )
