@@ -88,13 +88,17 @@ def check_flags(game: Game[Any, Any], args: argparse.Namespace) -> None:
         raise InvalidAction(f"{', '.join(given)}: for {whose}, not {game.game_id}; leave it out")
 
 
-def _check_score(game: JeopardyGame[Any, Any], score: int) -> None:
+def _check_score(game: JeopardyGame[Any, Any], score: int, *, on_barrel: bool) -> None:
     """A score the player to move cannot have: negative (where scores never are), or at the
-    target (the game would be over, or the player's last turn played)."""
+    target where reaching it ends the game at once. (Kymppitonni's equalizing round may seat a
+    player over the target, a break's bonus; 1000's barrel without the clamp holds 1000 and
+    more.)"""
     options = game.options
     floor = getattr(options, "score_floor", 0)
     if floor is not None and score < floor:
         raise InvalidAction(f"--score is at least {floor} in {game.game_id}, not {score}")
+    if getattr(options, "equalizing_round", False) or on_barrel:
+        return
     target = getattr(options, "target", None) or (1000 if game.game_id == "thousand" else None)
     if target is not None and score >= target:
         raise InvalidAction(
@@ -109,7 +113,7 @@ def jeopardy_state(game: JeopardyGame[Any, Any], args: argparse.Namespace) -> tu
     score: int = args.score or 0
     if total < 0:
         raise InvalidAction(f"--turn-total cannot be negative, not {total}")
-    _check_score(game, score)
+    _check_score(game, score, on_barrel=bool(args.on_barrel))
     players = [YOU, "other"]
     state = game.initial_state(players)
     state = replace(state, scores=(score, 0))
@@ -117,12 +121,19 @@ def jeopardy_state(game: JeopardyGame[Any, Any], args: argparse.Namespace) -> tu
     if game.game_id == "thousand":
         o = game.options
         barrel = o.barrel_at
-        if args.on_barrel and not barrel <= score < 1000:
+        # With the clamp, climbing sets the score to barrel_at, so the barrel holds 880-999;
+        # without it the pass that climbed stays whole (RULES §4.4), 1000 and more included.
+        highest = 999 if o.barrel_clamp else None
+        if args.on_barrel and not (barrel <= score and (highest is None or score <= highest)):
+            held = f"{barrel} to {highest}" if highest is not None else f"{barrel} or more"
             raise InvalidAction(
-                f"on the barrel the score is {barrel} to 999 (barrel_at {barrel}), not"
+                f"on the barrel the score is {held} (barrel_at {barrel}), not"
                 f" {score}; give --score, or leave out --on-barrel"
             )
-        if not args.on_barrel and o.barrel_required and score >= barrel:
+        # Off the barrel at barrel_at or more: only after a fall that took nothing, or from a
+        # climb kept whole (no clamp).
+        fall_lowers = o.barrel_clamp and o.barrel_fall_penalty > 0
+        if not args.on_barrel and o.barrel_required and fall_lowers and score >= barrel:
             raise InvalidAction(
                 f"a score of {barrel} or more (barrel_at) is on the barrel; add --on-barrel, or"
                 f" give the score before the turn"
@@ -136,7 +147,8 @@ def jeopardy_state(game: JeopardyGame[Any, Any], args: argparse.Namespace) -> tu
                 else f"are 0 to {most}: bolt {o.bolts_limit} costs {o.bolt_penalty} and clears them"
             )
             raise InvalidAction(f"--bolts {bolts}: a player's bolts {counted}")
-        opened = args.opened if args.opened is not None else (score > 0 or args.on_barrel)
+        # A score below 0 comes from bolts, which only an opened player gets.
+        opened = args.opened if args.opened is not None else (score != 0 or args.on_barrel)
         extra = replace(
             extra,
             opened=(opened, False),

@@ -168,6 +168,35 @@ def test_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str
     assert captured.err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        # 1000 without the clamp: a climb stays whole, so the barrel holds 1000 (RULES §4.4), and
+        # a fall leaves 900 off the barrel.
+        ["thousand", "--on-barrel", "--score", "1000", "--dice-left", "4", "--turn-total", "10"]
+        + ["--option", "barrel_clamp=off"],
+        ["thousand", "--score", "900", "--dice-left", "4", "--turn-total", "10"]
+        + ["--option", "barrel_clamp=off"],
+        # A fall that takes nothing leaves 880 off the barrel.
+        ["thousand", "--score", "880", "--dice-left", "4", "--turn-total", "10"]
+        + ["--option", "barrel_fall_penalty=0"],
+        # Kymppitonni's equalizing round: a break's bonus may seat a player past 10 000 (K18).
+        ["kymppitonni", "--score", "10500", "--dice", "1", "2", "3", "4", "6", "6"],
+        # Below 0 in 1000 without the floor: bolts, which only an opened player gets.
+        ["thousand", "--score", "-50", "--turn-total", "50", "--dice-left", "3"]
+        + ["--option", "score_floor=off"],
+    ],
+    ids=["barrel-1000", "fallen-900", "fallen-free", "equalizing", "negative"],
+)
+def test_states_real_games_reach_are_advised(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert advise(*args) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.startswith("you: ")
+    assert "to open the game" not in out
+
+
 def _write(tmp_path: Path, lines: list[str]) -> str:
     path = tmp_path / "game.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
