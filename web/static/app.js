@@ -644,7 +644,12 @@ function hintPanel(state) {
   }
   box.append(h("p", { class: "muted" }, t(game === "general" ? "hint.about_general" : "hint.about_turn")));
   if (best.actions.length) {
-    box.append(button(t("hint.do"), () => act(best.actions[0]), "", "hint-do"));
+    // "Keep 1 5, then bank": both, as advised; a throw after a keep is the player's own.
+    const doIt = async () => {
+      const state = await act(best.actions[0]);
+      if (state && best.then === "bank") await act({ bank: true });
+    };
+    box.append(button(t("hint.do"), doIt, "", "hint-do"));
   }
   return box;
 }
@@ -743,6 +748,10 @@ async function showNewGame() {
 
   function drawPlayers() {
     const g = entry();
+    // A game for two or more (Generał, Kymppitonni, 1000, the triangles) gets its seats.
+    while (setupPlayers.length < (g.min_players || 1)) {
+      setupPlayers.push(t("new.player_n", { n: setupPlayers.length + 1 }));
+    }
     playersBox.replaceChildren(...setupPlayers.map((name, i) => h("li", {},
       h("input", { value: name, "aria-label": t("new.player_n", { n: i + 1 }), maxlength: 24, required: true,
         class: "player-name", oninput: (e) => { setupPlayers[i] = e.target.value; } }),

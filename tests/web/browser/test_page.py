@@ -673,6 +673,43 @@ def test_the_coach_gives_a_hint_where_the_player_has_a_choice(
     expect(hint).to_have_count(0)
 
 
+def test_do_it_takes_a_keep_then_the_bank_that_wins(
+    served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """6 kostek to 1600: a straight kept whole must be confirmed by a throw of all six; that
+    throw is a straight again, and keeping 1 5 then banking wins (no bank with the dice still
+    showing). Do it does both."""
+    monkeypatch.setattr(served.table, "coach", True)
+    served.new_game("sest-kostek", ["Ann", "Bob"], {"target": 1600})
+    straight = {"roll": [1, 2, 3, 4, 5, 6]}
+    for action in (straight, {"keep": [1, 2, 3, 4, 5, 6]}, straight):
+        served.post("/api/actions", action)
+    phone.get_by_role("button", name="Hint").click()
+    coach = phone.locator("#coach")
+    expect(coach.locator(".best")).to_have_text(
+        "Best: Keep 1 5, then bank: it wins the game", timeout=30_000
+    )
+    coach.get_by_role("button", name="Do it").click()
+    expect(phone.locator("#status")).to_contain_text("Ann")
+    state = served.table.state_json()
+    assert (state["finished"], state["winners"]) == (True, ["Ann"])
+
+
+def test_the_new_game_form_seats_as_many_as_the_game_needs(served: Served, phone: Any) -> None:
+    """From a one-player game, the form for Generał (2+ players, RULES §2.1) has two seats."""
+    served.new_game("sekvence", ["Ann"])
+    phone.click("#tab-new")
+    phone.select_option("#new-game", "sekvence")
+    expect(phone.locator(".player-name")).to_have_count(1)
+    phone.select_option("#new-game", "general")
+    names = phone.locator(".player-name")
+    expect(names).to_have_count(2)
+    expect(names.nth(0)).to_have_value("Ann")
+    phone.click("#start-game")
+    expect(phone.locator(".players li")).to_have_count(2)
+    assert served.table.state_json()["game"] == "general"
+
+
 def test_statistics(served: Served, phone: Any) -> None:
     """The scores chart has one line per player; the dice get counts and a verdict."""
     served.new_game("sekvence", ["Eva", "Jan"])
