@@ -195,13 +195,14 @@ class TurnEvent:
     """What a throw, a set-aside, a bust or a bank did, as data: a phone words it in its own
     language, and :meth:`sentence` is the engine's English ``last_event`` for it."""
 
-    kind: str  # "roll", "keep", "bust" or "bank"
+    kind: str  # "roll", "keep", "bust", "bank" or "pass" (1000's bank: the score before, after)
     player: str
     dice: Dice = ()
     points: int = 0  # keep: what the set-aside scored; bust: the turn total lost; bank: banked
-    total: int = 0  # keep: the turn total after it
+    total: int = 0  # keep: the turn total after it; pass: the score after it
     left: int = 0  # keep: the dice left to throw; 0 when every die scored
     again: int = 0  # keep: the dice thrown again when every die scored
+    before: int = 0  # pass: the score before it
 
     def sentence(self) -> str:
         """The English sentence of ``last_event``."""
@@ -219,12 +220,14 @@ class TurnEvent:
             )
             aside = f"{self.player} set aside {faces} for {self.points}"
             return f"{aside}: turn total {self.total}, {rest}"
+        if self.kind == "pass":
+            return f"{self.player} passed {self.points}: {self.before} -> {self.total}"
         return f"{self.player} banked {self.points}"
 
     def to_json(self) -> dict[str, JSON]:
         """The state's ``event`` object: the kind, the player and the numbers of that kind."""
         out: dict[str, JSON] = {"kind": self.kind, "player": self.player}
-        if self.kind != "bank":
+        if self.kind not in ("bank", "pass"):
             out["dice"] = list(self.dice)
         if self.kind == "keep":
             out.update(points=self.points, total=self.total, left=self.left, again=self.again)
@@ -232,6 +235,8 @@ class TurnEvent:
             out["lost"] = self.points
         elif self.kind == "bank":
             out["points"] = self.points
+        elif self.kind == "pass":
+            out.update(points=self.points, before=self.before, after=self.total)
         return out
 
 
@@ -509,6 +514,8 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
         name = state.players[state.turn.player]
         banked = self.on_bank(state, total)
         bank = TurnEvent("bank", name, points=total)
+        if banked.event is not None and banked.event is not state.event:
+            bank = banked.event  # the game's own (1000's pass)
         if not banked.last_event or banked.last_event == state.last_event:
             banked = replace(banked, last_event=bank.sentence())
         return self._end_turn(replace(banked, event=bank))

@@ -14,7 +14,7 @@ from typing import Literal
 from scoring.core import JSON, Action, Bank, option
 from scoring.dice import Dice
 from scoring.errors import InvalidOption
-from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState
+from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, TurnEvent
 
 TARGET = 1000
 """The score the game is named after: reached from the barrel, it wins."""
@@ -313,7 +313,12 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
                     )
         if o.bolts_consecutive:
             extra = replace(extra, bolts=_set(extra.bolts, p, 0))
-        return replace(state, scores=tuple(scores), extra=extra, last_event="; ".join(notes))
+        # A plain pass (no barrel, dump truck or overtaking) is data a phone words itself.
+        passed = TurnEvent("pass", name, points=total, total=scores[p], before=old)
+        told = passed if notes == [passed.sentence()] else state.event
+        return replace(
+            state, scores=tuple(scores), extra=extra, last_event="; ".join(notes), event=told
+        )
 
     def on_bust(self, state: ThousandState, roll: Dice) -> ThousandState:
         return self._burn(state)

@@ -1003,3 +1003,25 @@ def test_random_games_keep_the_invariants(data: st.DataObject) -> None:
         (w,) = state.winners
         assert state.scores[w] >= 1000
         assert not exact or state.scores[w] == 1000
+
+
+def test_a_plain_pass_is_an_event_a_phone_words_and_a_dump_is_not() -> None:
+    """A pass is data (score before and after) when the engine's sentence is all there is to it;
+    with the dump truck's note it stays English text alone."""
+    game = Thousand()
+    state = game.apply(
+        game.apply(game.initial_state(["Ann", "Bob"]), Roll([5, 5, 5, 2, 3])), Bank()
+    )
+    described = game.describe(state)
+    assert described["last_event"] == "Ann passed 50: 0 -> 50"
+    assert described["event"] == {
+        "kind": "pass",
+        "player": "Ann",
+        "points": 50,
+        "before": 0,
+        "after": 50,
+    }
+    dumped = replace(state, scores=(505, 0), turn=replace(state.turn, player=0))
+    dumped = game.apply(game.apply(dumped, Roll([5, 5, 5, 2, 3])), Bank())
+    assert "dump truck" in dumped.last_event
+    assert "event" not in game.describe(dumped)

@@ -60,6 +60,8 @@ export function describeEvent(event) {
     case "bust": return event.lost ? tr("ev.bust_lost", { player, dice: faces, lost: event.lost })
       : tr("ev.bust", { player, dice: faces });
     case "bank": return tr("ev.bank", { player, points: event.points });
+    case "pass": return tr("ev.pass", { player, points: event.points, before: event.before,
+      after: event.after });
     default: return null;
   }
 }

@@ -644,6 +644,18 @@ def test_the_turn_box_says_what_happened_in_the_pages_language(
         close(page)
 
 
+def test_a_pass_in_1000_is_told_in_the_pages_language(served: Served, rig: Rig) -> None:
+    """1000's bank (a pass) says the score before and after, in Czech too."""
+    served.new_game("thousand", ["Ann", "Bob"])
+    page = open_page(rig, lang="cs-CZ")
+    try:
+        served.post("/api/actions", {"roll": [5, 5, 5, 2, 3]})
+        served.post("/api/actions", {"bank": True})
+        expect(page.locator("#turn-box .event")).to_have_text("Ann zapsal 50: 0 → 50")
+    finally:
+        close(page)
+
+
 def test_the_coach_gives_a_hint_where_the_player_has_a_choice(
     served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
