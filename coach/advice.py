@@ -105,6 +105,8 @@ def _behind(best: Choice, other: Choice) -> str:
     """What ``other`` gives up against ``best``."""
     if best.wins and not other.wins:
         return "does not win now"
+    if other.wins:
+        return "wins too"
     return f"-{best.value - other.value:.1f}"
 
 

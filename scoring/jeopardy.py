@@ -583,7 +583,11 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
                 "groups": [],
                 "ends_turn": ender,
             }
-        return self.table().best(roll).to_json()
+        reading = self.table().best(roll)
+        out = reading.to_json()
+        if not reading.points:
+            out["ends_turn"] = "no combination: the turn ends, and its total is lost"
+        return out
 
 
 def doubling_kinds(max_n: int = 6) -> dict[tuple[int, int], int]:

@@ -105,6 +105,10 @@ def test_score_explain_says_why_a_turn_ends(capsys: pytest.CaptureFixture[str]) 
     }
     assert main(["score", "kymppitonni", "222215", "--explain"]) == 0
     assert json.loads(capsys.readouterr().out)["ends_turn"].startswith("four 2s")
+    assert main(["score", "thousand", "2", "3", "4", "6", "6", "--explain"]) == 0
+    assert json.loads(capsys.readouterr().out)["ends_turn"].startswith("no combination")
+    assert main(["score", "thousand", "2", "3", "4", "6", "6"]) == 0
+    assert "ends_turn" not in json.loads(capsys.readouterr().out)
 
 
 def test_score_stdin_one_line_per_roll() -> None:

@@ -640,7 +640,8 @@ function hintPanel(state) {
   if (others.length) {
     box.append(h("ul", { class: "others" }, ...others.map((c) => h("li", {}, t("hint.other", {
       action: choiceWords(c, game), value: points(c.value),
-      behind: best.wins && !c.wins ? t("hint.no_win") : `−${points(best.value - c.value)}` })))));
+      behind: c.wins ? t("hint.wins_too") : best.wins ? t("hint.no_win")
+        : `−${points(best.value - c.value)}` })))));
   }
   box.append(h("p", { class: "muted" }, t(game === "general" ? "hint.about_general" : "hint.about_turn")));
   if (best.actions.length) {
