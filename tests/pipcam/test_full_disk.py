@@ -140,15 +140,22 @@ class SixDice:
         return FakeReading(tuple(FakeDie(v) for v in (1, 1, 5, 2, 3, 4)), status=status)
 
 
+def _camera_loop(table: Table, now: list[float]) -> tuple[CameraLoop, ScriptedSettle]:
+    """A camera loop over six dice that settle at once, on the clock ``now[0]``."""
+    loop = CameraLoop(
+        lambda: None, table, SixDice(), settle_seconds=0.5, retry=2.0, clock=lambda: now[0]
+    )
+    settle = ScriptedSettle()
+    loop.settle = settle  # type: ignore[assignment]
+    return loop, settle
+
+
 def test_the_camera_loop_goes_on_and_stores_the_roll_once_space_is_freed(
     store: Store, disk: Disk
 ) -> None:
     table = kymppi(store)
     now = [0.0]
-    loop = CameraLoop(
-        lambda: None, table, SixDice(), settle_seconds=0.5, retry=2.0, clock=lambda: now[0]
-    )
-    loop.settle = ScriptedSettle()  # type: ignore[assignment]
+    loop, _ = _camera_loop(table, now)
     disk.full = True
     loop.step(None)  # the roll settles: the store cannot keep it
     state = table.state_json()
@@ -171,11 +178,7 @@ def test_a_roll_the_store_could_not_keep_is_dropped_when_the_dice_move(
 ) -> None:
     table = kymppi(store)
     now = [0.0]
-    loop = CameraLoop(
-        lambda: None, table, SixDice(), settle_seconds=0.5, retry=2.0, clock=lambda: now[0]
-    )
-    settle = ScriptedSettle()
-    loop.settle = settle  # type: ignore[assignment]
+    loop, settle = _camera_loop(table, now)
     disk.full = True
     loop.step(None)
     disk.full = False
