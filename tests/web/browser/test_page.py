@@ -702,7 +702,7 @@ def test_do_it_takes_a_keep_then_the_bank_that_wins(
         "Best: Keep 1 5, then bank: it wins the game", timeout=30_000
     )
     coach.get_by_role("button", name="Do it").click()
-    expect(phone.locator("#status")).to_contain_text("Ann")
+    expect(phone.locator("#status")).to_contain_text("Won by: Ann")
     state = served.table.state_json()
     assert (state["finished"], state["winners"]) == (True, ["Ann"])
 
