@@ -79,6 +79,17 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
+class _Banked:
+    """A bank as the engine applies it: the points banked, the change of the player's score,
+    whether it wins the game, and the engine's words for it."""
+
+    amount: int
+    gain: float
+    wins: bool
+    event: str
+
+
+@dataclass(frozen=True, slots=True)
 class RollRow:
     """One result of a throw with its probability; no moves means the throw ends the turn."""
 
@@ -454,27 +465,28 @@ class JeopardyCoach:
     def _roll_value(self, sol: _Solution, total: int, left: int) -> float:
         return sol.roll_mid[self._index(total)][self._m(left)]
 
-    def _bank_value(self, state: AnyState) -> float | None:
+    def _banked(self, state: AnyState) -> _Banked | None:
+        """A bank now, applied by the engine once: what it writes and whether it wins; None
+        when banking is not allowed."""
         if self.game.bank_problem(state) is not None:
             return None
-        return _gain(state, self.game.apply(state, Bank()))
-
-    def _bank_wins(self, state: AnyState) -> bool:
-        """Whether banking now ends the game with the player to move a winner (then no expected
-        points of a further throw are worth the risk of a bust)."""
-        if self.game.bank_problem(state) is not None:
-            return False
-        winners = self.game.sure_winners(self.game.apply(state, Bank()))
-        return winners is not None and state.turn.player in winners
+        turn = state.turn
+        amount = turn.total + (self.game.table().best(turn.dice).points if turn.dice else 0)
+        after = self.game.apply(state, Bank())
+        winners = self.game.sure_winners(after)
+        # A bank that ends the game with the player to move a winner: no expected points of a
+        # further throw are worth the risk of a bust.
+        wins = winners is not None and turn.player in winners
+        return _Banked(amount, _gain(state, after), wins, after.last_event)
 
     def _then(self, sol: _Solution, state: AnyState) -> str:
         """After a set-aside, whether to bank or throw again."""
         turn = state.turn
-        if self._bank_wins(state):
-            return "bank"
-        banked = self._bank_value(state)
+        banked = self._banked(state)
+        if banked is None:
+            return "roll"
         rolled = self._roll_value(sol, turn.total, turn.pool)
-        return "bank" if banked is not None and banked >= rolled else "roll"
+        return "bank" if banked.wins or banked.gain >= rolled else "roll"
 
     def choices(self, state: AnyState) -> tuple[Choice, ...]:
         """Every decision open to the player to move, with its value under optimal play after it.
@@ -504,13 +516,11 @@ class JeopardyCoach:
         game = self.game
         turn = state.turn
         out: list[tuple[Choice, Bounds]] = []
-        banked = self._bank_value(state)
+        banked = self._banked(state)
         if banked is not None:
-            amount = turn.total + (game.table().best(turn.dice).points if turn.dice else 0)
-            bank = Choice(
-                f"{game.bank_word} {amount}", (Bank(),), banked, wins=self._bank_wins(state)
-            )
-            out.append((bank, (banked, banked)))
+            label = f"{game.bank_word} {banked.amount}"
+            bank = Choice(label, (Bank(),), banked.gain, wins=banked.wins)
+            out.append((bank, (banked.gain, banked.gain)))
         if turn.dice:
             for action in game.legal_actions(state):
                 if not isinstance(action, Keep):
@@ -518,13 +528,13 @@ class JeopardyCoach:
                 after = game.apply(state, action)
                 t = after.turn
                 kept = " ".join(map(str, action.dice))
-                if self._bank_wins(after):
+                then_bank = self._banked(after)
+                if then_bank is not None and then_bank.wins:
                     # Keep, then bank and win: worth what the bank writes, however much a
                     # further throw would add on average.
-                    value = _gain(after, game.apply(after, Bank()))
                     label = f"keep {kept} ({t.total - turn.total}), then bank"
                     choice = Choice(label, (action,), 0.0, "bank", wins=True)
-                    out.append((choice, (value, value)))
+                    out.append((choice, (then_bank.gain, then_bank.gain)))
                     continue
                 bounds = self._state_bounds(sol, t.total, t.pool, confirm=bool(t.must_roll))
                 then = self._then(sol, after)
@@ -592,15 +602,10 @@ class JeopardyCoach:
     def _bank_note(self, state: AnyState) -> str:
         """Why a bank is worth other than the points banked (1000's dump truck, the barrel's
         clamp), in the engine's words; "" when it is worth what it banks."""
-        if self.game.bank_problem(state) is not None:
+        banked = self._banked(state)
+        if banked is None or banked.gain == banked.amount:
             return ""
-        turn = state.turn
-        amount = turn.total + (self.game.table().best(turn.dice).points if turn.dice else 0)
-        after = self.game.apply(state, Bank())
-        gain = _gain(state, after)
-        if gain == amount:
-            return ""
-        return f"{self.game.bank_word} {amount} is worth {gain:+.0f}: {after.last_event}"
+        return f"{self.game.bank_word} {banked.amount} is worth {banked.gain:+.0f}: {banked.event}"
 
     def policy(self) -> Callable[[AnyState], Action]:
         """The advised action as a fast function of the state (for simulations and the table)."""
@@ -620,7 +625,10 @@ class JeopardyCoach:
                 return Keep(best.kept)
             if turn.rolls and game.bank_problem(state) is None:
                 bank = _gain(state, game.on_bank(state, turn.total))
-                if bank >= self._roll_value(sol, turn.total, turn.pool) or self._bank_wins(state):
+                if bank >= self._roll_value(sol, turn.total, turn.pool):
+                    return Bank()
+                banked = self._banked(state)
+                if banked is not None and banked.wins:
                     return Bank()
             return Roll(())  # a throw: the caller supplies the dice
 

@@ -57,35 +57,33 @@ def _history(path: str) -> History[Any]:
 # Typed states
 
 
-_GENERAL_FLAGS = {"rolls_left": "--rolls-left", "sheet": "--sheet"}
-_JEOPARDY_FLAGS = {
-    "turn_total": "--turn-total",
-    "dice_left": "--dice-left",
-    "score": "--score",
-    "must_confirm": "--must-confirm",
-    "opened": "--opened",
-    "on_barrel": "--on-barrel",
-    "bolts": "--bolts",
+_JEOPARDY = "the 10 000 games and thousand"
+_FLAGS = {  # argparse key: (the flag, the games whose state it describes)
+    "rolls_left": ("--rolls-left", "general"),
+    "sheet": ("--sheet", "general"),
+    "turn_total": ("--turn-total", _JEOPARDY),
+    "dice_left": ("--dice-left", _JEOPARDY),
+    "score": ("--score", _JEOPARDY),
+    "must_confirm": ("--must-confirm", _JEOPARDY),
+    "opened": ("--opened", "thousand"),
+    "on_barrel": ("--on-barrel", "thousand"),
+    "bolts": ("--bolts", "thousand"),
 }
-_THOUSAND_FLAGS = ("opened", "on_barrel", "bolts")
 
 
 def check_flags(game: Game[Any, Any], args: argparse.Namespace) -> None:
     """Refuse flags that describe another game's state: left unread, they would make the advice
     look like an answer to a question it did not answer."""
-    if isinstance(game, JeopardyGame):
-        foreign = dict(_GENERAL_FLAGS)
-        if game.game_id != "thousand":
-            foreign.update({k: _JEOPARDY_FLAGS[k] for k in _THOUSAND_FLAGS})
-        belongs = "general"
-    else:
-        foreign, belongs = _JEOPARDY_FLAGS, "the 10 000 games and thousand"
-    given = [flag for key, flag in foreign.items() if getattr(args, key, None) not in (None, False)]
+    mine = {"general"} if game.game_id == "general" else {_JEOPARDY, game.game_id}
+    given = [
+        (flag, games)
+        for key, (flag, games) in _FLAGS.items()
+        if getattr(args, key, None) not in (None, False) and games not in mine
+    ]
     if given:
-        whose = (
-            "thousand" if set(given) <= {_JEOPARDY_FLAGS[k] for k in _THOUSAND_FLAGS} else belongs
-        )
-        raise InvalidAction(f"{', '.join(given)}: for {whose}, not {game.game_id}; leave it out")
+        flags = ", ".join(flag for flag, _ in given)
+        whose = " and ".join(sorted({games for _, games in given}))
+        raise InvalidAction(f"{flags}: for {whose}, not {game.game_id}; leave it out")
 
 
 def _check_score(game: JeopardyGame[Any, Any], score: int, *, on_barrel: bool) -> None:
