@@ -31,6 +31,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("pipcam.run")
 
 RECORDED = "recorded"
+# Exit statuses of `pipcam run`. A start refused for the configuration (the config file, the
+# camera spec, the pin factory, the game, the face model) exits EX_CONFIG, the sysexits(3)
+# code systemd shows as "CONFIG": the unit does not restart it (RestartPreventExitStatus=78),
+# since retrying every few seconds cannot mend an edit. A port in use, a table lock held or a
+# store that cannot be opened (a full disk) exit 2 and are retried: they clear by themselves.
+EXIT_RETRY = 2
+EXIT_CONFIG = 78
 
 
 class FrameSourceLike(Protocol):
@@ -586,7 +593,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"pipcam: tray calibration {calibration_file} (pipcam calibrate)")
     except (ConfigError, ValueError) as exc:  # CalibrationError is a ValueError
         print(f"pipcam run: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     port = args.port or config.port
     pin = os.environ.get("PIPCAM_PIN") or config.pin or f"{secrets.randbelow(10000):04d}"
 
@@ -599,7 +606,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             store = stack.enter_context(Store(data / "pipcam.db"))
         except (StoreError, ScoreboardError, TableLocked) as exc:
             print(f"pipcam run: {exc}", file=sys.stderr)
-            return 2
+            return EXIT_RETRY
         table = Table(store, coach=args.coach or config.coach)
 
         def press(button: str) -> None:
@@ -609,14 +616,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             open_source, header, calibration = _open_camera(spec, press, calibration)
         except ValueError as exc:  # BadCameraSpec: refused now, not retried every few seconds
             print(f"pipcam run: {exc}", file=sys.stderr)
-            return 2
+            return EXIT_CONFIG
         try:
             panel = stack.enter_context(
                 Panel(pins, pin_factory=make_pin_factory(), on_button=press)
             )
         except DeviceError as exc:  # PinFactoryError: a backend that cannot load here
             print(f"pipcam run: {exc}", file=sys.stderr)
-            return 2
+            return EXIT_CONFIG
         wanted = header or config.header()
         try:
             # Checked also when an unfinished game resumes: a typo found only once that game
@@ -627,7 +634,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 table.new_game(wanted)
         except (ScoringError, ValueError) as exc:
             print(f"pipcam run: the configured game cannot start: {exc}", file=sys.stderr)
-            return 2
+            return EXIT_CONFIG
 
         last_line = [""]
         last_count = [-1]
@@ -660,7 +667,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 reader = make_reader(config, calibration, data, on_model=table.model_in_use)
             except ModelLoadError as exc:
                 print(f"pipcam run: {_model_trouble(config, data, exc)}", file=sys.stderr)
-                return 2
+                return EXIT_CONFIG
             keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
             if args.keep_photos or config.keep_photos:
                 from pipcam.photos import PhotoKeeper

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from pipcam.run import (
+    EXIT_CONFIG,
     CameraLoop,
     JournalFormatter,
     ScoreboardError,
@@ -363,7 +364,7 @@ def test_bad_config_is_refused_clearly(
     config.write_text(config_text.format(tmp=tmp_path))
     extra = ["--camera", camera] if camera else []
     result = _refused_start("--config", str(config), "--data", str(tmp_path / "data"), *extra)
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == EXIT_CONFIG, result.stderr
     assert result.stderr.startswith("pipcam run: "), result.stderr
     assert "pipcam run: pipcam" not in result.stderr  # one prefix, the command's
     assert message.format(config=config, tmp=tmp_path) in result.stderr
@@ -394,7 +395,7 @@ def test_a_config_typo_is_refused_while_an_unfinished_game_resumes(
     result = _refused_start(
         "--camera", "none", "--port", str(free_port()), "--data", str(data), "--config", str(config)
     )
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == EXIT_CONFIG, result.stderr
     assert result.stderr.startswith("pipcam run: the configured game cannot start: ")
     assert message in result.stderr
     assert len(result.stderr.splitlines()) == 1
@@ -444,7 +445,7 @@ def test_pipcam_run_logs_info_with_the_journals_priorities(tmp_path: Path) -> No
         )
         err.seek(0)
         lines = err.read().splitlines()
-    assert result.returncode == 2
+    assert result.returncode == EXIT_CONFIG
     # The automatic choice of pin factory is said at info (no GPIO chip) or warning.
     assert lines[0].startswith(("<6>device.factory: ", "<4>device.factory: ")), lines
 
@@ -456,7 +457,7 @@ def test_a_pin_factory_that_cannot_load_stops_the_start_in_one_line(
     result = _refused_start(
         "--camera", "none", "--port", str(free_port()), "--data", str(tmp_path / "data")
     )
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == EXIT_CONFIG, result.stderr
     assert result.stderr == (
         "pipcam run: unknown pin factory 'bogus' (from GPIOZERO_PIN_FACTORY); allowed: lgpio,"
         " mock, native, pigpio, rpigpio, or unset to choose automatically\n"
@@ -488,7 +489,7 @@ def test_a_named_face_model_that_does_not_load_stops_the_start(
         stdin=subprocess.DEVNULL,
         env=env,
     )
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == EXIT_CONFIG, result.stderr
     setting = f"table.model in {config}" if named_by == "config" else "$PIPCAM_MODEL"
     trouble = "not found" if model == "missing.onnx" else "cannot be loaded (damaged or not ONNX)"
     assert result.stderr == (

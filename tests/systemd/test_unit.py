@@ -114,6 +114,16 @@ def test_restart_delay_is_set(unit: Unit) -> None:
     assert float(value(unit, "Service", "RestartSec")) > 0
 
 
+def test_only_a_configuration_error_stops_the_restarts(unit: Unit) -> None:
+    """pipcam run's configuration refusals are not retried; a port in use, a held lock or a
+    full disk (which clear by themselves) are."""
+    from pipcam.run import EXIT_CONFIG, EXIT_RETRY
+
+    prevented = value(unit, "Service", "RestartPreventExitStatus").split()
+    assert prevented == [str(EXIT_CONFIG)]
+    assert str(EXIT_RETRY) not in prevented
+
+
 def test_watchdog_outlasts_a_feeding_period_with_margin(unit: Unit) -> None:
     # pipcam feeds at half of WatchdogSec (pipcam.notify.watchdog_interval_seconds).
     assert int(value(unit, "Service", "WatchdogSec")) >= 10
