@@ -142,10 +142,16 @@ function diceRead(state) {
   if (state.game === "triangles") return null; // stones, not dice
   if (state.table && state.table.camera === "none") return null; // no camera: the dice are typed
   const box = h("div", { class: "panel", id: "read-box" }, h("h3", {}, t("dice.read")));
+  // A live camera says what it sees now, so a player knows it is watching: no dice in view,
+  // or dice still moving (read once they lie still).
+  const live = state.table && state.table.camera === "ok" ? state.table.reading : null;
   if (!read.length) {
-    box.append(h("p", { class: "muted" }, t("dice.none_read")));
+    const words = live === "empty" ? "dice.none_in_view"
+      : live === "moving" ? "dice.moving" : "dice.none_read";
+    box.append(h("p", { class: "muted", id: "read-status" }, t(words)));
     return withPhotosNote(state, box);
   }
+  if (live === "moving") box.append(h("p", { class: "muted", id: "read-status" }, t("dice.moving")));
   box.append(h("div", { class: "dice", id: "dice-read" }, ...read.map((d, i) => {
     const gone = d.status === "no_die"; // a phone said nothing is there; tap again to undo that
     const value = gone ? "–" : d.value === null || d.value === undefined ? "?" : d.value;

@@ -327,6 +327,29 @@ def test_a_table_without_a_camera_offers_typing_alone(served: Served, phone: Any
     expect(phone.locator(".problem")).to_have_count(0)
 
 
+def test_phones_say_what_the_camera_sees_now(served: Served, phone: Any) -> None:
+    """A live camera's box says whether it sees no dice or dice still moving, so players know
+    it is watching; settled dice are shown without either line."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.table.on_reading(FakeReading((), status="empty"), settled_now=False)
+    expect(phone.locator("#read-status")).to_have_text("No dice in view.")
+    moving = FakeReading(reading([1, 1, 5, 2, 3, 4]).dice, status="moving")
+    served.table.on_reading(moving, settled_now=False)
+    expect(phone.locator("#dice-read .die")).to_have_count(6)
+    expect(phone.locator("#read-status")).to_have_text(
+        "The dice are moving: they are read once they lie still."
+    )
+    served.table.on_reading(reading([1, 1, 5, 2, 3, 4]), settled_now=True)
+    expect(phone.locator("#read-status")).to_have_count(0)
+    expect(phone.locator("#dice-read .die")).to_have_count(6)
+    try:  # a lost camera sees nothing: its problem is said, not "no dice in view"
+        served.table.camera_status("missing")
+        served.table.on_reading(FakeReading((), status="empty"), settled_now=False)
+        expect(phone.locator("#read-status")).to_have_text("No dice read yet.")
+    finally:
+        served.table.camera_status("ok")
+
+
 def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> None:
     """A table that keeps photos of the tray says so on every phone, with the count."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
