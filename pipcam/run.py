@@ -635,6 +635,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         except (ScoringError, ValueError) as exc:
             print(f"pipcam run: the configured game cannot start: {exc}", file=sys.stderr)
             return EXIT_CONFIG
+        except StoreError:
+            # The last game ended and its store cannot take a new one (a full disk): the table's
+            # problem, said on the phones and the LED (Table._storing), not a failed start that
+            # systemd repeats. It serves without a game; a phone starts one once space is freed.
+            log.warning("no game is being played: a phone starts one once the store can be written")
 
         last_line = [""]
         last_count = [-1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -53,7 +54,7 @@ def free_port() -> int:
 class Running:
     """A `pipcam run` child process with its notify socket and base URL."""
 
-    def __init__(self, tmp: Path, data: Path, *extra: str, table: str = "") -> None:
+    def __init__(self, tmp: Path, data: Path, *extra: str, table: str = "", **popen: Any) -> None:
         self.sock_path = tmp / f"notify-{time.monotonic_ns()}.sock"
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(self.sock_path))
@@ -76,6 +77,7 @@ class Running:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            **popen,
         )
         self.messages: list[str] = []
         self.base = f"http://127.0.0.1:{self.port}"
@@ -134,8 +136,8 @@ def run_table(tmp_path: Path) -> Iterator[Any]:
     """Start `pipcam run` processes that are always cleaned up."""
     started: list[Running] = []
 
-    def start(*extra: str, table: str = "") -> Running:
-        running = Running(tmp_path, tmp_path / "data", *extra, table=table)
+    def start(*extra: str, table: str = "", **popen: Any) -> Running:
+        running = Running(tmp_path, tmp_path / "data", *extra, table=table, **popen)
         started.append(running)
         return running
 
@@ -258,6 +260,45 @@ def test_kill_9_loses_no_acknowledged_action(run_table: Any) -> None:
     assert after["turn"] == before["turn"]
     assert after["turn"]["dice"] == [5, 6, 6]
     assert after["players"] == before["players"]
+
+
+def test_a_store_that_cannot_take_the_next_game_is_said_not_a_failed_start(
+    run_table: Any, tmp_path: Path
+) -> None:
+    """A table killed after its game ended starts again on a disk that is full now: it serves
+    without a game and says why (not a traceback that systemd repeats), and a phone starts a
+    game once the store can be written."""
+    data = tmp_path / "data"
+    ended_then_killed = (
+        "import os, signal, sys\n"
+        "from pipcam.store import Store\n"
+        f"store = Store({str(data / 'pipcam.db')!r})\n"
+        "store.finish_game(store.new_game({'game': 'kymppitonni', 'players': ['Ann', 'Bob']}))\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    subprocess.run([sys.executable, "-c", ended_then_killed], check=False, timeout=30)
+    # No file may grow past the largest one there: the store's log cannot take a new game.
+    largest = max(f.stat().st_size for f in data.iterdir())
+
+    def full_disk() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (largest, resource.RLIM_INFINITY))
+
+    table = run_table(preexec_fn=full_disk)
+    table.wait_for("READY=1")
+    client = httpx.Client(base_url=table.base, headers={"X-Table-Pin": PIN}, timeout=5)
+    state = client.get("/api/state").json()
+    assert state["game"] is None
+    problem = state["table"]["problem"]
+    assert f"the game store {data / 'pipcam.db'} cannot be read or written" in problem
+    header = {"game": "general", "players": ["Ann", "Bob"]}
+    refused = client.post("/api/games", json=header)
+    assert refused.status_code == 503
+    assert client.get("/api/state").json()["game"] is None
+    resource.prlimit(table.proc.pid, resource.RLIMIT_FSIZE, (-1, -1))  # space freed
+    started = client.post("/api/games", json=header)
+    assert started.status_code == 200, started.text
+    assert started.json()["game"] == "general"
+    assert started.json()["table"]["problem"] == ""
 
 
 def test_keep_photos_saves_settled_frames_and_phones_count_them(
