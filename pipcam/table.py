@@ -21,6 +21,7 @@ from coach.report import Coach, coach_for, coach_problem
 from pipcam.store import (
     NO_DIE,
     GameFinished,
+    GameSummary,
     NoSuchGame,
     Store,
     StoreError,
@@ -117,6 +118,7 @@ class Step:
 
 
 Listener = Callable[[dict[str, JSON]], None]
+EARLIER_GAMES = 20  # the earlier games phones list: an evening's, and the last one's before it
 NEW_GAME_WINDOW = 5.0  # seconds in which a second hold of confirm abandons an unfinished game
 
 
@@ -142,6 +144,7 @@ class Table:
         self.last_reading: SettledReading | None = None
         self._timeline: tuple[object, list[Step]] | None = None
         self._finished_counts: dict[int, dict[int, int]] = {}
+        self._earlier: dict[int, dict[str, JSON] | None] = {}  # a game before the current one
         # Counts the changes of the game in play (a new game, an action, an undo, a redo, a
         # correction that changed the actions): a phone's change names the version it saw, and a
         # change made on an out-of-date screen (a double tap, another phone first) is refused.
@@ -821,6 +824,61 @@ class Table:
                 for face, n in per_game.items():
                     counts[face] = counts.get(face, 0) + n
             return counts
+
+    def earlier_games(self, most: int = EARLIER_GAMES) -> list[dict[str, JSON]]:
+        """The games played here before the current one, newest first, as ``GET /api/games``
+        gives them: who played, their scores when it stopped, and the winners if it ended.
+
+        A game abandoned before its first action is left out, as is one these rules cannot
+        replay (stored by another version). So is the current game, even when it has ended.
+        """
+        with self.lock:
+            found: list[dict[str, JSON]] = []
+            for summary in reversed(self.store.games()):
+                if len(found) >= most:
+                    break
+                if summary.id == self.game_id or summary.events == 0:
+                    continue
+                if summary.id not in self._earlier:
+                    # Only the newest game can change (undo of its ending), and that one is the
+                    # current game: any other, once seen, stays as it is.
+                    self._earlier[summary.id] = self._earlier_json(summary)
+                entry = self._earlier[summary.id]
+                if entry is not None:
+                    found.append(entry)
+            return found
+
+    def _earlier_json(self, summary: GameSummary) -> dict[str, JSON] | None:
+        try:
+            history = replay_events(self.store.game(summary.id))
+        except StoreError as exc:
+            log.warning("game %d is left out of the earlier games: %s", summary.id, exc)
+            return None
+        game, state = history.game, history.state
+        names = game.players(state)
+        out = game.outcome(state)
+        return {
+            "id": summary.id,
+            "game": game.game_id,
+            "started": summary.started,
+            "finished": summary.finished,
+            "ended": out is not None,
+            "players": [
+                {"name": n, "score": s} for n, s in zip(names, game.totals(state), strict=True)
+            ],
+            "winners": [names[i] for i in out.winners] if out else [],
+            "actions": len(history),
+        }
+
+    def earlier_transcript(self, game_id: int) -> str:
+        """A stored game's transcript; ``NoSuchGame`` (a ``LookupError``) when there is none
+        with that id, or it cannot be replayed by these rules."""
+        try:
+            return self.store.transcript(game_id)
+        except NoSuchGame as exc:
+            raise NoSuchGame(f"there is no game {game_id} at this table") from exc
+        except StoreError as exc:
+            raise NoSuchGame(f"game {game_id} cannot be replayed here: {exc}") from exc
 
     def transcript(self) -> str:
         """The current game as a PROTOCOL.md transcript."""

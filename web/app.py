@@ -37,6 +37,7 @@ from web.schemas import (
     ACTION_SCHEMA,
     AdvicePublic,
     CorrectionIn,
+    EarlierGamePublic,
     ErrorPublic,
     GamePublic,
     HeaderIn,
@@ -122,6 +123,8 @@ class TableAPI(Protocol):
     def new_game(self, header_json: Any, *, source: str = ...) -> dict[str, Any]: ...
     def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]: ...
     def history_json(self) -> dict[str, Any]: ...
+    def earlier_games(self) -> list[dict[str, Any]]: ...
+    def earlier_transcript(self, game_id: int) -> str: ...
     def score_series(self) -> dict[str, Any]: ...
     def face_counts(self) -> dict[int, int]: ...
     def correct(self, die: int, value: int, *, source: str = ...) -> dict[str, Any]: ...
@@ -447,6 +450,30 @@ def create_app(
             text,
             media_type="application/x-ndjson",
             headers={"Content-Disposition": 'attachment; filename="pipcam-game.jsonl"'},
+        )
+
+    @app.get("/api/games", tags=["game"], response_model=list[EarlierGamePublic])
+    def earlier_games() -> list[dict[str, Any]]:
+        """The games played here before the current one, newest first (the last 20): a game
+        that ended before a restart, or last week's, with its scores and winners."""
+        return table.earlier_games()
+
+    @app.get(
+        "/api/games/{game_id}/transcript",
+        tags=["game"],
+        response_class=PlainTextResponse,
+        responses={404: {"model": ErrorPublic}},
+    )
+    def get_earlier_transcript(game_id: int) -> PlainTextResponse:
+        """An earlier game (an id from ``GET /api/games``) as a transcript (JSON lines)."""
+        try:
+            text = table.earlier_transcript(game_id)
+        except LookupError as exc:  # no such game, or one these rules cannot replay
+            raise HTTPException(404, detail=str(exc)) from exc
+        return PlainTextResponse(
+            text,
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="pipcam-game-{game_id}.jsonl"'},
         )
 
     @app.get("/api/events", tags=["game"], response_class=EventSourceResponse)

@@ -375,6 +375,19 @@ class HistoryEntryPublic(BaseModel):
     text: str
 
 
+class EarlierGamePublic(BaseModel):
+    """A game played here before the current one (``GET /api/games``)."""
+
+    id: int = Field(description="the store's id: GET /api/games/{id}/transcript has its actions")
+    game: str
+    started: str = Field(description="when it started (UTC, ISO 8601)")
+    finished: str | None = Field(description="when it ended or was left for another game")
+    ended: bool = Field(description="true if it was played to the end, false if it was left")
+    players: list[PlayerPublic] = Field(description="scores when it stopped, in seat order")
+    winners: list[str]
+    actions: int = Field(description="actions in effect")
+
+
 class HistoryPublic(BaseModel):
     """The actions of the current game in effect (undone ones left out)."""
 

@@ -247,3 +247,47 @@ def test_new_game_button_asks_twice_for_an_unfinished_game(store: Store) -> None
         {"name": "Ann", "score": 0},
         {"name": "Bob", "score": 0},
     ]
+
+
+def play_to_the_end(table: Table) -> None:
+    """Fixed throws, banking whenever a bank is legal: a short game with a low target."""
+    throws = iter([[1, 1, 1, 5, 2, 3], [1, 5, 5, 2, 3, 4], [5, 5, 5, 1, 2, 3]] * 50)
+    while table.history is not None and not table.state_json()["finished"]:
+        game, state = table.history.game, table.history.state
+        n = game.roll_size(state)
+        if n:
+            table.act(Roll(next(throws)[:n]), source="phone")
+            continue
+        legal = game.legal_actions(state)
+        table.act(next((a for a in legal if isinstance(a, Bank)), legal[0]), source="phone")
+
+
+def test_earlier_games_keep_a_finished_game_seen_after_a_restart(store: Store) -> None:
+    """A game that ended just before a restart is no longer the table's game (the next one
+    starts), but its scores and winners are listed; a game left before its first action and
+    the current game are not. A game left unfinished is listed as not ended."""
+    table = kymppi(store, target=300)
+    play_to_the_end(table)
+    ended = table.state_json()
+    restarted = Table(store)  # pipcam run again: the newest game has ended, so a new one starts
+    assert not restarted.resume()
+    restarted.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    restarted.act(Roll([2, 3, 4, 6, 6, 2]), source="phone")  # a throw, then given up
+    restarted.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})  # given up at once
+    restarted.new_game({"game": "general", "players": ["Cy", "Di"]})
+    earlier = restarted.earlier_games()
+    assert [(g["game"], g["ended"], g["actions"]) for g in earlier] == [
+        ("kymppitonni", False, 1),
+        ("kymppitonni", True, len(table.history or [])),
+    ]
+    assert earlier[1]["players"] == ended["players"]
+    assert earlier[1]["winners"] == ended["winners"] != []
+    assert earlier[0]["winners"] == []
+    assert restarted.earlier_games(most=1) == earlier[:1]
+    # The transcript of an earlier game replays to its final scores.
+    from scoring.transcript import replay
+
+    finished = replay(restarted.earlier_transcript(int(earlier[1]["id"])).splitlines())
+    assert list(finished.game.totals(finished.state)) == [p["score"] for p in ended["players"]]
+    with pytest.raises(LookupError, match="there is no game 99 at this table"):
+        restarted.earlier_transcript(99)

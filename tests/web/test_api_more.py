@@ -394,3 +394,29 @@ def test_state_keeps_the_games_own_fields(served: Served) -> None:
     state = served.client.get("/api/state").json()
     assert {"sheets", "throws_left", "can_score"} <= set(state)
     assert state == served.table.state_json()
+
+
+# -- earlier games ------------------------------------------------------------------------------
+
+
+def test_earlier_games_are_listed_with_their_transcripts(served: Served) -> None:
+    """GET /api/games lists the games before the current one, newest first; each one's
+    transcript downloads as JSON lines; an id that is not there is a 404 that says so."""
+    from tests.pipcam.test_table import play_to_the_end
+
+    assert served.client.get("/api/games").json() == []
+    play_to_the_end(served.table)
+    final = served.table.state_json()
+    served.table.new_game({"game": "general", "players": ["Cy", "Di"]})
+    games = served.client.get("/api/games").json()
+    assert [(g["game"], g["ended"], g["winners"]) for g in games] == [
+        ("kymppitonni", True, final["winners"])
+    ]
+    assert games[0]["players"] == final["players"]
+    r = served.client.get(f"/api/games/{games[0]['id']}/transcript")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("application/x-ndjson")
+    assert f"pipcam-game-{games[0]['id']}.jsonl" in r.headers["content-disposition"]
+    assert r.text.splitlines()[0].startswith('{"game": "kymppitonni"')
+    r = served.client.get("/api/games/999/transcript")
+    assert (r.status_code, r.json()) == (404, {"detail": "there is no game 999 at this table"})
