@@ -695,6 +695,29 @@ async function showHistory() {
         onclick: () => send("/api/redo") }, `↷ ${t("btn.redo")}`)),
     items.length ? h("ol", { class: "history", id: "history-list" }, ...items.reverse())
       : h("p", { class: "muted" }, t("history.empty")));
+  await showEarlier();
+}
+
+// The games before this one: a game that ended just before a restart (the next one starts then),
+// the last evening's. Newest first, with the scores it stopped at and its transcript.
+async function showEarlier() {
+  const box = $("earlier-body");
+  const games = await get("/api/games");
+  if (!games || !games.length) {
+    box.replaceChildren();
+    return;
+  }
+  const when = new Intl.DateTimeFormat(language(), { dateStyle: "medium", timeStyle: "short" });
+  box.replaceChildren(h("h3", {}, t("earlier.title")), h("ul", { class: "earlier", id: "earlier-list" },
+    ...games.map((g) => h("li", { dataset: { id: g.id } },
+      h("div", { class: "row earlier-head" },
+        h("strong", {}, gameName(g.game)),
+        h("span", { class: "muted" }, when.format(new Date(g.started))),
+        g.ended ? null : h("span", { class: "tag" }, t("earlier.left"))),
+      h("p", { class: "earlier-scores" }, ...g.players.map((p, i) => h("span", {},
+        i ? " · " : "", g.winners.includes(p.name) ? `🏆 ${p.name}` : p.name, ` ${p.score}`))),
+      h("a", { href: `/api/games/${g.id}/transcript`, download: `pipcam-game-${g.id}.jsonl` },
+        t("earlier.transcript"))))));
 }
 
 async function showStats() {

@@ -10,6 +10,7 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -530,6 +531,33 @@ def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
     expect(phone.locator(".players li").first.locator(".score")).to_have_text("0")
     expect(phone.locator("#turn-box")).to_contain_text("Turn total: 1000")
     assert served.table.state_json()["can_redo"] is True
+
+
+def test_the_history_view_lists_earlier_games(served: Served, phone: Any) -> None:
+    """A game that ended is listed under earlier games once the next one starts, newest
+    first, with its scores, its winner and its transcript; a game left is marked so."""
+    from tests.pipcam.test_table import play_to_the_end
+
+    served.new_game("kymppitonni", ["Ann", "Bob"], {"target": 300})
+    play_to_the_end(served.table)
+    winner = served.table.state_json()["winners"][0]
+    served.new_game("general", ["Cy", "Di"])
+    served.post("/api/actions", {"roll": [1, 2, 3, 4, 5]})
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    phone.click("#tab-history")
+    newest = phone.locator("#earlier-list li")
+    expect(newest.first).to_contain_text("Generał")
+    expect(newest.first.locator(".tag")).to_have_text("left unfinished")
+    expect(newest.nth(1)).to_contain_text("Kymppitonni")
+    expect(newest.nth(1).locator(".tag")).to_have_count(0)
+    expect(newest.nth(1).locator(".earlier-scores")).to_contain_text(f"🏆 {winner}")
+    link = newest.nth(1).get_by_role("link", name="transcript")
+    with phone.expect_download() as download:
+        link.click()
+    text = Path(download.value.path()).read_text()
+    assert text.startswith('{"game": "kymppitonni", "players": ["Ann", "Bob"]')
+    shoot(phone, "earlier-games")
+    no_horizontal_scroll(phone)
 
 
 def test_a_pick_outlives_updates_that_leave_the_throw_as_it_was(served: Served, phone: Any) -> None:
