@@ -258,6 +258,7 @@ class JeopardyCoach:
         self.step = reduce(math.gcd, points)
         self.max_points = max(points)
         self._flat = {m: self._flatten(rows) for m, rows in self._pruned.items()}
+        self._first = self._flatten(self._rows[game.n_dice])  # a turn's first throw, unpruned
         self._w = self._upper_gain()
         self._rules: dict[AnyState, _Rules] = {}
         self._solutions: dict[tuple[bytes, ...], _Solution] = {}
@@ -551,22 +552,22 @@ class JeopardyCoach:
         return out
 
     def _start_bounds(self, state: AnyState, sol: _Solution) -> Bounds:
-        """The expectation of a turn before its first throw, every result applied by the engine."""
-        game = self.game
-        low = high = 0.0
-        for roll, p in game.roll_outcomes(state):
-            rolled = game.apply(state, Roll(roll))
-            if _ended(state, rolled):
-                low += p * _gain(state, rolled)
-                high += p * _gain(state, rolled)
-                continue
-            options = [
-                self._state_bounds(sol, mv.points + state.turn.total, mv.left, confirm=mv.confirm)
-                for mv in _moves_after(game, state, rolled)
-            ]
-            low += p * max(lo for lo, _ in options)
-            high += p * max(hi for _, hi in options)
-        return (low, high)
+        """The expectation of a turn before its first throw, over every result of the throw.
+
+        A scoring first throw offers the set-asides derived once per game (``_rows``: every one,
+        not only those ``_prune`` keeps), valued on the solution in one vectorised step. A throw
+        that ends the turn is applied to this very state by the engine, as what it costs may
+        depend on the state (1000's bolts, Niemo's first-throw reset).
+        """
+        game, n = self.game, self.game.n_dice
+        ends = 0.0
+        for row in self._rows[n]:
+            if not row.moves:
+                ends += row.p * _gain(state, game.apply(state, Roll(row.roll)))
+        flat = self._first
+        after = sol.value[:, self._index(state.turn.total) + flat.offset, flat.target]
+        low, high = np.maximum.reduceat(after, flat.starts, axis=1) @ flat.p
+        return (float(low) + ends, float(high) + ends)
 
     def turn_value(self, state: AnyState) -> float:
         """The expected points of the rest of the turn under optimal play."""
