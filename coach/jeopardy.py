@@ -151,7 +151,9 @@ def _moves_after(game: AnyGame, state: AnyState, rolled: AnyState) -> tuple[Move
     moves = []
     for action in game.legal_actions(rolled):
         if isinstance(action, Keep):
-            turn = game.apply(rolled, action).turn
+            # Legal by construction: ``apply`` would list every legal action again to check it,
+            # which made deriving the set-asides of a game cost seconds on a Pi.
+            turn = game._apply(rolled, action).turn
             moves.append(Move(action.dice, turn.total - total, turn.pool, bool(turn.must_roll)))
     return tuple(moves)
 
@@ -473,7 +475,7 @@ class JeopardyCoach:
             return None
         turn = state.turn
         amount = turn.total + (self.game.table().best(turn.dice).points if turn.dice else 0)
-        after = self.game.apply(state, Bank())
+        after = self.game._apply(state, Bank())  # legal: no bank problem
         winners = self.game.sure_winners(after)
         # A bank that ends the game with the player to move a winner: no expected points of a
         # further throw are worth the risk of a bust.
@@ -526,7 +528,7 @@ class JeopardyCoach:
             for action in game.legal_actions(state):
                 if not isinstance(action, Keep):
                     continue
-                after = game.apply(state, action)
+                after = game._apply(state, action)  # legal: listed by the engine
                 t = after.turn
                 kept = " ".join(map(str, action.dice))
                 then_bank = self._banked(after)
