@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scoring.core import JSON, Action, action_to_json
+from scoring.core import JSON, Action, Roll, action_to_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +19,9 @@ class Choice:
     ``actions`` are the engine actions that make the choice (a set-aside may be followed by the
     advised bank or roll, shown in ``then``); ``value`` is on the scale of the coach's
     ``objective``. ``wins``: the choice ends the game with the player a winner, which no number
-    of expected points outweighs.
+    of expected points outweighs. ``same``: other ways of making this very choice, merged into
+    it because they come to the same (a set-aside of the dice a bank would set aside, then the
+    bank); a player who took one of them made this choice.
     """
 
     label: str
@@ -27,6 +29,7 @@ class Choice:
     value: float
     then: str = ""
     wins: bool = False
+    same: tuple[Choice, ...] = ()
 
     def to_json(self) -> dict[str, JSON]:
         """The choice as a JSON object."""
@@ -39,7 +42,16 @@ class Choice:
             out["then"] = self.then
         if self.wins:
             out["wins"] = True
+        if self.same:
+            out["same"] = [c.to_json() for c in self.same]
         return out
+
+    def made_by(self, action: Action) -> bool:
+        """Whether ``action`` makes this choice: its first action, or that of a way in ``same``;
+        a throw makes the choice without actions."""
+        if not self.actions:
+            return isinstance(action, Roll)
+        return self.actions[0] == action or any(c.made_by(action) for c in self.same)
 
 
 @dataclass(frozen=True, slots=True)

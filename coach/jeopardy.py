@@ -173,6 +173,51 @@ def derive_rows(game: AnyGame, template: AnyState) -> dict[int, tuple[RollRow, .
     return out
 
 
+def _merge_banks(
+    choices: Sequence[tuple[Choice, Bounds, _Banked | None]],
+) -> list[tuple[Choice, Bounds]]:
+    """One choice per way the turn can be banked: choices that end it with the same bank (the
+    same points banked, change of score and win) are one choice to the player.
+
+    Banking with dice showing sets their best reading aside first, so "keep 1 1 5, then bank"
+    is "bank 1750" pressed in two steps. The plainest stays (the bank itself, else the set-aside
+    of fewest dice) and lists the others in ``same``; everything else is kept as it is.
+    """
+    out: list[tuple[Choice, Bounds]] = []
+    where: dict[tuple[int, float, bool], int] = {}
+    for choice, bounds, banked in choices:
+        if banked is None:
+            out.append((choice, bounds))
+            continue
+        key = (banked.amount, banked.gain, banked.wins)
+        if key not in where:
+            where[key] = len(out)
+            out.append((choice, bounds))
+            continue
+        kept, kept_bounds = out[where[key]]
+        if _plainer(choice, kept):
+            choice, bounds, kept, kept_bounds = kept, kept_bounds, choice, bounds
+        merged = replace(kept, same=(*kept.same, *choice.same, replace(choice, same=())))
+        out[where[key]] = (merged, kept_bounds)
+    return out
+
+
+def _valued(choice: Choice, value: float) -> Choice:
+    """The choice worth ``value``, and so is every way of making it (``same``)."""
+    same = tuple(replace(c, value=value) for c in choice.same)
+    return replace(choice, value=value, same=same)
+
+
+def _plainer(a: Choice, b: Choice) -> bool:
+    """Whether ``a`` says the same as ``b`` more plainly: a bank now, else fewer dice kept."""
+
+    def size(c: Choice) -> int:
+        first = c.actions[0] if c.actions else None
+        return len(first.dice) if isinstance(first, Keep) else 0
+
+    return size(a) < size(b)
+
+
 def _prune(moves: Sequence[Move]) -> tuple[Move, ...]:
     """Per (dice left, confirmation) only the set-aside worth most: it leads to the same states."""
     best: dict[tuple[int, bool], Move] = {}
@@ -482,12 +527,11 @@ class JeopardyCoach:
         wins = winners is not None and turn.player in winners
         return _Banked(amount, _gain(state, after), wins, after.last_event)
 
-    def _then(self, sol: _Solution, state: AnyState) -> str:
-        """After a set-aside, whether to bank or throw again."""
-        turn = state.turn
-        banked = self._banked(state)
+    def _then(self, sol: _Solution, state: AnyState, banked: _Banked | None) -> str:
+        """After a set-aside (``state``, whose bank is ``banked``), whether to bank or throw."""
         if banked is None:
             return "roll"
+        turn = state.turn
         rolled = self._roll_value(sol, turn.total, turn.pool)
         return "bank" if banked.wins or banked.gain >= rolled else "roll"
 
@@ -511,19 +555,19 @@ class JeopardyCoach:
             bounded = self._bounded_choices(state, sol)
             gap = max(hi - lo for _, (lo, hi) in bounded)
             if gap <= TOLERANCE:
-                chosen = [replace(c, value=(lo + hi) / 2) for c, (lo, hi) in bounded]
+                chosen = [_valued(c, (lo + hi) / 2) for c, (lo, hi) in bounded]
                 return rank(chosen), gap / 2
             span *= 2
 
     def _bounded_choices(self, state: AnyState, sol: _Solution) -> list[tuple[Choice, Bounds]]:
         game = self.game
         turn = state.turn
-        out: list[tuple[Choice, Bounds]] = []
+        out: list[tuple[Choice, Bounds, _Banked | None]] = []
         banked = self._banked(state)
         if banked is not None:
             label = f"{game.bank_word} {banked.amount}"
             bank = Choice(label, (Bank(),), banked.gain, wins=banked.wins)
-            out.append((bank, (banked.gain, banked.gain)))
+            out.append((bank, (banked.gain, banked.gain), banked))
         if turn.dice:
             for action in game.legal_actions(state):
                 if not isinstance(action, Keep):
@@ -537,21 +581,27 @@ class JeopardyCoach:
                     # further throw would add on average.
                     label = f"keep {kept} ({t.total - turn.total}), then bank"
                     choice = Choice(label, (action,), 0.0, "bank", wins=True)
-                    out.append((choice, (then_bank.gain, then_bank.gain)))
+                    out.append((choice, (then_bank.gain, then_bank.gain), then_bank))
                     continue
                 bounds = self._state_bounds(sol, t.total, t.pool, confirm=bool(t.must_roll))
-                then = self._then(sol, after)
+                then = self._then(sol, after, then_bank)
                 label = f"keep {kept} ({t.total - turn.total}), then {then}"
-                out.append((Choice(label, (action,), 0.0, then), bounds))
+                out.append(
+                    (
+                        Choice(label, (action,), 0.0, then),
+                        bounds,
+                        then_bank if then == "bank" else None,
+                    )
+                )
         elif turn.rolls == 0:
             bounds = self._start_bounds(state, sol)
-            out.append((Choice(f"roll {game.n_dice} dice", (), 0.0), bounds))
+            out.append((Choice(f"roll {game.n_dice} dice", (), 0.0), bounds, None))
         else:
             m = self._m(turn.pool)
             word = "die" if m == 1 else "dice"
             bounds = self._roll_bounds(sol, turn.total, turn.pool)
-            out.append((Choice(f"roll {m} {word}", (), 0.0), bounds))
-        return out
+            out.append((Choice(f"roll {m} {word}", (), 0.0), bounds, None))
+        return _merge_banks(out)
 
     def _start_bounds(self, state: AnyState, sol: _Solution) -> Bounds:
         """The expectation of a turn before its first throw, over every result of the throw.

@@ -64,7 +64,8 @@ def coach_for(game: Game[Any, Any]) -> Coach:
 
 
 def chosen(choices: Sequence[Choice], action: Action) -> Choice | None:
-    """The choice an action makes: a throw is the choice without actions.
+    """The choice an action makes: a throw is the choice without actions, and a way merged
+    into a choice (``Choice.same``) makes that choice.
 
     >>> from scoring.core import Bank
     >>> picks = [Choice("bank 300", (Bank(),), 300.0), Choice("roll 2 dice", (), 280.0)]
@@ -72,9 +73,7 @@ def chosen(choices: Sequence[Choice], action: Action) -> Choice | None:
     'roll 2 dice'
     """
     for choice in choices:
-        if isinstance(action, Roll) and not choice.actions:
-            return choice
-        if choice.actions and choice.actions[0] == action:
+        if choice.made_by(action):
             return choice
     return None
 

@@ -40,7 +40,13 @@ def test_typed_throw_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["advice"]["then"] == "roll"
     assert out["situation"] == "turn total 300, dice 1 1 2 3 4 5"
     assert out["expected"] == out["choices"][0]["value"] > 550
-    assert {c["label"] for c in out["choices"]} >= {"bank 550", "keep 1 1 5 (250), then bank"}
+    bank = next(c for c in out["choices"] if c["label"] == "bank 550")
+    # Keeping what the bank sets aside, then banking, is the bank: one choice, not two.
+    assert [c["label"] for c in bank["same"]] == ["keep 1 1 5 (250), then bank"]
+    assert bank["same"][0]["actions"] == [{"keep": [1, 1, 5]}]
+    assert "keep 1 1 5 (250), then bank" not in {c["label"] for c in out["choices"]}
+    labels = [c["label"] for c in out["choices"]]
+    assert "keep 1 1 (200), then roll" in labels  # fewer points set aside: another choice
 
 
 def test_typed_throw_text(capsys: pytest.CaptureFixture[str]) -> None:

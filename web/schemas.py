@@ -271,6 +271,11 @@ class ChoicePublic(BaseModel):
     value: float = Field(description="on the scale of the advice's objective")
     then: str | None = Field(default=None, description='after a set-aside: "bank" or "roll"')
     wins: bool | None = Field(default=None, description="true: it wins the game there and then")
+    same: list[ChoicePublic] | None = Field(
+        default=None,
+        description="other ways of making this choice that come to the same (keep the dice the "
+        "bank would set aside, then bank), merged into it",
+    )
 
 
 class AdvicePublic(BaseModel):

@@ -314,6 +314,98 @@ def test_a_keep_after_which_the_bank_wins_says_bank() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# Ways of banking that come to the same are one choice
+
+FIRST_REACHER = Kymppitonni(KymppitonniOptions(winner_rule="first_reacher"))
+FAR_SEST = SestKostek(SestKostekOptions(target=10**6))
+
+
+@pytest.mark.parametrize(
+    ("game", "total", "roll", "score", "merged", "separate"),
+    [
+        # Banking sets 1 1 5 aside by itself; keeping fewer points and banking banks less.
+        (
+            Kymppitonni(),
+            1500,
+            [1, 1, 5, 2, 3, 4],
+            0,
+            {"bank 1750": ["keep 1 1 5 (250), then bank"]},
+            ["keep 1 1 (200), then bank", "keep 1 5 (150), then bank"],
+        ),
+        # Two set-asides of 100 then a bank are one choice too: the one of fewer dice stays.
+        (
+            FAR_SEST,
+            9500,
+            [1, 5, 5, 2, 3],
+            0,
+            {
+                "bank 9700": ["keep 1 5 5 (200), then bank"],
+                "keep 1 (100), then bank": ["keep 5 5 (100), then bank"],
+            },
+            ["keep 1 5 (150), then bank", "keep 5 (50), then bank"],
+        ),
+        # Winning banks merge only when they bank the same: banking less also wins, but is other.
+        (
+            FIRST_REACHER,
+            150,
+            [1, 1, 5, 2, 3, 4],
+            9800,
+            {"bank 400": ["keep 1 1 5 (250), then bank"]},
+            ["keep 1 1 (200), then bank", "keep 1 (100), then bank"],
+        ),
+        # Hot dice: keeping all six and throwing again is no bank, so it stays beside the bank.
+        (
+            Kymppitonni(),
+            300,
+            [1, 1, 1, 5, 5, 5],
+            0,
+            {},
+            ["bank 1800", "keep 1 1 1 5 5 5 (1500), then roll"],
+        ),
+        # A straight must be confirmed: no bank now, nothing to merge.
+        (
+            FAR_SEST,
+            30000,
+            [1, 2, 3, 4, 5, 6],
+            0,
+            {},
+            ["keep 1 2 3 4 5 6 (1500), then roll"],
+        ),
+    ],
+    ids=["bank-and-keep-then-bank", "two-keeps-of-100", "winning-banks", "hot-dice", "confirm"],
+)
+def test_banks_that_come_to_the_same_are_one_choice(
+    game: AnyGame,
+    total: int,
+    roll: list[int],
+    score: int,
+    merged: dict[str, list[str]],
+    separate: list[str],
+) -> None:
+    """A set-aside then a bank that banks what another choice banks, with the same result, is
+    listed under that choice (``same``), valued as it; a bank of other points is its own."""
+    state = thrown(game, total, roll, score=score)
+    advice = coach(game).advise(state)
+    by_label = {c.label: c for c in advice.choices}
+    assert {label: [m.label for m in c.same] for label, c in by_label.items() if c.same} == merged
+    assert set(separate) <= by_label.keys()
+    for label in merged:
+        choice = by_label[label]
+        assert all(m.value == choice.value and m.then == "bank" for m in choice.same)
+        for way in choice.same:
+            # The same points banked and the same scores as the choice it is merged into.
+            banked = game.apply(game.apply(state, way.actions[0]), Bank())
+            via = state
+            for action in choice.actions:
+                via = game.apply(via, action)
+            if choice.then == "bank":
+                via = game.apply(via, Bank())
+            assert banked.scores == via.scores, way.label
+    assert all(m.label not in by_label for c in advice.choices for m in c.same)
+    assert "(-0.0)" not in advice.text()
+
+
+# --------------------------------------------------------------------------------------------------
 # Simulation: the advised policy against simple thresholds, through the engine
 
 TURNS = 20_000

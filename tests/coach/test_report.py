@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from scoring.core import Action, Bank, Game, Keep, Roll
 from scoring.games.kymppitonni import Kymppitonni
 from scoring.games.thousand import Thousand
 from scoring.history import History
-from scoring.jeopardy import JeopardyGame
+from scoring.jeopardy import JeopardyGame, Turn
 from scoring.transcript import replay
 from tests.coach.support import threshold
 
@@ -55,6 +56,38 @@ def test_a_short_turn_by_hand() -> None:
     assert summary["Ann"].decisions == 2
     assert summary["Ann"].regret == pytest.approx(keep.regret + bank.regret)
     assert summary["Bob"].decisions == 0
+
+
+@pytest.mark.parametrize(
+    ("actions", "made", "mistakes", "lost"),
+    [
+        # Keeping what the bank would set aside, then banking, is the advised bank in two steps.
+        ([Keep([1, 1, 5]), Bank()], ["bank 1750", "bank 1750"], 0, 0.0),
+        ([Bank()], ["bank 1750"], 0, 0.0),
+        # Keeping fewer points, then banking, banks 50 less.
+        ([Keep([1, 1]), Bank()], ["keep 1 1 (200), then bank", "bank 1700"], 1, 50.0),
+    ],
+    ids=["keep-then-bank", "bank", "keep-less-then-bank"],
+)
+def test_a_way_merged_into_the_best_choice_is_no_mistake(
+    actions: list[Action], made: list[str], mistakes: int, lost: float
+) -> None:
+    """Kymppitonni at 1500 with 1 1 5 2 3 4 showing: "bank 1750" is best, and keeping 1 1 5 then
+    banking is the same choice (``Choice.same``), so it counts as a best decision, not skipped."""
+    game = Kymppitonni()
+    start = game.initial_state(["Ann", "Bob"])
+    turn = Turn(player=0, total=1500, pool=0, rolls=1)
+    history: History[Any] = History(
+        game, game.apply(replace(start, turn=turn), Roll([1, 1, 5, 2, 3, 4]))
+    )
+    for action in actions:
+        history.push(action)
+    rep = report(history)
+    assert [d.made for d in rep.decisions] == made
+    assert {d.best for d in rep.decisions} <= {"bank 1750", "bank 1700"}
+    ann = rep.summary()[0]
+    assert (ann.decisions, ann.mistakes) == (len(actions), mistakes)
+    assert ann.regret == pytest.approx(lost, abs=1e-6)
 
 
 def _play(game: JeopardyGame[Any, Any], policies: list[Any], turns: int, seed: int) -> History[Any]:

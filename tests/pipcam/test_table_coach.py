@@ -4,19 +4,24 @@ phone, on the game as it stands, and refused with a reason where there is none t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
 
+from coach.jeopardy import JeopardyCoach
 from coach.report import COACHED, coach_for
 from pipcam.store import Store
 from pipcam.table import Table
 from scoring.core import Bank, Keep, Roll
 from scoring.errors import IllegalAction, InvalidAction
+from scoring.games.kymppitonni import Kymppitonni
+from scoring.jeopardy import Turn
 from scoring.registry import available
 from tests.pipcam.test_table import reading
 from tests.web.test_api_more import serving
+from web.schemas import AdvicePublic
 
 
 @pytest.fixture
@@ -128,3 +133,17 @@ def test_a_restarted_table_does_not_take_a_version_seen_before_it(store: Store) 
         again.advice(seen=seen)
     with pytest.raises(IllegalAction, match="the game has changed since your screen showed it"):
         again.act(Keep([1]), source="phone", seen=seen)
+
+
+def test_the_ways_merged_into_a_choice_reach_the_phones() -> None:
+    """AdvicePublic (GET /api/advice) keeps a choice's merged ways (``same``) as the advice's
+    JSON has them: keeping 1 1 5 then banking, under "bank 1750"."""
+    game = Kymppitonni()
+    start = game.initial_state(["Ann", "Bob"])
+    state = replace(start, turn=Turn(player=0, total=1500, pool=0, rolls=1))
+    advice = JeopardyCoach(game).advise(game.apply(state, Roll([1, 1, 5, 2, 3, 4])))
+    sent = advice.to_json()
+    public = AdvicePublic.model_validate({**sent, "text": advice.text(), "version": 1})
+    assert public.model_dump(exclude_none=True)["choices"] == sent["choices"]
+    assert public.advice.same is not None
+    assert [c.label for c in public.advice.same] == ["keep 1 1 5 (250), then bank"]
