@@ -1,25 +1,27 @@
 """How long the jeopardy coach takes to advise, at a turn's start and mid-turn, for each game.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/bench_coach.py [--repeat N]``. It prints figures and
-checks nothing (timings on a shared machine flake as tests). ``new coach`` builds a
-``JeopardyCoach`` and advises once, as ``pipcam advise`` does; ``same coach`` advises again with
-the coach kept (``pipcam play``'s hint, ``Table.advice()``), in a fresh situation each time (a
-different score), so no per-situation memo is reused.
+Run with ``make bench``; the figures are printed, not asserted (timings on a shared machine
+flake as tests). ``new coach`` builds a ``JeopardyCoach`` and advises once, as ``pipcam advise``
+does; ``same coach`` advises again with the coach kept (``pipcam play``'s hint,
+``Table.advice()``), in a fresh situation each time (another score), so no per-situation memo
+is reused.
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from dataclasses import replace
 from typing import Any
+
+import pytest
 
 from coach.jeopardy import JeopardyCoach
 from scoring.core import Roll
 from scoring.jeopardy import JeopardyGame, JeopardyState, Turn
 from scoring.registry import find_game
 
+REPEAT = 5
 AnyGame = JeopardyGame[Any, Any]
 State = JeopardyState[Any]
 GAMES = ("kymppitonni", "thousand", "jednicky-a-petky", "sest-kostek")
@@ -52,26 +54,20 @@ def timed(game: AnyGame, name: str, coach: JeopardyCoach | None, repeat: int) ->
     return out
 
 
-def main() -> None:
+@pytest.mark.benchmark
+def test_bench_jeopardy_coach() -> None:
     """Print the median and worst times per game and situation."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    print(f"{'game':18} {'situation':13} {'new coach':>16} {'same coach':>16}   (median / worst)")
+    print(f"\n{'game':18} {'situation':13} {'new coach':>16} {'same coach':>16}   (median / worst)")
     for game_id in GAMES:
         game = find_game(game_id)()
         assert isinstance(game, JeopardyGame)
         kept = JeopardyCoach(game)
         for name in situations(game, 0):
-            new = timed(game, name, None, args.repeat)
+            new = timed(game, name, None, REPEAT)
             kept.advise(situations(game, 0)[name])  # the coach's one-off derivations
-            same = timed(game, name, kept, args.repeat)
+            same = timed(game, name, kept, REPEAT)
             print(
                 f"{game_id:18} {name:13} "
                 f"{statistics.median(new) * 1000:7.0f} /{max(new) * 1000:6.0f} ms "
                 f"{statistics.median(same) * 1000:7.1f} /{max(same) * 1000:6.1f} ms"
             )
-
-
-if __name__ == "__main__":
-    main()
