@@ -30,7 +30,7 @@ from typing import (
 )
 
 from scoring.dice import Dice, dice, outcomes
-from scoring.errors import IllegalAction, InvalidAction, InvalidOption
+from scoring.errors import IllegalAction, InvalidAction, InvalidOption, Reason, Refusal
 
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts."""
@@ -550,9 +550,14 @@ class Game(ABC, Generic[S, OptT]):
         if isinstance(action, Roll):
             n = self.roll_size(state)
             if n:
-                return f"cannot {action}: {n} dice are to be thrown, not {len(action.dice)}"
+                got = len(action.dice)
+                return Reason(
+                    f"cannot {action}: {n} dice are to be thrown, not {got}",
+                    Refusal.WRONG_DICE_COUNT,
+                    {"n": n, "got": got},
+                )
         if self.phase(state) is Phase.FINISHED:
-            return f"cannot {action}: the game is over"
+            return Reason(f"cannot {action}: the game is over", Refusal.GAME_OVER)
         return f"cannot {action} now; allowed: {self.allowed_text(state)}"
 
     def allowed_text(self, state: S, *, most: int = 12) -> str:

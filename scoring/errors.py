@@ -1,10 +1,120 @@
-"""The one error tree of ``scoring``: every leaf is also a builtin exception."""
+"""The one error tree of ``scoring``: every leaf is also a builtin exception.
+
+A refusal a phone can meet also carries a ``code`` and its ``params``: the page words it in its
+own language, and ``str(exc)`` stays the English sentence (the command line, the logs, and the
+fallback of a page that has no words for the code).
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Any, Self
+
+
+class RefusalCode(StrEnum):
+    """Base of every enum of refusal codes; its subclasses list every code there is.
+
+    The page words code ``c`` by its key ``refusal.c``, so a code names a sentence, not a case:
+    two refusals that read alike share one.
+    """
+
+
+class Refusal(RefusalCode):
+    """The engines' refusals that a phone or a button at the table can meet."""
+
+    GAME_OVER = "game_over"
+    """The game is over: no action is taken any more."""
+    WRONG_DICE_COUNT = "wrong_dice_count"
+    """A throw of ``got`` dice when ``n`` are to be thrown."""
+    NOTHING_TO_BANK = "nothing_to_bank"
+    """A bank (a pass) before the first throw of the turn."""
+    ALL_AGAIN = "all_again"
+    """Every die has scored, and all ``n`` must be thrown again."""
+    CONFIRM_SIX = "confirm_six"
+    """Six scoring dice are to be confirmed by one more throw of all six (Šest kostek)."""
+    AT_LEAST = "at_least"
+    """A turn total of at least ``n`` is needed to bank (record) it."""
+    MORE_THAN = "more_than"
+    """A turn total of more than ``n`` is needed to record it."""
+    ON_THE_BOARD = "on_the_board"
+    """At least ``n`` is needed to bank while the score is 0 (Kymppitonni)."""
+    DICE_LEFT = "dice_left"
+    """At most ``most`` dice may be left to record; ``left`` are."""
+    NEED_AND_DICE_LEFT = "need_and_dice_left"
+    """Too low a total and too many dice left: ``need`` and ``left`` are those two refusals,
+    each as ``{"code": ..., "params": ...}``."""
+    OPEN = "open"
+    """1000: ``need`` is needed in one turn to open the game; the turn has ``have``."""
+    PIT = "pit"
+    """1000: in the pit ``low``-``high`` the pass must reach ``high``; it would reach ``have``."""
+    BARREL = "barrel"
+    """1000: on the barrel the pass must reach ``need``; it would reach ``have``."""
+    NO_DICE_TO_KEEP = "no_dice_to_keep"
+    """A set-aside before the throw: ``n`` dice are to be thrown."""
+    KEEP_NOTHING = "keep_nothing"
+    """A set-aside of no dice."""
+    KEEP_NOT_SHOWING = "keep_not_showing"
+    """A set-aside of ``dice`` that are not among the dice showing, ``shown``."""
+    KEEP_NOT_SCORING = "keep_not_scoring"
+    """A set-aside of ``dice`` that do not all score; the best of ``shown`` is ``best``."""
+    KEEP_FIRST = "keep_first"
+    """A throw while scoring dice ``shown`` are still to be set aside."""
+    AUTO_KEEP = "auto_keep"
+    """A set-aside in a game whose scoring dice are set aside by themselves (1000)."""
+
+
+class Reason(str):
+    """An English reason that also carries its refusal code and params, for the phones.
+
+    It is a ``str`` so that every reason the engines give (``explain_illegal``, ``bank_problem``)
+    reads as before; an exception made from one carries its code.
+
+    >>> why = Reason("nothing to bank yet", Refusal.NOTHING_TO_BANK)
+    >>> why == "nothing to bank yet", why.code.value
+    (True, 'nothing_to_bank')
+    """
+
+    code: RefusalCode
+    params: dict[str, Any]
+
+    def __new__(cls, text: str, code: RefusalCode, params: dict[str, Any] | None = None) -> Self:
+        out = super().__new__(cls, text)
+        out.code = code
+        out.params = dict(params or {})
+        return out
+
+    def __getnewargs__(self) -> tuple[str, RefusalCode, dict[str, Any]]:  # type: ignore[override]
+        return (str(self), self.code, self.params)
+
+    def worded(self, text: str, **params: Any) -> Reason:
+        """The same refusal in other English words (a prefix added), with more params."""
+        return Reason(text, self.code, {**self.params, **params})
+
 
 class ScoringError(Exception):
-    """Root of every error raised by the rules engines."""
+    """Root of every error raised by the rules engines.
+
+    ``code`` and ``params`` say the refusal as data (``code`` is None when it has no words on
+    the phones); a :class:`Reason` given as the message brings its own.
+    """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        code: RefusalCode | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        if code is None and isinstance(message, Reason):
+            code, params = message.code, message.params
+        self.code: RefusalCode | None = code
+        self.params: dict[str, Any] = dict(params or {})
+
+    def as_reason(self) -> str:
+        """``str(self)``, as a :class:`Reason` when it has a code."""
+        text = str(self)
+        return text if self.code is None else Reason(text, self.code, self.params)
 
 
 class InvalidAction(ScoringError, ValueError):
@@ -21,3 +131,17 @@ class InvalidOption(ScoringError, ValueError):
 
 class UnknownGame(ScoringError, LookupError):
     """A game id or alias that no engine answers to."""
+
+
+def refusal_codes() -> dict[str, RefusalCode]:
+    """Every refusal code of the enums defined so far (import the packages that define theirs)."""
+    out: dict[str, RefusalCode] = {}
+    pending: list[type[RefusalCode]] = [RefusalCode]
+    while pending:
+        kind = pending.pop()
+        pending.extend(kind.__subclasses__())
+        for member in kind:
+            if member.value in out and out[member.value] is not member:
+                raise ValueError(f"refusal code {member.value!r} is defined twice")
+            out[member.value] = member
+    return out

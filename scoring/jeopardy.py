@@ -19,7 +19,7 @@ from typing import ClassVar, Generic, TypeVar
 
 from scoring.core import JSON, Action, Bank, Game, Keep, Outcome, Phase, Roll
 from scoring.dice import FACES, Counts, Dice, contains, counts, from_counts, sub_multisets
-from scoring.errors import IllegalAction, InvalidAction
+from scoring.errors import IllegalAction, InvalidAction, Reason, Refusal
 
 # --------------------------------------------------------------------------------------------------
 # Combination tables
@@ -373,15 +373,19 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
     def bank_problem(self, state: JeopardyState[X]) -> str | None:
         """Why banking is refused now, or None if it is allowed."""
         if state.winners is not None:
-            return "the game is over"
+            return Reason("the game is over", Refusal.GAME_OVER)
         projected = self._projected_bank(state)
         if projected is None:
-            return "nothing to bank yet: throw the dice first"
+            return Reason("nothing to bank yet: throw the dice first", Refusal.NOTHING_TO_BANK)
         total, left, must_roll = projected
         if must_roll:
             return must_roll
         if left == 0 and self.hot_dice_forced(state):
-            return f"every die has scored, so all {self.n_dice} must be thrown again"
+            return Reason(
+                f"every die has scored, so all {self.n_dice} must be thrown again",
+                Refusal.ALL_AGAIN,
+                {"n": self.n_dice},
+            )
         return self.bank_refusal(state, total, left)
 
     def legal_actions(self, state: JeopardyState[X]) -> tuple[Action, ...]:
@@ -400,33 +404,57 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
     def explain_illegal(self, state: JeopardyState[X], action: Action) -> str:
         if state.winners is not None:
             word = self.bank_word if isinstance(action, Bank) else str(action)
-            return f"cannot {word}: the game is over"
+            return Reason(f"cannot {word}: the game is over", Refusal.GAME_OVER)
         turn = state.turn
         shown = " ".join(map(str, turn.dice))
         if isinstance(action, Bank):
             problem = self.bank_problem(state) or "not allowed now"
             projected = self._projected_bank(state)
             amount = f" {projected[0]}" if projected else ""
-            return f"cannot {self.bank_word}{amount}: {problem}"
+            text = f"cannot {self.bank_word}{amount}: {problem}"
+            return problem.worded(text) if isinstance(problem, Reason) else text
         if isinstance(action, Keep):
+            dice = list(action.dice)
             if self.auto_keep:
-                return "cannot keep: in this game the scoring dice are set aside by themselves"
+                return Reason(
+                    "cannot keep: in this game the scoring dice are set aside by themselves",
+                    Refusal.AUTO_KEEP,
+                )
             if not turn.dice:
                 n = self.roll_size(state)
-                return f"cannot {action}: no dice are on the table; roll {n} dice"
+                return Reason(
+                    f"cannot {action}: no dice are on the table; roll {n} dice",
+                    Refusal.NO_DICE_TO_KEEP,
+                    {"n": n},
+                )
             if not action.dice:
-                return "cannot keep nothing: set aside at least one scoring die"
+                return Reason(
+                    "cannot keep nothing: set aside at least one scoring die", Refusal.KEEP_NOTHING
+                )
             if not contains(turn.dice, action.dice):
-                return f"cannot {action}: the dice showing are {shown}"
+                return Reason(
+                    f"cannot {action}: the dice showing are {shown}",
+                    Refusal.KEEP_NOT_SHOWING,
+                    {"dice": dice, "shown": list(turn.dice)},
+                )
             best = self.table().best(turn.dice)
-            return (
+            return Reason(
                 f"cannot {action}: every die set aside must score; "
                 f"the best set-aside of {shown} is {' '.join(map(str, best.scoring))} "
-                f"for {best.points}"
+                f"for {best.points}",
+                Refusal.KEEP_NOT_SCORING,
+                {
+                    "dice": dice,
+                    "shown": list(turn.dice),
+                    "best": list(best.scoring),
+                    "points": best.points,
+                },
             )
         if isinstance(action, Roll) and turn.dice:
-            return (
-                f"cannot {action}: set aside scoring dice from {shown} first (or {self.bank_word})"
+            return Reason(
+                f"cannot {action}: set aside scoring dice from {shown} first (or {self.bank_word})",
+                Refusal.KEEP_FIRST,
+                {"shown": list(turn.dice)},
             )
         return super().explain_illegal(state, action)
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, Stop, option
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
-from scoring.errors import InvalidAction
+from scoring.errors import InvalidAction, Reason, Refusal
 from scoring.sheet import sheet_text
 
 NUMBERS: tuple[str, ...] = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -337,7 +337,7 @@ class Drapky(Game[DrapkyState, DrapkyOptions]):
                 )
         phase = self.phase(state)
         if phase is Phase.FINISHED:
-            return f"cannot {action}: the game is over"
+            return Reason(f"cannot {action}: the game is over", Refusal.GAME_OVER)
         left = self.throws_left(state)
         if isinstance(action, Roll):
             if phase is Phase.DECIDE:

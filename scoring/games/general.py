@@ -14,7 +14,7 @@ from typing import Literal, NamedTuple, TypeAlias
 
 from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, option
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
-from scoring.errors import InvalidAction
+from scoring.errors import InvalidAction, Reason, Refusal
 from scoring.sheet import sheet_text
 
 CATEGORIES: tuple[str, ...] = (
@@ -475,7 +475,7 @@ class General(Game[GeneralState, GeneralOptions]):
                 )
         phase = self.phase(state)
         if phase is Phase.FINISHED:
-            return f"cannot {action}: the game is over"
+            return Reason(f"cannot {action}: the game is over", Refusal.GAME_OVER)
         no_throws = state.throws >= MAX_THROWS
         if isinstance(action, Roll):
             if phase is Phase.DECIDE:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from scoring.core import JSON, option
+from scoring.errors import Reason, Refusal
 from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, end_at_target
 
 
@@ -65,12 +66,28 @@ class JednickyAPetky(JeopardyGame[None, JednickyAPetkyOptions]):
         limit = o.max_dice_left_to_record
         too_many = limit is not None and dice_left > limit
         need = f"more than {o.min_record}" if o.min_record_strict else f"at least {o.min_record}"
+        low = Refusal.MORE_THAN if o.min_record_strict else Refusal.AT_LEAST
         if too_low and too_many:
-            return f"{need} needed and at most {limit} dice left; you have {dice_left}"
+            # The two refusals in one sentence: the phones word each and join them.
+            return Reason(
+                f"{need} needed and at most {limit} dice left; you have {dice_left}",
+                Refusal.NEED_AND_DICE_LEFT,
+                {
+                    "need": {"code": low.value, "params": {"n": o.min_record}},
+                    "left": {
+                        "code": Refusal.DICE_LEFT.value,
+                        "params": {"most": limit, "left": dice_left},
+                    },
+                },
+            )
         if too_low:
-            return f"{need} needed"
+            return Reason(f"{need} needed", low, {"n": o.min_record})
         if too_many:
-            return f"at most {limit} dice may be left to record; you have {dice_left}"
+            return Reason(
+                f"at most {limit} dice may be left to record; you have {dice_left}",
+                Refusal.DICE_LEFT,
+                {"most": limit, "left": dice_left},
+            )
         return None
 
     def end_check(self, state: CzechState) -> CzechState:

@@ -9,6 +9,7 @@ from typing import Literal
 
 from scoring.core import JSON, option
 from scoring.dice import Dice
+from scoring.errors import Reason, Refusal
 from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, doubling_kinds, highest
 
 
@@ -140,9 +141,13 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
     def bank_refusal(self, state: KState, total: int, dice_left: int) -> str | None:
         o = self.options
         if total < o.min_bank:
-            return f"at least {o.min_bank} needed"
+            return Reason(f"at least {o.min_bank} needed", Refusal.AT_LEAST, {"n": o.min_bank})
         if state.scores[state.turn.player] == 0 and total < o.entry_min:
-            return f"at least {o.entry_min} needed to get on the board"
+            return Reason(
+                f"at least {o.entry_min} needed to get on the board",
+                Refusal.ON_THE_BOARD,
+                {"n": o.entry_min},
+            )
         return None
 
     def on_bank(self, state: KState, total: int) -> KState:

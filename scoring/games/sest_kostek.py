@@ -8,6 +8,7 @@ from typing import Literal
 
 from scoring.core import JSON, option
 from scoring.dice import Dice
+from scoring.errors import Reason, Refusal
 from scoring.jeopardy import (
     CombinationTable,
     JeopardyGame,
@@ -77,18 +78,27 @@ class SestKostek(JeopardyGame[None, SestKostekOptions]):
         mode = self.options.confirmation
         all_scored = len(kept) == len(turn.dice)
         if mode == "single_throw" and all_scored and len(turn.dice) == self.n_dice:
-            return "all six dice scored in one throw: confirm them with one more throw of all six"
+            return Reason(
+                "all six dice scored in one throw: confirm them with one more throw of all six",
+                Refusal.CONFIRM_SIX,
+            )
         if mode == "hot_dice" and all_scored:
-            return "every die has scored: confirm with one more throw of all six"
+            return Reason(
+                "every die has scored: confirm with one more throw of all six", Refusal.CONFIRM_SIX
+            )
         return ""
 
     def bank_refusal(self, state: SState, total: int, dice_left: int) -> str | None:
         o = self.options
         limit = o.max_dice_left_to_record
         if total < o.min_record:
-            return f"at least {o.min_record} needed"
+            return Reason(f"at least {o.min_record} needed", Refusal.AT_LEAST, {"n": o.min_record})
         if limit is not None and dice_left > limit:
-            return f"at most {limit} dice may be left to record; you have {dice_left}"
+            return Reason(
+                f"at most {limit} dice may be left to record; you have {dice_left}",
+                Refusal.DICE_LEFT,
+                {"most": limit, "left": dice_left},
+            )
         return None
 
     def end_check(self, state: SState) -> SState:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from scoring.core import JSON, Action, Bank, option
 from scoring.dice import Dice
-from scoring.errors import InvalidOption
+from scoring.errors import InvalidOption, Reason, Refusal
 from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, TurnEvent
 
 TARGET = 1000
@@ -236,15 +236,27 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
     def bank_refusal(self, state: ThousandState, total: int, dice_left: int) -> str | None:
         p = state.turn.player
         score = state.scores[p]
-        if not state.extra.opened[p] and total < self.options.open_min:
-            return (
-                f"to open the game you need {self.options.open_min} in one turn; you have {total}"
+        need = self.options.open_min
+        if not state.extra.opened[p] and total < need:
+            return Reason(
+                f"to open the game you need {need} in one turn; you have {total}",
+                Refusal.OPEN,
+                {"need": need, "have": total},
             )
         pit = self.pit(score)
-        if pit is not None and score + total < pit[1]:
-            return f"in the pit {pit[0]}-{pit[1]} you need {pit[1]}; you would have {score + total}"
-        if state.extra.on_barrel[p] and score + total < TARGET:
-            return f"on the barrel you need {TARGET}; you would have {score + total}"
+        have = score + total
+        if pit is not None and have < pit[1]:
+            return Reason(
+                f"in the pit {pit[0]}-{pit[1]} you need {pit[1]}; you would have {have}",
+                Refusal.PIT,
+                {"low": pit[0], "high": pit[1], "have": have},
+            )
+        if state.extra.on_barrel[p] and have < TARGET:
+            return Reason(
+                f"on the barrel you need {TARGET}; you would have {have}",
+                Refusal.BARREL,
+                {"need": TARGET, "have": have},
+            )
         return None
 
     def special_roll(self, state: ThousandState, roll: Dice) -> ThousandState | None:
@@ -342,7 +354,7 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
 
     def explain_illegal(self, state: ThousandState, action: Action) -> str:
         if state.winners is not None and isinstance(action, Bank):
-            return f"cannot {self.bank_word}: the game is over"
+            return Reason(f"cannot {self.bank_word}: the game is over", Refusal.GAME_OVER)
         return super().explain_illegal(state, action)
 
     # -- burning and falling --------------------------------------------------------------------

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from scoring.core import JSON, Action, Forbidden, Game, Keep, Outcome, Phase, Roll, option
 from scoring.dice import Dice
+from scoring.errors import Reason, Refusal
 
 N_DICE = 6
 
@@ -162,10 +163,12 @@ class ZakazanaCisla(Game[ZakazanaCislaState, ZakazanaCislaOptions]):
                 "(two different faces)"
             )
         if isinstance(action, Roll):
-            n = state.in_play
-            return (
-                f"cannot roll {_dice_word(len(action.dice))}: "
-                f"{_dice_word(n)} {'is' if n == 1 else 'are'} still in play"
+            n, got = state.in_play, len(action.dice)
+            return Reason(
+                f"cannot roll {_dice_word(got)}: "
+                f"{_dice_word(n)} {'is' if n == 1 else 'are'} still in play",
+                Refusal.WRONG_DICE_COUNT,
+                {"n": n, "got": got},
             )
         if isinstance(action, Keep):
             return (

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from scoring.core import JSON, Action, Draw, Game, Outcome, Pass, Phase, Place, option
-from scoring.errors import InvalidAction, InvalidOption
+from scoring.errors import InvalidAction, InvalidOption, Reason, Refusal
 from scoring.games.triangles.lattice import make_board, parse_cell
 from scoring.games.triangles.placement import (
     Layout,
@@ -329,7 +329,7 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         if isinstance(action, Pass):
             return self._pass_problem(state)
         if self.phase(state) is Phase.FINISHED:
-            return f"cannot {action}: the game is over"
+            return Reason(f"cannot {action}: the game is over", Refusal.GAME_OVER)
         return f"cannot {action}: triangles knows only draw, place and pass"
 
     def _where(self, state: TrianglesState, stone: int) -> str | None:
@@ -344,7 +344,7 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         names = state.players
         phase = self.phase(state)
         if phase is Phase.FINISHED:
-            return f"{what}: the game is over"
+            return Reason(f"{what}: the game is over", Refusal.GAME_OVER)
         if phase is Phase.PLACE:
             return f"{what}: {names[state.player]} holds {state.written}; place it or pass"
         if stone == state.hand:
@@ -389,7 +389,7 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         what = f"cannot place {action.stone}"
         phase = self.phase(state)
         if phase is Phase.FINISHED:
-            return f"{what}: the game is over"
+            return Reason(f"{what}: the game is over", Refusal.GAME_OVER)
         if state.end:
             return f"{what}: the game is over; the stones still held are being shown"
         if state.hand is None:
@@ -426,7 +426,7 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
     def _pass_problem(self, state: TrianglesState) -> str | None:
         phase = self.phase(state)
         if phase is Phase.FINISHED:
-            return "cannot pass: the game is over"
+            return Reason("cannot pass: the game is over", Refusal.GAME_OVER)
         if state.end:
             return "cannot pass: the game is over; the stones still held are being shown"
         if state.hand is None:

@@ -1,0 +1,271 @@
+"""Refusals as data: each coded refusal of the engines carries its code and params, and says in
+English exactly what it said before (the command line and the logs print that)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scoring.core import Action, Bank, Game, Keep, Roll
+from scoring.errors import IllegalAction, Reason, Refusal, refusal_codes
+from scoring.registry import find_game
+
+
+def refusal(
+    game_id: str, options: dict[str, Any], actions: list[Action], action: Action
+) -> IllegalAction:
+    """The refusal of ``action`` after ``actions`` in a new game of Ann and Bob."""
+    game: Game[Any, Any] = find_game(game_id).from_json(options)
+    state = game.initial_state(["Ann", "Bob"])
+    for step in actions:
+        state = game.apply(state, step)
+    with pytest.raises(IllegalAction) as caught:
+        game.apply(state, action)
+    return caught.value
+
+
+# A game of 1000 that Ann has won: five 5s win at once with that option.
+WON_1000: tuple[str, dict[str, Any], list[Action]] = (
+    "thousand",
+    {"five_of_a_kind_wins": True},
+    [Roll([5, 5, 5, 5, 5])],
+)
+
+CASES: list[tuple[str, dict[str, Any], list[Action], Action, Refusal, dict[str, Any], str]] = [
+    (
+        "kymppitonni",
+        {},
+        [],
+        Roll([1, 2, 3, 4]),
+        Refusal.WRONG_DICE_COUNT,
+        {"n": 6, "got": 4},
+        "cannot roll 1 2 3 4: 6 dice are to be thrown, not 4",
+    ),
+    (
+        "general",
+        {},
+        [],
+        Roll([1, 2, 3, 4, 5, 6]),
+        Refusal.WRONG_DICE_COUNT,
+        {"n": 5, "got": 6},
+        "cannot roll 1 2 3 4 5 6: 5 dice are to be thrown, not 6",
+    ),
+    (
+        *WON_1000,
+        Bank(),
+        Refusal.GAME_OVER,
+        {},
+        "cannot pass: the game is over",
+    ),
+    (
+        *WON_1000,
+        Roll([1, 2, 3, 4, 5]),
+        Refusal.GAME_OVER,
+        {},
+        "cannot roll 1 2 3 4 5: the game is over",
+    ),
+    (
+        "kymppitonni",
+        {},
+        [],
+        Bank(),
+        Refusal.NOTHING_TO_BANK,
+        {},
+        "cannot bank: nothing to bank yet: throw the dice first",
+    ),
+    (
+        "kymppitonni",
+        {"min_bank": 350},
+        [Roll([1, 2, 3, 4, 6, 6]), Keep([1])],
+        Bank(),
+        Refusal.AT_LEAST,
+        {"n": 350},
+        "cannot bank 100: at least 350 needed",
+    ),
+    (
+        "kymppitonni",
+        {"entry_min": 500},
+        [Roll([1, 2, 3, 4, 6, 6]), Keep([1])],
+        Bank(),
+        Refusal.ON_THE_BOARD,
+        {"n": 500},
+        "cannot bank 100: at least 500 needed to get on the board",
+    ),
+    (
+        "thousand",
+        {},
+        [Roll([5, 2, 3, 3, 6])],
+        Bank(),
+        Refusal.OPEN,
+        {"need": 50, "have": 5},
+        "cannot pass 5: to open the game you need 50 in one turn; you have 5",
+    ),
+    (
+        "thousand",
+        {"hot_dice_forced": True},
+        [Roll([1, 1, 1, 5, 5])],
+        Bank(),
+        Refusal.ALL_AGAIN,
+        {"n": 5},
+        "cannot pass 110: every die has scored, so all 5 must be thrown again",
+    ),
+    (
+        "sest-kostek",
+        {},
+        [Roll([1, 1, 1, 1, 5, 5])],
+        Bank(),
+        Refusal.CONFIRM_SIX,
+        {},
+        "cannot bank 2100: all six dice scored in one throw: confirm them with one more throw of"
+        " all six",
+    ),
+    (
+        "sest-kostek",
+        {"max_dice_left_to_record": 2, "min_record": 0},
+        [Roll([1, 2, 3, 4, 6, 6]), Keep([1])],
+        Bank(),
+        Refusal.DICE_LEFT,
+        {"most": 2, "left": 5},
+        "cannot bank 100: at most 2 dice may be left to record; you have 5",
+    ),
+    (
+        "kymppitonni",
+        {},
+        [],
+        Keep([1]),
+        Refusal.NO_DICE_TO_KEEP,
+        {"n": 6},
+        "cannot keep 1: no dice are on the table; roll 6 dice",
+    ),
+    (
+        "kymppitonni",
+        {},
+        [Roll([1, 2, 3, 4, 6, 6])],
+        Keep([]),
+        Refusal.KEEP_NOTHING,
+        {},
+        "cannot keep nothing: set aside at least one scoring die",
+    ),
+    (
+        "kymppitonni",
+        {},
+        [Roll([1, 2, 3, 4, 6, 6])],
+        Keep([5]),
+        Refusal.KEEP_NOT_SHOWING,
+        {"dice": [5], "shown": [1, 2, 3, 4, 6, 6]},
+        "cannot keep 5: the dice showing are 1 2 3 4 6 6",
+    ),
+    (
+        "kymppitonni",
+        {},
+        [Roll([1, 2, 3, 4, 6, 6])],
+        Keep([1, 2]),
+        Refusal.KEEP_NOT_SCORING,
+        {"dice": [1, 2], "shown": [1, 2, 3, 4, 6, 6], "best": [1], "points": 100},
+        "cannot keep 1 2: every die set aside must score; the best set-aside of 1 2 3 4 6 6 is 1"
+        " for 100",
+    ),
+    (
+        "kymppitonni",
+        {},
+        [Roll([1, 2, 3, 4, 6, 6])],
+        Roll([1, 2, 3, 4, 6, 6]),
+        Refusal.KEEP_FIRST,
+        {"shown": [1, 2, 3, 4, 6, 6]},
+        "cannot roll 1 2 3 4 6 6: set aside scoring dice from 1 2 3 4 6 6 first (or bank)",
+    ),
+    (
+        "thousand",
+        {},
+        [Roll([5, 2, 3, 3, 6])],
+        Keep([5]),
+        Refusal.AUTO_KEEP,
+        {},
+        "cannot keep: in this game the scoring dice are set aside by themselves",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("game_id", "options", "actions", "action", "code", "params", "english"),
+    CASES,
+    ids=[f"{c[0]}-{c[4].value}" for c in CASES],
+)
+def test_a_refusal_carries_its_code_params_and_english(
+    game_id: str,
+    options: dict[str, Any],
+    actions: list[Action],
+    action: Action,
+    code: Refusal,
+    params: dict[str, Any],
+    english: str,
+) -> None:
+    exc = refusal(game_id, options, actions, action)
+    assert (exc.code, exc.params, str(exc)) == (code, params, english)
+
+
+@pytest.mark.parametrize(
+    ("options", "code", "params", "english"),
+    [
+        (
+            {"max_dice_left_to_record": None},
+            Refusal.AT_LEAST,
+            {"n": 350},
+            "cannot bank 50: at least 350 needed",
+        ),
+        (
+            {"max_dice_left_to_record": None, "min_record_strict": True},
+            Refusal.MORE_THAN,
+            {"n": 350},
+            "cannot bank 50: more than 350 needed",
+        ),
+        (
+            {"max_dice_left_to_record": 2},
+            Refusal.NEED_AND_DICE_LEFT,
+            {
+                "need": {"code": "at_least", "params": {"n": 350}},
+                "left": {"code": "dice_left", "params": {"most": 2, "left": 5}},
+            },
+            "cannot bank 50: at least 350 needed and at most 2 dice left; you have 5",
+        ),
+    ],
+    ids=["at-least", "more-than", "both"],
+)
+def test_jednicky_a_petky_says_what_a_record_needs(
+    options: dict[str, Any], code: Refusal, params: dict[str, Any], english: str
+) -> None:
+    exc = refusal(
+        "jednicky-a-petky",
+        {"min_record": 350, **options},
+        [Roll([5, 2, 3, 3, 6, 6]), Keep([5])],
+        Bank(),
+    )
+    assert (exc.code, exc.params, str(exc)) == (code, params, english)
+
+
+def test_an_uncoded_refusal_has_no_code() -> None:
+    """The generic "cannot X now; allowed: ..." names actions in English: it has no code."""
+    exc = refusal("general", {}, [], Keep([1]))
+    assert exc.code is None
+    assert exc.params == {}
+    assert str(exc) == "cannot keep 1: no dice have been thrown this turn"
+
+
+def test_an_error_made_from_a_reason_keeps_it_and_its_english() -> None:
+    why = Reason("the game is over", Refusal.GAME_OVER, {"n": 1})
+    exc = IllegalAction(why)
+    assert (str(exc), exc.code, exc.params, exc.args) == (
+        "the game is over",
+        "game_over",
+        {"n": 1},
+        (why,),
+    )
+    assert exc.as_reason().code is Refusal.GAME_OVER  # type: ignore[attr-defined]
+    assert IllegalAction("plain").as_reason() == "plain"
+
+
+def test_every_engine_code_is_registered_once() -> None:
+    codes = refusal_codes()
+    assert set(Refusal) <= set(codes.values())
+    assert all(codes[code.value] is code for code in Refusal)
