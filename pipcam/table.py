@@ -42,7 +42,14 @@ from scoring.core import (
     action_to_json,
 )
 from scoring.dice import contains, remove
-from scoring.errors import IllegalAction, InvalidAction
+from scoring.errors import (
+    IllegalAction,
+    InvalidAction,
+    Reason,
+    Refusal,
+    RefusalCode,
+    refusal_json,
+)
 from scoring.history import History
 from scoring.transcript import Header, check_new_players, dump, parse_header, start
 
@@ -71,6 +78,38 @@ class ReadingLike(Protocol):
     def dice(self) -> Sequence[DieLike]: ...
 
 
+class TableRefusal(RefusalCode):
+    """The table's own refusals and problems, which the phones word in their language."""
+
+    STALE = "stale"
+    """A change made on a screen that showed another version of the game."""
+    NO_GAME = "no_game"
+    """No game is being played."""
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    NOTHING_TO_REDO = "nothing_to_redo"
+    KEPT_AS_ENDED = "kept_as_ended"
+    """The store keeps the game as it ended: it cannot be changed any more."""
+    NO_READING = "no_reading"
+    """No dice have settled yet: there is no reading to correct."""
+    READING_BEFORE_GAME = "reading_before_game"
+    """The last reading is of the game before this one."""
+    GONE_ON = "gone_on"
+    """The game has gone on since the reading to correct."""
+    COACH_OFF = "coach_off"
+    NOBODY_TO_MOVE = "nobody_to_move"
+    NOTHING_TO_CONFIRM = "nothing_to_confirm"
+    HOLD_AGAIN = "hold_again"
+    """The confirm button held on an unfinished game: hold it again within ``seconds``."""
+    ROLL_ZONE_COUNT = "roll_zone_count"
+    """``read`` dice are in the roll zone but ``n`` were to be thrown."""
+    NOT_FOLLOWING = "not_following"
+    """The dice in the roll zone (``dice``) do not follow from those on the table (``table``)."""
+    DOUBTFUL = "doubtful"
+    """``n`` dice of the reading lean on something or cannot be read."""
+    DICE_READ = "dice_read"
+    """The dice read (``dice``) were refused for ``reason`` (``{"detail", "code", "params"}``)."""
+
+
 def die_json(die: DieLike) -> dict[str, JSON]:
     """A die of a reading as JSON (the phones and the store)."""
     return {
@@ -87,7 +126,7 @@ class TableView:
 
     reading_status: str = "empty"
     dice_read: list[dict[str, JSON]] = field(default_factory=list)
-    problem: str = ""
+    problem: str = ""  # a Reason when the phones can word it
     camera: str = "ok"
     photos: int | None = None  # photos kept of the tray (pipcam.photos); None: none are kept
     photo_seq: int = 0  # photos kept since the table started: phones count the teach sheet anew
@@ -160,7 +199,8 @@ class Table:
         if seen is not None and seen != self.version:
             raise IllegalAction(
                 "the game has changed since your screen showed it (another phone, a button or"
-                " the camera was first): look again, then try again"
+                " the camera was first): look again, then try again",
+                code=TableRefusal.STALE,
             )
 
     # -- games ----------------------------------------------------------------------------------
@@ -215,7 +255,9 @@ class Table:
 
     def _need(self) -> History[Any]:
         if self.history is None:
-            raise IllegalAction("no game is being played: start one first")
+            raise IllegalAction(
+                "no game is being played: start one first", code=TableRefusal.NO_GAME
+            )
         return self.history
 
     # -- actions --------------------------------------------------------------------------------
@@ -272,7 +314,10 @@ class Table:
             self._check_seen(seen)
             history = self._need()
             if not len(history):
-                raise IllegalAction("nothing to undo: no action has been taken in this game")
+                raise IllegalAction(
+                    "nothing to undo: no action has been taken in this game",
+                    code=TableRefusal.NOTHING_TO_UNDO,
+                )
             assert self.game_id is not None
             if history.game.outcome(history.state) is not None:
                 # A final throw typed wrong, a bank by mistake: the game goes on again.
@@ -280,7 +325,9 @@ class Table:
                     with self._storing():
                         self.store.undo_ending(self.game_id, source=source)
                 except GameFinished as exc:
-                    raise IllegalAction(f"cannot undo: {exc}") from exc
+                    raise IllegalAction(
+                        f"cannot undo: {exc}", code=TableRefusal.KEPT_AS_ENDED
+                    ) from exc
             else:
                 self._append(self.game_id, "undo", None, source=source)
             history.pop()
@@ -296,7 +343,8 @@ class Table:
                 self.store.append(game_id, kind, action, source=source)
         except GameFinished as exc:
             raise IllegalAction(
-                f"cannot {kind}: the game is over and kept as it ended; start a new game"
+                f"cannot {kind}: the game is over and kept as it ended; start a new game",
+                code=TableRefusal.KEPT_AS_ENDED,
             ) from exc
 
     def redo(self, *, source: str, seen: int | None = None) -> dict[str, JSON]:
@@ -305,7 +353,10 @@ class Table:
             self._check_seen(seen)
             history = self._need()
             if not history.can_redo():
-                raise IllegalAction("nothing to redo: no action has been undone since the last one")
+                raise IllegalAction(
+                    "nothing to redo: no action has been undone since the last one",
+                    code=TableRefusal.NOTHING_TO_REDO,
+                )
             assert self.game_id is not None
             self._append(self.game_id, "redo", None, source=source)
             history.redo()
@@ -373,16 +424,21 @@ class Table:
         if not self.coach:
             raise IllegalAction(
                 "the coach is off at this table: start it with pipcam run --coach"
-                " (or coach = true in the configuration)"
+                " (or coach = true in the configuration)",
+                code=TableRefusal.COACH_OFF,
             )
         with self.lock:
             self._check_seen(seen)
             history = self._need()
             game, state, version = history.game, history.state, self.version
         if game.outcome(state) is not None:
-            raise IllegalAction("the game is over: there is nothing to advise")
+            raise IllegalAction(
+                "the game is over: there is nothing to advise", code=Refusal.GAME_OVER
+            )
         if game.to_move(state) is None:
-            raise IllegalAction("nobody is to move: there is nothing to advise")
+            raise IllegalAction(
+                "nobody is to move: there is nothing to advise", code=TableRefusal.NOBODY_TO_MOVE
+            )
         problem = coach_problem(game)
         if problem is not None:
             raise InvalidAction(problem)
@@ -453,10 +509,12 @@ class Table:
             if button in ("confirm", "keep"):
                 action = self.suggestion()
                 if action is None:
-                    raise IllegalAction("nothing to confirm now")
+                    raise IllegalAction(
+                        "nothing to confirm now", code=TableRefusal.NOTHING_TO_CONFIRM
+                    )
                 return self.act(action, source=source)
         except (IllegalAction, InvalidAction) as exc:
-            self.report_problem(str(exc))
+            self.report_problem(exc.as_reason())
             return None
         except StoreError:
             return None  # already the table's problem (_storing): phones and LED say it
@@ -473,15 +531,20 @@ class Table:
             if unfinished and now - self._new_game_asked > NEW_GAME_WINDOW:
                 self._new_game_asked = now
                 self.report_problem(
-                    "the game is not over: hold confirm again within "
-                    f"{NEW_GAME_WINDOW:.0f} s to abandon it and start a new one"
+                    Reason(
+                        "the game is not over: hold confirm again within "
+                        f"{NEW_GAME_WINDOW:.0f} s to abandon it and start a new one",
+                        TableRefusal.HOLD_AGAIN,
+                        {"seconds": round(NEW_GAME_WINDOW)},
+                    )
                 )
                 return None
             self._new_game_asked = -NEW_GAME_WINDOW
             return self.new_game(self.header.to_json(), source=source)
 
     def report_problem(self, text: str) -> None:
-        """Say what is wrong (attention LED, phones) without changing the game."""
+        """Say what is wrong (attention LED, phones) without changing the game; a
+        :class:`Reason` is worded by the phones in their language."""
         with self.lock:
             self.view.problem = text
             self._changed()
@@ -532,7 +595,13 @@ class Table:
                     self.last_reading.actions.append(step)
             except (IllegalAction, InvalidAction) as exc:
                 values = sorted(int(d["value"]) for d in self.view.dice_read)
-                self.report_problem(f"the dice read {' '.join(map(str, values))}: {exc}")
+                self.report_problem(
+                    Reason(
+                        f"the dice read {' '.join(map(str, values))}: {exc}",
+                        TableRefusal.DICE_READ,
+                        {"dice": values, "reason": refusal_json(exc)},
+                    )
+                )
             finally:
                 self.last_reading.state_after = history.state
             return reading_id
@@ -546,12 +615,16 @@ class Table:
             what = "; ".join(
                 f"a die at {d['box']} {words.get(str(d['status']), d['status'])}" for d in doubtful
             )
-            return [], f"{what}: throw it again or correct it on a phone"
+            return [], Reason(
+                f"{what}: throw it again or correct it on a phone",
+                TableRefusal.DOUBTFUL,
+                {"n": len(doubtful)},
+            )
         values = [int(d["value"]) for d in dice]
         try:
             return self._action_from_dice(values, state) or [], None
         except (IllegalAction, InvalidAction) as exc:
-            return [], str(exc)
+            return [], exc.as_reason()
 
     def correct(self, die: int, value: int, *, source: str = "phone") -> dict[str, JSON]:
         """Correct die ``die`` (an index into ``dice_read``) of the last settled reading to
@@ -566,11 +639,15 @@ class Table:
         with self.lock:
             last = self.last_reading
             if last is None:
-                raise IllegalAction("there is no reading to correct: no dice have settled yet")
+                raise IllegalAction(
+                    "there is no reading to correct: no dice have settled yet",
+                    code=TableRefusal.NO_READING,
+                )
             if last.game_id != self.game_id:
                 raise IllegalAction(
                     "there is no reading to correct: the last dice were read before this game "
-                    "started; throw them again"
+                    "started; throw them again",
+                    code=TableRefusal.READING_BEFORE_GAME,
                 )
             if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(last.dice):
                 raise InvalidAction(
@@ -594,7 +671,7 @@ class Table:
                     try:
                         state = history.game.apply(state, step)
                     except IllegalAction as exc:
-                        actions, problem = [], str(exc)
+                        actions, problem = [], exc.as_reason()
                         break
                 if actions != last.actions:
                     # A misread roll that ended the game: the game goes on again if it must.
@@ -608,7 +685,8 @@ class Table:
                     )
             except GameFinished as exc:
                 raise IllegalAction(
-                    "cannot correct the reading: the game is over and kept as it ended"
+                    "cannot correct the reading: the game is over and kept as it ended",
+                    code=TableRefusal.KEPT_AS_ENDED,
                 ) from exc
             if history is not None and events:
                 for _ in last.actions:
@@ -639,7 +717,8 @@ class Table:
             made = " then ".join(map(str, last.actions)) or "nothing"
             raise IllegalAction(
                 f"cannot correct the reading: the game has gone on since it was read (it made "
-                f"{made}); undo back to it first"
+                f"{made}); undo back to it first",
+                code=TableRefusal.GONE_ON,
             )
 
     def _action_from_dice(self, values: list[int], state: Any) -> list[Action] | None:
@@ -655,7 +734,9 @@ class Table:
             if len(values) != n:
                 raise IllegalAction(
                     f"{len(values)} dice are in the roll zone but {n} were to be thrown; "
-                    "take the others out, correct the reading, or type the throw on a phone"
+                    "take the others out, correct the reading, or type the throw on a phone",
+                    code=TableRefusal.ROLL_ZONE_COUNT,
+                    params={"read": len(values), "n": n},
                 )
             return [Roll(values)]
         on_table = list(game.describe(state).get("dice", []) or [])
@@ -675,7 +756,9 @@ class Table:
         raise IllegalAction(
             f"the dice in the roll zone ({' '.join(map(str, sorted(values)))}) do not follow from "
             f"the dice on the table ({' '.join(map(str, sorted(on_table)))}); "
-            "set aside dice by taking them out of the roll zone"
+            "set aside dice by taking them out of the roll zone",
+            code=TableRefusal.NOT_FOLLOWING,
+            params={"dice": sorted(values), "table": sorted(on_table)},
         )
 
     def reading_in_play(self) -> int | None:
@@ -728,10 +811,13 @@ class Table:
                 base["can_redo"] = self.history.can_redo()
                 suggestion = self.suggestion()
                 base["suggestion"] = action_to_json(suggestion) if suggestion else None
+            problem = refusal_json(self.view.problem)
             base["table"] = {
                 "reading": self.view.reading_status,
                 "dice_read": self.view.dice_read,
-                "problem": self.view.problem,
+                "problem": problem["detail"],
+                "problem_code": problem.get("code"),
+                "problem_params": problem.get("params", {}),
                 "camera": self.view.camera,
                 "photos": self.view.photos,
                 "photo_seq": self.view.photo_seq,

@@ -133,6 +133,23 @@ class UnknownGame(ScoringError, LookupError):
     """A game id or alias that no engine answers to."""
 
 
+def refusal_json(reason: str | ScoringError) -> dict[str, Any]:
+    """A refusal as the phones get it: the English ``detail``, with its ``code`` and ``params``
+    when it has a code.
+
+    >>> refusal_json(Reason("cannot pass: the game is over", Refusal.GAME_OVER))
+    {'detail': 'cannot pass: the game is over', 'code': 'game_over', 'params': {}}
+    >>> refusal_json("the disk is full")
+    {'detail': 'the disk is full'}
+    """
+    if isinstance(reason, ScoringError):
+        reason = reason.as_reason()
+    out: dict[str, Any] = {"detail": str(reason)}
+    if isinstance(reason, Reason):
+        out.update(code=reason.code.value, params=reason.params)
+    return out
+
+
 def refusal_codes() -> dict[str, RefusalCode]:
     """Every refusal code of the enums defined so far (import the packages that define theirs)."""
     out: dict[str, RefusalCode] = {}

@@ -3,7 +3,8 @@
 ``create_app(table, pin=...)`` takes any object with the ``TableAPI`` methods, so the Pi wiring
 and the tests each pass their own. Changing requests need the table PIN (header ``X-Table-Pin``
 or the cookie set by ``POST /api/pin``); an illegal action is a 409, a malformed one a 422, each
-with a JSON ``detail`` that says why, and the state is then unchanged. Every refusal is a 4xx
+with a JSON ``detail`` that says why (and its ``code`` and ``params`` when the phones can word it
+in their language), and the state is then unchanged. Every refusal is a 4xx
 with ``{"detail": "..."}``, whatever was sent; a change the table cannot keep now (its store on a
 full disk) is a 503 with the store's message; an unexpected failure is a 500 with the same shape
 and no traceback.
@@ -31,7 +32,14 @@ from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scoring.errors import IllegalAction, InvalidAction, InvalidOption, UnknownGame
+from scoring.errors import (
+    IllegalAction,
+    InvalidAction,
+    InvalidOption,
+    ScoringError,
+    UnknownGame,
+    refusal_json,
+)
 from scoring.registry import available
 from web.schemas import (
     ACTION_SCHEMA,
@@ -205,6 +213,15 @@ class PinGuard:
         while len(self.failures) > self.max_clients:
             oldest = min(self.failures, key=lambda c: self.failures[c][1])
             del self.failures[oldest]
+
+
+class Refused(Exception):
+    """An engine's or the table's refusal, answered ``status`` with its code and params."""
+
+    def __init__(self, status: int, error: ScoringError) -> None:
+        super().__init__(str(error))
+        self.status = status
+        self.error = error
 
 
 class SafeJSONResponse(JSONResponse):
@@ -424,9 +441,14 @@ def create_app(
         try:
             return call()
         except IllegalAction as exc:
-            raise HTTPException(409, detail=str(exc)) from exc
+            raise Refused(409, exc) from exc
         except (InvalidAction, InvalidOption, UnknownGame) as exc:
-            raise HTTPException(422, detail=str(exc)) from exc
+            raise Refused(422, exc) from exc
+
+    @app.exception_handler(Refused)
+    async def refused(_request: Request, exc: Refused) -> JSONResponse:
+        # FastAPI's {"detail": "..."}, with the code and params a phone words the refusal by.
+        return SafeJSONResponse(refusal_json(exc.error), status_code=exc.status)
 
     state_route: dict[str, Any] = {
         "response_model": StatePublic,

@@ -174,9 +174,16 @@ ACTION_SCHEMA: dict[str, Any] = {
 
 
 class ErrorPublic(BaseModel):
-    """Why a request was refused."""
+    """Why a request was refused: ``detail`` in English, and for a refusal the phones word in
+    their own language its ``code`` (key ``refusal.<code>`` of the page) and ``params``."""
 
     detail: str
+    code: str | None = Field(
+        default=None, description="the refusal's code (409, 422), when it has one"
+    )
+    params: dict[str, Any] | None = Field(
+        default=None, description="the numbers and dice of the refusal, named as its words use"
+    )
 
 
 class OkPublic(BaseModel):
@@ -209,6 +216,12 @@ class TablePublic(BaseModel):
     reading: str
     dice_read: list[DieReadPublic]
     problem: str
+    problem_code: str | None = Field(
+        default=None, description="the problem's refusal code, when the phones can word it"
+    )
+    problem_params: dict[str, Any] = Field(
+        default_factory=dict, description="the numbers and dice of the problem, by name"
+    )
     camera: str = Field(
         description='"ok", "missing" or "failed"; "none": the table has no camera (dice typed)'
     )

@@ -225,3 +225,44 @@ def test_no_page_needs_the_internet(served: Served) -> None:
     page = served.client.get("/").text
     assert "http://" not in page
     assert "https://" not in page
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "seen", "code", "params"),
+    [
+        ("/api/actions", {"bank": True}, False, "nothing_to_bank", {}),
+        ("/api/actions", {"roll": [1, 2, 3, 4]}, False, "wrong_dice_count", {"n": 6, "got": 4}),
+        ("/api/undo", None, False, "nothing_to_undo", {}),
+        ("/api/redo", None, False, "nothing_to_redo", {}),
+        ("/api/undo", None, True, "stale", {}),
+        ("/api/advice", None, False, "coach_off", {}),
+    ],
+    ids=["bank", "dice", "undo", "redo", "stale", "coach"],
+)
+def test_a_refusal_body_has_its_code_and_params(
+    served: Served, path: str, body: object, code: str, params: dict[str, object], *, seen: bool
+) -> None:
+    """A 409 says why in English (``detail``, as before) and as data a phone words itself."""
+    query = f"?seen={served.table.version - 1}" if seen else ""
+    if path == "/api/advice":
+        r = served.client.get(path)
+    else:
+        r = served.pinned.post(f"{path}{query}", json=body)
+    assert r.status_code == 409
+    got = r.json()
+    assert (got["code"], got["params"]) == (code, params)
+    assert isinstance(got["detail"], str)
+    assert got["detail"]
+
+
+def test_a_malformed_action_has_no_code(served: Served) -> None:
+    """A refusal the phones have no words for keeps FastAPI's shape alone."""
+    r = served.pinned.post("/api/actions", json={"jump": 1})
+    assert r.status_code == 422
+    assert set(r.json()) == {"detail"}
+
+
+def test_the_openapi_error_model_names_code_and_params(served: Served) -> None:
+    schema = served.client.get("/openapi.json").json()["components"]["schemas"]
+    assert {"detail", "code", "params"} <= set(schema["ErrorPublic"]["properties"])
+    assert {"problem", "problem_code", "problem_params"} <= set(schema["TablePublic"]["properties"])

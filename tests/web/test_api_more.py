@@ -222,13 +222,18 @@ def test_correct_conflicts(served: Served) -> None:
     r = served.pinned.post("/api/correct", json={"die": 0, "value": 3})
     assert (r.status_code, r.json()) == (
         409,
-        {"detail": "there is no reading to correct: no dice have settled yet"},
+        {
+            "detail": "there is no reading to correct: no dice have settled yet",
+            "code": "no_reading",
+            "params": {},
+        },
     )
     served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
     served.pinned.post("/api/actions", json={"keep": [1, 1, 5]})
     r = served.pinned.post("/api/correct", json={"die": 5, "value": 6})
     assert r.status_code == 409
     assert r.json()["detail"].endswith("undo back to it first")
+    assert r.json()["code"] == "gone_on"
 
 
 def test_correct_lets_a_cocked_die_through(served: Served) -> None:
