@@ -33,3 +33,46 @@ def test_every_key_the_page_uses_is_there() -> None:
         used |= set(re.findall(r'\bt\("([a-z_]+\.[a-z_0-9.]+)"', script.read_text()))
     assert {"teach.title", "teach.missed", "teach.zoom"} <= used  # both kinds are found
     assert sorted(used - ENGLISH) == []
+
+
+def _words(lang: str) -> dict[str, str]:
+    words: dict[str, str] = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))
+    return words
+
+
+LANGUAGES = sorted(p.stem for p in (STATIC / "i18n").glob("*.json"))
+
+
+def server_codes() -> list[str]:
+    """Every refusal code the server can send: the engines', the table's (imported here)."""
+    import pipcam.table  # noqa: F401  (defines the table's codes)
+    import web.app  # noqa: F401
+    from scoring.errors import refusal_codes
+
+    return sorted(refusal_codes())
+
+
+def test_the_server_has_refusal_codes() -> None:
+    codes = server_codes()
+    assert {"stale", "game_over", "wrong_dice_count", "roll_zone_count"} <= set(codes)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_refusal_code_has_words_in_every_language(lang: str) -> None:
+    """A phone words every refusal and problem the server sends in its own language."""
+    words = _words(lang)
+    assert [code for code in server_codes() if f"refusal.{code}" not in words] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_translation_fills_only_the_placeholders_english_has(lang: str) -> None:
+    """A misspelt {name} would be shown as it is."""
+    english, words = _words("en"), _words(lang)
+    wrong = {}
+    for key, text in words.items():
+        base = re.sub(r"_(zero|one|two|few|many|other)$", "", key)
+        allowed = set(re.findall(r"\{(\w+)\}", english.get(key, english.get(base, ""))))
+        allowed.add("n")  # a plural form may name its number
+        if not set(re.findall(r"\{(\w+)\}", text)) <= allowed:
+            wrong[key] = text
+    assert wrong == {}

@@ -2,6 +2,7 @@
 // (POST /api/pin keeps it in a cookie) and is sent again; 429, 409 and 422 are shown as they come.
 import { $, toast } from "./dom.js";
 import { t } from "./i18n.js";
+import { wordRefusal } from "./words.js";
 
 /** The words of an error body: FastAPI's detail string, or pydantic's list of problems. */
 export function detailText(body, status) {
@@ -14,6 +15,12 @@ export function detailText(body, status) {
     }).join("; ");
   }
   return `HTTP ${status}`;
+}
+
+/** An error body in the page's language when it carries a refusal code, else its detail. */
+export function refusalText(body, status) {
+  const detail = detailText(body, status);
+  return body && typeof body.code === "string" ? wordRefusal(body.code, body.params, detail) : detail;
 }
 
 export async function get(path) {
@@ -59,7 +66,7 @@ export async function post(path, body) {
       return null;
     }
     if (r.ok) return r.data;
-    const why = detailText(r.data, r.status);
+    const why = refusalText(r.data, r.status);
     if (r.status === 401) {
       if (!(await enterPin())) return null;
       continue;

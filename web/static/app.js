@@ -1,11 +1,11 @@
 // The phone scoreboard. The state arrives as server-sent events (GET /api/events); every change
 // goes through the PROTOCOL.md routes (api.js), so anything done here can also be scripted.
-import { ask, detailText, get, image, post } from "./api.js";
+import { ask, get, image, post, refusalText } from "./api.js";
 import { $, h, toast } from "./dom.js";
 import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
 import { gameSheet } from "./sheets.js";
 import { COLOURS, faceBars, lineChart } from "./svg.js";
-import { describeAction, describeEvent, NATIVE_NAMES, sameMultiset } from "./words.js";
+import { describeAction, describeEvent, NATIVE_NAMES, sameMultiset, wordRefusal } from "./words.js";
 
 let current = null; // the last state shown
 let catalog = null; // GET /api/catalog, or null while it cannot be had
@@ -567,7 +567,8 @@ function renderBoard() {
 function fillBoard(state, body) {
   document.title = state.game ? `${gameName(state.game)} · pipcam` : "pipcam";
   $("title").textContent = state.game ? gameName(state.game) : "pipcam";
-  const problem = state.table && state.table.problem;
+  const problem = state.table && state.table.problem
+    && wordRefusal(state.table.problem_code, state.table.problem_params, state.table.problem);
   const top = [];
   if (problem) top.push(h("div", { class: "problem", role: "alert", id: "problem" }, problem));
   const camera = state.table && state.table.camera;
@@ -614,7 +615,7 @@ async function askHint(version) {
   const r = await ask(`/api/advice?seen=${version}`);
   if (!hint || hint.version !== version) return; // the game moved on meanwhile
   if (r && r.ok) hint = { version, advice: r.data };
-  else hint = { version, error: r ? detailText(r.data, r.status) : t("error.network") };
+  else hint = { version, error: r ? refusalText(r.data, r.status) : t("error.network") };
   renderBoard();
 }
 

@@ -54,6 +54,9 @@ export function t(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 
+/** Whether the page has words for key (in its language or in English). */
+export const has = (key) => key in strings || key in fallback;
+
 /** A translated name if the language has one, else the fallback (e.g. an unknown category id). */
 export function tOr(key, other) {
   return strings[key] ?? fallback[key] ?? other;

@@ -1,5 +1,5 @@
 // Game words shared by the views: category and figure names, actions as short sentences.
-import { t as tr, tOr } from "./i18n.js";
+import { has, t as tr, tOr } from "./i18n.js";
 
 export const GENERAL_CATEGORIES = ["ones", "twos", "threes", "fours", "fives", "sixes",
   "three_of_a_kind", "four_of_a_kind", "full_house", "small_straight", "large_straight",
@@ -64,6 +64,22 @@ export function describeEvent(event) {
       after: event.after });
     default: return null;
   }
+}
+
+/** A refusal or problem the server sent as data (code and params) in the page's language; the
+ * server's English detail for a code the page has no words for. Dice lists are spaced out, and a
+ * param that is itself a refusal ({detail, code, params}: why the dice read were refused) is
+ * worded the same way. */
+export function wordRefusal(code, params, detail) {
+  const key = `refusal.${code}`;
+  if (!code || !has(key)) return detail;
+  const vars = {};
+  for (const [name, value] of Object.entries(params || {})) {
+    if (Array.isArray(value)) vars[name] = dice(value);
+    else if (value && typeof value === "object") vars[name] = wordRefusal(value.code, value.params, value.detail ?? "");
+    else vars[name] = value;
+  }
+  return tr(key, vars);
 }
 
 export const sameMultiset = (a, b) =>

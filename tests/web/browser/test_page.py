@@ -707,6 +707,43 @@ def test_a_pass_in_1000_is_told_in_the_pages_language(served: Served, rig: Rig) 
         close(page)
 
 
+def test_refusals_and_problems_are_told_in_the_pages_language(served: Served, rig: Rig) -> None:
+    """A refusal from the server (a change from an out-of-date screen) and the table's problem
+    (seven dice read where six are thrown) are worded in Polish on a Polish phone; the English
+    stays in the server's detail."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    page = open_page(rig, lang="pl-PL")
+    try:
+        page.evaluate("import('/static/api.js').then(m => m.post('/api/undo?seen=0'))")
+        expect(page.locator("#toast")).to_have_text(
+            "Teraz niedozwolone: Gra zmieniła się, odkąd pokazał ją twój ekran (inny telefon,"
+            " przycisk albo kamera były szybsze): spójrz jeszcze raz i spróbuj ponownie."
+        )
+        served.table.on_reading(reading([1, 1, 5, 2, 3, 4, 6]), settled_now=True)
+        expect(page.locator("#problem")).to_have_text(
+            "W strefie rzutu jest kości: 7, a rzucić trzeba było 6: wyjmij to, co tam nie"
+            " pasuje, popraw odczyt albo wpisz rzut na telefonie."
+        )
+        assert served.table.state_json()["table"]["problem"].startswith(
+            "7 dice are in the roll zone"
+        )
+        # Taken out, a die that does not score is refused: both sentences in Polish.
+        served.table.on_reading(reading([1, 1, 5, 2, 3, 4]), settled_now=True)
+        served.table.on_reading(reading([1, 5, 3, 4]), settled_now=True)
+        expect(page.locator("#problem")).to_have_text(
+            "Kamera odczytała 1 3 4 5. Nie można odłożyć 1 2: każda odłożona kość musi"
+            " punktować. Z 1 1 2 3 4 5 najlepiej odłożyć 1 1 5 za 250."
+        )
+        shoot(page, "problem-pl")
+        page.select_option("#lang", "en")
+        expect(page.locator("#problem")).to_have_text(
+            "The camera read 1 3 4 5. 1 2 cannot be set aside: every die set aside must score."
+            " The best set-aside of 1 1 2 3 4 5 is 1 1 5 for 250."
+        )
+    finally:
+        close(page)
+
+
 def test_the_coach_gives_a_hint_where_the_player_has_a_choice(
     served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
