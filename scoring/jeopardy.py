@@ -15,6 +15,7 @@ import itertools
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import ClassVar, Generic, TypeVar
 
 from scoring.core import JSON, Action, Bank, Game, Keep, Outcome, Phase, Roll
@@ -190,22 +191,86 @@ X = TypeVar("X")
 OptT = TypeVar("OptT")
 
 
+EVENT_KINDS = (
+    "roll",
+    "keep",
+    "bust",
+    "bank",
+    "pass",  # 1000's bank: the score before and after it
+    "pass_over",  # 1000: a pass past 1000 when it must be exact burns the turn
+    "pass_wins",  # 1000: a pass that wins
+    "five_of_a_kind",  # 1000: five equal dice win at once (an option)
+    "four_twos",  # Kymppitonni: four 2s end the turn with 0
+    "four_twos_banked",  # Kymppitonni: four 2s end the turn, its total banked (an option)
+)
+"""Every kind of :class:`TurnEvent`; the phones word kind ``k`` by their key ``ev.k``."""
+
+
+class NoteKind(StrEnum):
+    """What a game's own rules add to an event; the phones word kind ``k`` by ``ev.note.k``."""
+
+    BOLT = "bolt"  # 1000: a burned turn is a bolt, ``bolts`` of ``limit``
+    BOLT_PENALTY = "bolt_penalty"  # 1000: the last bolt of ``limit`` costs ``penalty``
+    BARREL_TRY = "barrel_try"  # 1000: barrel attempt ``used`` of ``attempts`` burned
+    BARREL_OFF = "barrel_off"  # 1000: every attempt used, off the barrel: fall ``fall``
+    BARREL_OFF_ALL = "barrel_off_all"  # the same, a fall that loses the whole score
+    THROWN_OFF = "thrown_off"  # 1000: ``player`` is thrown off the barrel: fall ``fall``
+    THROWN_OFF_ALL = "thrown_off_all"  # the same, a fall that loses the whole score
+    DUMP_TRUCK = "dump_truck"  # 1000: ``player`` is back to 0
+    OVERTAKEN = "overtaken"  # 1000: ``player`` is overtaken and loses ``penalty``
+    BREAK = "break"  # Kymppitonni: ``player`` holds the break of ``points``
+    BREAKS_CANCEL = "breaks_cancel"  # Kymppitonni: two breaks of ``points`` cancel
+    REACHED = "reached"  # Kymppitonni: ``player`` reached ``target``
+    BREAK_BONUS = "break_bonus"  # Kymppitonni: the break bonus ``points`` to ``player``
+
+
+@dataclass(frozen=True, slots=True)
+class EventNote:
+    """What a game's own rule added to a turn's event (a bolt, the barrel, a break), as data:
+    ``kind`` and ``params`` for the phones, ``text`` its English in ``last_event``."""
+
+    kind: NoteKind
+    text: str
+    params: tuple[tuple[str, JSON], ...] = ()
+
+    @classmethod
+    def of(cls, kind: NoteKind, text: str, **params: JSON) -> EventNote:
+        """A note with its params by name."""
+        return cls(kind, text, tuple(params.items()))
+
+    def to_json(self) -> dict[str, JSON]:
+        """The note as the phones get it: its kind and params."""
+        return {"kind": self.kind.value, **dict(self.params)}
+
+
 @dataclass(frozen=True, slots=True)
 class TurnEvent:
     """What a throw, a set-aside, a bust or a bank did, as data: a phone words it in its own
     language, and :meth:`sentence` is the engine's English ``last_event`` for it."""
 
-    kind: str  # "roll", "keep", "bust", "bank" or "pass" (1000's bank: the score before, after)
+    kind: str  # one of EVENT_KINDS
     player: str
     dice: Dice = ()
-    points: int = 0  # keep: what the set-aside scored; bust: the turn total lost; bank: banked
-    total: int = 0  # keep: the turn total after it; pass: the score after it
+    # keep: what the set-aside scored; bust, four_twos: the turn total lost; bank, pass,
+    # pass_over, pass_wins, four_twos_banked: the points banked (passed)
+    points: int = 0
+    total: int = 0  # keep: the turn total after it; pass, pass_over, pass_wins: the new score
     left: int = 0  # keep: the dice left to throw; 0 when every die scored
     again: int = 0  # keep: the dice thrown again when every die scored
     before: int = 0  # pass: the score before it
+    barrel: int = 0  # pass: the score on the barrel it climbed (0: it did not)
+    target: int = 0  # pass_over: the score a pass must not go past
+    notes: tuple[EventNote, ...] = ()  # what the game's own rules added, in order
+
+    def __post_init__(self) -> None:
+        if self.kind not in EVENT_KINDS:
+            raise ValueError(f"unknown turn event {self.kind!r}; the kinds are {EVENT_KINDS}")
 
     def sentence(self) -> str:
-        """The English sentence of ``last_event``."""
+        """The English sentence of ``last_event``: the event, then its notes."""
+        return "; ".join([self._said(), *(note.text for note in self.notes)])
+
+    def _said(self) -> str:
         faces = " ".join(map(str, self.dice))
         if self.kind == "roll":
             return f"{self.player} threw {faces}"
@@ -221,22 +286,46 @@ class TurnEvent:
             aside = f"{self.player} set aside {faces} for {self.points}"
             return f"{aside}: turn total {self.total}, {rest}"
         if self.kind == "pass":
-            return f"{self.player} passed {self.points}: {self.before} -> {self.total}"
+            climbed = f", on the barrel at {self.barrel}" if self.barrel else ""
+            return f"{self.player} passed {self.points}: {self.before} -> {self.total}{climbed}"
+        if self.kind == "pass_over":
+            return (
+                f"{self.player} passed {self.points}: {self.total} is over {self.target}, "
+                "the turn burns"
+            )
+        if self.kind == "pass_wins":
+            return f"{self.player} passed {self.points}: {self.total}, and wins"
+        if self.kind == "five_of_a_kind":
+            return f"{self.player} threw five {self.dice[0]}s and wins at once"
+        if self.kind == "four_twos":
+            lost = f", {self.points} lost" if self.points else ""
+            return f"{self.player} threw four 2s: the turn passes with 0{lost}"
+        if self.kind == "four_twos_banked":
+            return f"{self.player} threw four 2s: the turn passes, {self.points} banked"
         return f"{self.player} banked {self.points}"
 
     def to_json(self) -> dict[str, JSON]:
-        """The state's ``event`` object: the kind, the player and the numbers of that kind."""
+        """The state's ``event`` object: the kind, the player, the numbers of that kind, and
+        the notes when there are any."""
         out: dict[str, JSON] = {"kind": self.kind, "player": self.player}
-        if self.kind not in ("bank", "pass"):
+        if self.kind not in ("bank", "pass", "pass_over", "pass_wins"):
             out["dice"] = list(self.dice)
         if self.kind == "keep":
             out.update(points=self.points, total=self.total, left=self.left, again=self.again)
-        elif self.kind == "bust":
+        elif self.kind in ("bust", "four_twos"):
             out["lost"] = self.points
-        elif self.kind == "bank":
+        elif self.kind in ("bank", "four_twos_banked"):
             out["points"] = self.points
         elif self.kind == "pass":
             out.update(points=self.points, before=self.before, after=self.total)
+            if self.barrel:
+                out["barrel"] = self.barrel
+        elif self.kind in ("pass_over", "pass_wins"):
+            out.update(points=self.points, after=self.total)
+            if self.target:
+                out["target"] = self.target
+        if self.notes:
+            out["notes"] = [note.to_json() for note in self.notes]
         return out
 
 
@@ -582,7 +671,8 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
             "last_event": state.last_event,
             "can_bank": self.bank_problem(state) is None,
         }
-        # Only while the sentence is the plain one: a game's additions are in English alone.
+        # Only while the event says what last_event says: a game that wrote its own words, and
+        # no event, would leave a phone's wording behind.
         if state.event is not None and state.event.sentence() == state.last_event:
             out["event"] = state.event.to_json()
         if turn.dice:

@@ -10,7 +10,16 @@ from typing import Literal
 from scoring.core import JSON, option
 from scoring.dice import Dice
 from scoring.errors import Reason, Refusal
-from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, doubling_kinds, highest
+from scoring.jeopardy import (
+    CombinationTable,
+    EventNote,
+    JeopardyGame,
+    JeopardyState,
+    NoteKind,
+    TurnEvent,
+    doubling_kinds,
+    highest,
+)
 
 
 @dataclass(frozen=True)
@@ -123,12 +132,13 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
         if self.turn_ender(roll) is None:
             return None
         name = state.players[state.turn.player]
-        if self.options.four_twos_keeps_turn_total and state.turn.total:
-            banked = self.on_bank(state, state.turn.total)
-            event = f"{name} threw four 2s: the turn passes, {state.turn.total} banked"
-            return replace(banked, last_event=event)
-        lost = f", {state.turn.total} lost" if state.turn.total else ""
-        return replace(state, last_event=f"{name} threw four 2s: the turn passes with 0{lost}")
+        total = state.turn.total
+        if self.options.four_twos_keeps_turn_total and total:
+            banked = self.on_bank(state, total)
+            event = TurnEvent("four_twos_banked", name, roll, points=total)
+            return replace(banked, last_event=event.sentence(), event=event)
+        event = TurnEvent("four_twos", name, roll, points=total)
+        return replace(state, last_event=event.sentence(), event=event)
 
     def on_bust(self, state: KState, roll: Dice) -> KState:
         if self.options.first_roll_reset and state.turn.rolls == 1:
@@ -156,30 +166,56 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
         scores = list(state.scores)
         scores[p] += total
         brk = state.extra
-        notes = [f"{state.players[p]} banked {total}"]
+        name = state.players[p]
+        notes: list[EventNote] = []
         if o.break_rule and total > o.break_threshold:
             brk, note = self._update_break(brk, p, total, state.players)
-            if note:
+            if note is not None:
                 notes.append(note)
         if scores[p] >= o.target and brk.trigger is None:
             brk = replace(brk, trigger=p)
-            notes.append(f"{state.players[p]} reached {o.target}")
+            notes.append(
+                EventNote.of(
+                    NoteKind.REACHED, f"{name} reached {o.target}", player=name, target=o.target
+                )
+            )
             holder = brk.holder
             if o.break_rule and holder is not None and holder != p and not brk.bonus_given:
                 scores[holder] += o.break_bonus
                 brk = replace(brk, bonus_given=True)
-                notes.append(f"break bonus {o.break_bonus} to {state.players[holder]}")
-        return replace(state, scores=tuple(scores), extra=brk, last_event="; ".join(notes))
+                notes.append(
+                    EventNote.of(
+                        NoteKind.BREAK_BONUS,
+                        f"break bonus {o.break_bonus} to {state.players[holder]}",
+                        points=o.break_bonus,
+                        player=state.players[holder],
+                    )
+                )
+        banked = TurnEvent("bank", name, points=total, notes=tuple(notes))
+        return replace(
+            state, scores=tuple(scores), extra=brk, last_event=banked.sentence(), event=banked
+        )
 
     def _update_break(
         self, brk: BreakState, p: int, total: int, names: tuple[str, ...]
-    ) -> tuple[BreakState, str]:
+    ) -> tuple[BreakState, EventNote | None]:
         """The break after player ``p`` banked ``total`` over the threshold (RULES §3.4)."""
         if total > brk.value or (self.options.break_after_cancel == "any" and brk.holder is None):
-            return replace(brk, holder=p, value=total), f"{names[p]} holds the break ({total})"
+            held = EventNote.of(
+                NoteKind.BREAK,
+                f"{names[p]} holds the break ({total})",
+                player=names[p],
+                points=total,
+            )
+            return replace(brk, holder=p, value=total), held
         if total == brk.value and brk.holder is not None and brk.holder != p:
-            return replace(brk, holder=None), f"the breaks of {total} cancel: nobody holds it"
-        return brk, ""
+            cancel = EventNote.of(
+                NoteKind.BREAKS_CANCEL,
+                f"the breaks of {total} cancel: nobody holds it",
+                points=total,
+            )
+            return replace(brk, holder=None), cancel
+        return brk, None
 
     def end_check(self, state: KState) -> KState:
         o = self.options

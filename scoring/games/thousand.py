@@ -14,7 +14,14 @@ from typing import Literal
 from scoring.core import JSON, Action, Bank, option
 from scoring.dice import Dice
 from scoring.errors import InvalidOption, Reason, Refusal
-from scoring.jeopardy import CombinationTable, JeopardyGame, JeopardyState, TurnEvent
+from scoring.jeopardy import (
+    CombinationTable,
+    EventNote,
+    JeopardyGame,
+    JeopardyState,
+    NoteKind,
+    TurnEvent,
+)
 
 TARGET = 1000
 """The score the game is named after: reached from the barrel, it wins."""
@@ -130,8 +137,8 @@ class ThousandOptions:
 class ThousandExtra:
     """Per-player flags of 1000 (one entry per seat), and the winner once someone has won.
 
-    ``barrel_used`` counts the burned barrel turns of a player on the barrel. ``note`` carries what
-    a burned turn did (bolt, fall) until the engine has written its own event line.
+    ``barrel_used`` counts the burned barrel turns of a player on the barrel. ``notes`` carries
+    what a burned turn did (bolt, fall) until the engine has written its own event.
     """
 
     opened: tuple[bool, ...]
@@ -140,10 +147,22 @@ class ThousandExtra:
     barrel_used: tuple[int, ...]
     falls: tuple[int, ...]
     winner: int | None = None
-    note: str = ""
+    notes: tuple[EventNote, ...] = ()
 
 
 ThousandState = JeopardyState[ThousandExtra]
+
+
+@dataclass(frozen=True, slots=True)
+class _Fall:
+    """A fall off the barrel: its English words and its numbers (no penalty: all is lost)."""
+
+    text: str
+    params: dict[str, int]
+
+    @property
+    def all_lost(self) -> bool:
+        return "penalty" not in self.params
 
 
 def _set(values: Sequence[int], index: int, value: int) -> tuple[int, ...]:
@@ -264,9 +283,14 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
             return None
         p = state.turn.player
         name = state.players[p]
-        event = f"{name} threw five {roll[0]}s and wins at once"
+        event = TurnEvent("five_of_a_kind", name, roll)
+        said = event.sentence()
         return replace(
-            state, extra=replace(state.extra, winner=p), end_reason=event, last_event=event
+            state,
+            extra=replace(state.extra, winner=p),
+            end_reason=said,
+            last_event=said,
+            event=event,
         )
 
     def on_bank(self, state: ThousandState, total: int) -> ThousandState:
@@ -278,27 +302,34 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
         if new > TARGET and o.exact_1000 and (state.extra.on_barrel[p] or not o.barrel_required):
             # A burned turn records nothing, so it does not open the game either.
             burned = self._burn(state)
-            note = f"; {burned.extra.note}" if burned.extra.note else ""
-            event = f"{name} passed {total}: {new} is over {TARGET}, the turn burns{note}"
-            return replace(burned, extra=replace(burned.extra, note=""), last_event=event)
+            over = TurnEvent(
+                "pass_over", name, points=total, total=new, target=TARGET, notes=burned.extra.notes
+            )
+            return replace(
+                burned,
+                extra=replace(burned.extra, notes=()),
+                last_event=over.sentence(),
+                event=over,
+            )
         # 1. Opening: kept for good, even after the dump truck.
         extra = replace(state.extra, opened=_flag(state.extra.opened, p, value=True))
         # 2. The win: from the barrel, or straight past it when the barrel is not required.
         if new >= TARGET and (extra.on_barrel[p] or not o.barrel_required):
-            event = f"{name} passed {total}: {new}, and wins"
+            won = TurnEvent("pass_wins", name, points=total, total=new)
             return replace(
                 state,
                 scores=_set(state.scores, p, new),
                 extra=replace(extra, winner=p),
                 end_reason=f"{name} reached {new}",
-                last_event=event,
+                last_event=won.sentence(),
+                event=won,
             )
         scores = list(state.scores)
-        notes = [f"{name} passed {total}: {old} -> "]
+        notes: list[EventNote] = []
+        barrel = 0
         # 3. Climbing the barrel throws everyone else off it.
         if not extra.on_barrel[p] and new >= o.barrel_at:
-            scores[p] = o.barrel_at if o.barrel_clamp else new
-            notes[0] += f"{new}, on the barrel at {scores[p]}"
+            scores[p] = barrel = o.barrel_at if o.barrel_clamp else new
             extra = replace(
                 extra,
                 on_barrel=_flag(extra.on_barrel, p, value=True),
@@ -307,29 +338,46 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
             for q in range(len(scores)):
                 if q != p and extra.on_barrel[q]:
                     scores, extra, fall = self._fall(scores, extra, q)
-                    notes.append(f"{state.players[q]} is thrown off the barrel: {fall}")
+                    kind = NoteKind.THROWN_OFF_ALL if fall.all_lost else NoteKind.THROWN_OFF
+                    notes.append(
+                        EventNote.of(
+                            kind,
+                            f"{state.players[q]} is thrown off the barrel: {fall.text}",
+                            player=state.players[q],
+                            **fall.params,
+                        )
+                    )
         else:
             # 4. and 5. Only a player who gains exactly the dump truck's score is dumped [AMBIG-T5].
             scores[p] = new
-            notes[0] += str(new)
             if o.dump_truck is not None and new == o.dump_truck:
                 scores[p] = 0
-                notes.append(f"dump truck: {name} is back to 0")
+                notes.append(
+                    EventNote.of(
+                        NoteKind.DUMP_TRUCK, f"dump truck: {name} is back to 0", player=name
+                    )
+                )
         # 6. Overtaking is judged on the scores as they are after the climb and the dump.
         if o.overtake_penalty:
             for q in range(len(scores)):
                 if q != p and old < scores[q] < scores[p]:
                     scores[q] = self._floor(scores[q], o.overtake_penalty)
                     notes.append(
-                        f"{state.players[q]} is overtaken: -{o.overtake_penalty} ({scores[q]})"
+                        EventNote.of(
+                            NoteKind.OVERTAKEN,
+                            f"{state.players[q]} is overtaken: -{o.overtake_penalty} ({scores[q]})",
+                            player=state.players[q],
+                            penalty=o.overtake_penalty,
+                            score=scores[q],
+                        )
                     )
         if o.bolts_consecutive:
             extra = replace(extra, bolts=_set(extra.bolts, p, 0))
-        # A plain pass (no barrel, dump truck or overtaking) is data a phone words itself.
-        passed = TurnEvent("pass", name, points=total, total=scores[p], before=old)
-        told = passed if notes == [passed.sentence()] else state.event
+        passed = TurnEvent(
+            "pass", name, points=total, total=new, before=old, barrel=barrel, notes=tuple(notes)
+        )
         return replace(
-            state, scores=tuple(scores), extra=extra, last_event="; ".join(notes), event=told
+            state, scores=tuple(scores), extra=extra, last_event=passed.sentence(), event=passed
         )
 
     def on_bust(self, state: ThousandState, roll: Dice) -> ThousandState:
@@ -342,13 +390,15 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
         return replace(state, winners=(winner,))
 
     def _end_turn(self, state: ThousandState) -> ThousandState:
-        # The engine writes its own line for a burned turn; the bolt or fall is added to it here.
-        note = state.extra.note
-        if note:
+        # The engine writes its own event for a burned turn; the bolt or fall is added to it here.
+        notes = state.extra.notes
+        if notes and state.event is not None:
+            event = replace(state.event, notes=state.event.notes + notes)
             state = replace(
                 state,
-                extra=replace(state.extra, note=""),
-                last_event=f"{state.last_event}; {note}",
+                extra=replace(state.extra, notes=()),
+                last_event=event.sentence(),
+                event=event,
             )
         return super()._end_turn(state)
 
@@ -368,37 +418,62 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
         if extra.on_barrel[p]:
             used = extra.barrel_used[p] + 1
             extra = replace(extra, barrel_used=_set(extra.barrel_used, p, used))
-            if used < o.barrel_attempts:
-                note = f"barrel attempt {used} of {o.barrel_attempts} used"
+            attempts = o.barrel_attempts
+            if used < attempts:
+                note: EventNote | None = EventNote.of(
+                    NoteKind.BARREL_TRY,
+                    f"barrel attempt {used} of {attempts} used",
+                    used=used,
+                    attempts=attempts,
+                )
             else:
                 scores, extra, fall = self._fall(scores, extra, p)
-                note = f"all {o.barrel_attempts} barrel attempts used, off the barrel: {fall}"
+                note = EventNote.of(
+                    NoteKind.BARREL_OFF_ALL if fall.all_lost else NoteKind.BARREL_OFF,
+                    f"all {attempts} barrel attempts used, off the barrel: {fall.text}",
+                    attempts=attempts,
+                    **fall.params,
+                )
         elif not extra.opened[p] or self.pit(scores[p]) is not None or o.bolts_limit is None:
-            note = ""
+            note = None
         else:
             bolts = extra.bolts[p] + 1
-            if bolts < o.bolts_limit:
-                note = f"bolt {bolts} of {o.bolts_limit}"
+            limit = o.bolts_limit
+            if bolts < limit:
+                note = EventNote.of(
+                    NoteKind.BOLT, f"bolt {bolts} of {limit}", bolts=bolts, limit=limit
+                )
             else:
                 bolts = 0
                 scores[p] = self._floor(scores[p], o.bolt_penalty)
-                note = f"bolt {o.bolts_limit} of {o.bolts_limit}: -{o.bolt_penalty} ({scores[p]})"
+                note = EventNote.of(
+                    NoteKind.BOLT_PENALTY,
+                    f"bolt {limit} of {limit}: -{o.bolt_penalty} ({scores[p]})",
+                    limit=limit,
+                    penalty=o.bolt_penalty,
+                    score=scores[p],
+                )
             extra = replace(extra, bolts=_set(extra.bolts, p, bolts))
-        return replace(state, scores=tuple(scores), extra=replace(extra, note=note))
+        notes = (note,) if note is not None else ()
+        return replace(state, scores=tuple(scores), extra=replace(extra, notes=notes))
 
     def _fall(
         self, scores: list[int], extra: ThousandExtra, q: int
-    ) -> tuple[list[int], ThousandExtra, str]:
+    ) -> tuple[list[int], ThousandExtra, _Fall]:
         """Player ``q`` falls off the barrel: -100, or everything from the third fall on (§4.5)."""
         o = self.options
         falls = extra.falls[q] + 1
         scores = list(scores)
         if o.third_fall is not None and falls >= o.third_fall:
             scores[q] = 0
-            what = f"fall {falls}, the whole score is lost (0)"
+            what = _Fall(f"fall {falls}, the whole score is lost (0)", {"fall": falls})
         else:
             scores[q] = self._floor(scores[q], o.barrel_fall_penalty)
-            what = f"fall {falls}, -{o.barrel_fall_penalty} ({scores[q]})"
+            penalty = o.barrel_fall_penalty
+            what = _Fall(
+                f"fall {falls}, -{penalty} ({scores[q]})",
+                {"fall": falls, "penalty": penalty, "score": scores[q]},
+            )
         extra = replace(
             extra,
             on_barrel=_flag(extra.on_barrel, q, value=False),

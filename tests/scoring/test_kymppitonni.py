@@ -311,7 +311,7 @@ def test_refused_actions(before: list[Action], action: Action, message: str) -> 
 
 def test_the_plain_events_are_described_as_data() -> None:
     """A throw, a set-aside, a bank and a bust carry a structured ``event`` beside the English
-    ``last_event`` (a phone words it in its own language); a game's own words (four 2s) do not."""
+    ``last_event`` (a phone words it in its own language); so do the game's own (four 2s)."""
     game = Kymppitonni()
     state = game.initial_state(["Ann", "Bob"])
     state = play(game, state, Roll([1, 1, 5, 2, 3, 4]))
@@ -344,5 +344,10 @@ def test_the_plain_events_are_described_as_data() -> None:
     state = play(game, state, Bank())
     assert game.describe(state)["event"] == {"kind": "bank", "player": "Bob", "points": 1500}
     state = play(game, state, Roll([2, 2, 2, 2, 3, 4]))
-    assert "four 2s" in state.last_event
-    assert "event" not in game.describe(state)
+    assert state.last_event == "Ann threw four 2s: the turn passes with 0"
+    assert game.describe(state)["event"] == {
+        "kind": "four_twos",
+        "player": "Ann",
+        "dice": [2, 2, 2, 2, 3, 4],
+        "lost": 0,
+    }

@@ -1005,9 +1005,8 @@ def test_random_games_keep_the_invariants(data: st.DataObject) -> None:
         assert not exact or state.scores[w] == 1000
 
 
-def test_a_plain_pass_is_an_event_a_phone_words_and_a_dump_is_not() -> None:
-    """A pass is data (score before and after) when the engine's sentence is all there is to it;
-    with the dump truck's note it stays English text alone."""
+def test_a_pass_is_an_event_a_phone_words_with_its_dump_truck() -> None:
+    """A pass is data (score before and after), and so is the dump truck's note after it."""
     game = Thousand()
     state = game.apply(
         game.apply(game.initial_state(["Ann", "Bob"]), Roll([5, 5, 5, 2, 3])), Bank()
@@ -1023,5 +1022,12 @@ def test_a_plain_pass_is_an_event_a_phone_words_and_a_dump_is_not() -> None:
     }
     dumped = replace(state, scores=(505, 0), turn=replace(state.turn, player=0))
     dumped = game.apply(game.apply(dumped, Roll([5, 5, 5, 2, 3])), Bank())
-    assert "dump truck" in dumped.last_event
-    assert "event" not in game.describe(dumped)
+    assert dumped.last_event == "Ann passed 50: 505 -> 555; dump truck: Ann is back to 0"
+    assert game.describe(dumped)["event"] == {
+        "kind": "pass",
+        "player": "Ann",
+        "points": 50,
+        "before": 505,
+        "after": 555,
+        "notes": [{"kind": "dump_truck", "player": "Ann"}],
+    }

@@ -76,3 +76,13 @@ def test_a_translation_fills_only_the_placeholders_english_has(lang: str) -> Non
         if not set(re.findall(r"\{(\w+)\}", text)) <= allowed:
             wrong[key] = text
     assert wrong == {}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_turn_event_and_note_has_words_in_every_language(lang: str) -> None:
+    """The engines' events (a throw, a pass, four 2s) and notes (a bolt, the barrel, a break)."""
+    from scoring.jeopardy import EVENT_KINDS, NoteKind
+
+    words = _words(lang)
+    keys = [f"ev.{kind}" for kind in EVENT_KINDS] + [f"ev.note.{kind}" for kind in NoteKind]
+    assert [key for key in keys if key not in words] == []

@@ -427,8 +427,8 @@ function turnPanel(state) {
     panel.append(h("p", { class: "muted" }, t("turn.best", { n: state.best.points,
       dice: (state.best.scoring || []).join(" ") })));
   }
-  // Words of the page's language for a throw, a set-aside, a bust or a bank; the engine's
-  // English for the rest (a bolt, the barrel, a break).
+  // The engine's event (a throw, a bank, a bolt, the barrel, a break) in the page's language;
+  // the engine's English for an event the page has no words for.
   const event = describeEvent(state.event) || state.last_event;
   if (event) panel.append(h("p", { class: "event" }, event));
   return panel.childElementCount > 1 ? panel : null;

@@ -45,10 +45,23 @@ export function describeAction(action, game, mood = "act") {
   }
 }
 
-/** The engine's last event (state.event: a throw, a set-aside, a bust, a bank) as a sentence in
- * the page's language; null for an event it does not name, whose English last_event is shown. */
+/** The engine's last event (state.event: a throw, a set-aside, a bust, a bank, with the game's
+ * notes: a bolt, the barrel, a break) as a sentence in the page's language; null for an event it
+ * does not name, whose English last_event is shown. */
 export function describeEvent(event) {
   if (!event || typeof event !== "object") return null;
+  const said = eventWords(event);
+  // A game's own additions (a bolt, the barrel, a break), each in words; one the page cannot
+  // word leaves the whole event to the engine's English.
+  const notes = (event.notes || []).map((note) => {
+    const key = `ev.note.${note.kind}`;
+    return has(key) ? tr(key, note) : null;
+  });
+  if (said === null || notes.includes(null)) return null;
+  return [said, ...notes].join("; ");
+}
+
+function eventWords(event) {
   const { player } = event;
   const faces = dice(event.dice || []);
   switch (event.kind) {
@@ -60,8 +73,15 @@ export function describeEvent(event) {
     case "bust": return event.lost ? tr("ev.bust_lost", { player, dice: faces, lost: event.lost })
       : tr("ev.bust", { player, dice: faces });
     case "bank": return tr("ev.bank", { player, points: event.points });
-    case "pass": return tr("ev.pass", { player, points: event.points, before: event.before,
-      after: event.after });
+    case "pass": return tr(event.barrel ? "ev.pass_barrel" : "ev.pass", { player,
+      points: event.points, before: event.before, after: event.after, barrel: event.barrel });
+    case "pass_over": return tr("ev.pass_over", { player, points: event.points, after: event.after,
+      target: event.target });
+    case "pass_wins": return tr("ev.pass_wins", { player, points: event.points, after: event.after });
+    case "five_of_a_kind": return tr("ev.five_of_a_kind", { player, face: (event.dice || [])[0] });
+    case "four_twos": return event.lost ? tr("ev.four_twos_lost", { player, lost: event.lost })
+      : tr("ev.four_twos", { player });
+    case "four_twos_banked": return tr("ev.four_twos_banked", { player, points: event.points });
     default: return null;
   }
 }

@@ -744,6 +744,38 @@ def test_refusals_and_problems_are_told_in_the_pages_language(served: Served, ri
         close(page)
 
 
+@pytest.mark.parametrize(
+    ("lang", "game", "rolls", "said"),
+    [
+        (
+            "cs-CZ",
+            "thousand",
+            [[5, 5, 5, 2, 3], "bank", [2, 3, 4, 6, 6], [2, 3, 4, 6, 6]],
+            "Ann hodil 2 3 4 6 6: žádná kombinace; šroub 1 z 3",
+        ),
+        (
+            "fi-FI",
+            "kymppitonni",
+            [[2, 2, 2, 2, 3, 4]],
+            "Ann heitti neljä kakkosta: vuoro vaihtuu, 0 pistettä",
+        ),
+    ],
+    ids=["bolt-cs", "four-twos-fi"],
+)
+def test_a_games_own_events_are_told_in_the_pages_language(
+    served: Served, rig: Rig, lang: str, game: str, rolls: list[Any], said: str
+) -> None:
+    """A bolt in 1000 and four 2s in Kymppitonni are data the page words, not English."""
+    served.new_game(game, ["Ann", "Bob"])
+    page = open_page(rig, lang=lang)
+    try:
+        for roll in rolls:
+            served.post("/api/actions", {"bank": True} if roll == "bank" else {"roll": roll})
+        expect(page.locator("#turn-box .event")).to_have_text(said)
+    finally:
+        close(page)
+
+
 def test_the_coach_gives_a_hint_where_the_player_has_a_choice(
     served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
