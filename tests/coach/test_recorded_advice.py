@@ -80,11 +80,20 @@ def coach(name: str) -> JeopardyCoach:
     return JeopardyCoach(GAMES[name])
 
 
+def state_key(state: State) -> str:
+    """The state as recorded, to catch a change of the games: scores, round, turn and the last
+    event's words (not the whole repr, which changes with any field a game adds)."""
+    return (
+        f"scores={state.scores} round={state.round} turn={state.turn!r} "
+        f"last_event={state.last_event!r}"
+    )
+
+
 def advice_record(name: str, state: State) -> dict[str, Any]:
     """What is compared: the state (to catch a change of the games), the choices and notes."""
     advice = coach(name).advise(state)
     return {
-        "state": repr(state),
+        "state": state_key(state),
         "situation": advice.situation,
         "choices": [[c.label, c.value, c.then, c.wins] for c in advice.choices],
         "same": {c.label: [m.label for m in c.same] for c in advice.choices if c.same},
