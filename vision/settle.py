@@ -4,7 +4,9 @@ Frames are shrunk and compared with the previous one. Dice are ``settled`` once 
 changed for ``settle_seconds``; a roll is reported on the first such frame and not again until
 something moves. A hand in the tray (a large change, a large blob, or a skin-coloured blob far
 bigger than a die) keeps the status at ``moving``; when it leaves the tray as it was at the last
-reported roll, no new roll is reported.
+reported roll, no new roll is reported. "As it was" means the same dice at the same places with
+the same faces, whatever the light: a cloud, a lamp or a person's shadow changes how bright the
+tray is, never what lies on it.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ class SettleDetector:
     def reset(self) -> None:
         """Forget the previous frames: the next frame starts a new watch, with no roll pending."""
         self._previous: npt.NDArray[np.uint8] | None = None
-        self._reported: npt.NDArray[np.uint8] | None = None
+        # The tray as last reported (or as first seen): its relative grey levels and its mask.
+        self._reported: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]] | None = None
         self._still_since = 0.0
         # Dice already lying on the tray when watching starts are not a roll: only a change
         # (dice thrown in, picked up, moved) arms the next report.
@@ -95,14 +98,17 @@ class SettleDetector:
             cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
         )
         area = float(grey.size)
+        mask = foreground_mask(small, self.tray, self._locator)
         if self._previous is None or self._previous.shape != grey.shape:
             motion = 0.0
             self._still_since = now
+            # Dice lying there when watching starts were never thrown: this is the tray as it
+            # was, and a hand or a shadow that leaves it so is no roll either.
+            self._reported = self._appearance(grey, mask)
         else:
             changed = cv2.absdiff(grey, self._previous) > self.pixel_change
             motion = float(np.count_nonzero(changed)) / area
         self._previous = grey
-        mask = foreground_mask(small, self.tray, self._locator)
         occupancy = float(np.count_nonzero(mask)) / area
         hand = motion > self.hand_change or self._hand_blob(small, mask, area)
         moving = motion > self.motion_fraction
@@ -116,11 +122,12 @@ class SettleDetector:
             status = "empty"
         else:
             status = "settled"
-        roll = status == "settled" and self._armed and not self._same_as_reported(grey)
+        appearance = self._appearance(grey, mask)
+        roll = status == "settled" and self._armed and not self._same_as_reported(appearance)
         if status == "settled" and self._armed:
             self._armed = False
             if roll:
-                self._reported = grey
+                self._reported = appearance
         elif status == "empty":
             self._armed = False
             self._reported = None
@@ -133,12 +140,41 @@ class SettleDetector:
             still_for=still_for,
         )
 
-    def _same_as_reported(self, grey: npt.NDArray[np.uint8]) -> bool:
-        """True if the tray looks as it did at the last reported roll (a hand came and went)."""
-        if self._reported is None or self._reported.shape != grey.shape:
+    def _appearance(
+        self, grey: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """What lies on the tray, whatever the light: each grey level relative to its close
+        neighbourhood (128 where a pixel is as bright as the light around it), and the mask.
+
+        A cloud, auto-exposure or a shadow scales a pixel and its neighbours alike, so the
+        relative level stays. The neighbourhood is barely wider than the blur the grey frame
+        already has (two work pixels, a fifth of a die's side on a tray that fills the frame):
+        the smaller it is, the sharper the shadow edge across a die that it forgives.
+        """
+        level = grey.astype(np.float32)
+        local = np.asarray(cv2.GaussianBlur(level, (0, 0), 2.0), np.float32)
+        relative = np.asarray(128.0 * level / np.maximum(local, 1.0), np.float32)
+        return relative, mask > 0
+
+    def _same_as_reported(
+        self, appearance: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]
+    ) -> bool:
+        """True if the same dice lie at the same places with the same faces as at the last
+        reported roll (a hand, a shadow or a change of light came and went)."""
+        if self._reported is None or self._reported[0].shape != appearance[0].shape:
             return False
-        changed = cv2.absdiff(grey, self._reported) > self.pixel_change
-        return float(np.count_nonzero(changed)) / float(grey.size) <= self.motion_fraction
+        relative, mask = appearance
+        was_relative, was_mask = self._reported
+        # A mask's outline moves by a pixel when the light changes how far a die's anti-aliased
+        # edge stands out from the tray; a die moved, added or taken away moves it further.
+        near = np.ones((3, 3), np.uint8)
+        grown = cv2.dilate(mask.astype(np.uint8), near) > 0
+        was_grown = cv2.dilate(was_mask.astype(np.uint8), near) > 0
+        moved = (mask & ~was_grown) | (was_mask & ~grown)
+        # Only what is not tray is compared: a shadow's edge across bare felt is no die.
+        faces = (mask | was_mask) & (np.abs(relative - was_relative) > self.pixel_change)
+        changed = moved | faces
+        return float(np.count_nonzero(changed)) / float(relative.size) <= self.motion_fraction
 
     def _hand_blob(self, small: Frame, mask: npt.NDArray[np.uint8], area: float) -> bool:
         """True if the mask holds a blob far bigger than any die, or a large skin-coloured one."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -122,3 +123,73 @@ def test_reset_forgets_the_pending_roll() -> None:
         updates.append(detector.update(ALL))
         clock.now += 0.1
     assert not any(u.roll for u in updates)
+
+
+def _shaded(frame: Frame, *, depth: float, reach: float = 0.45) -> Frame:
+    """``frame`` with a person's soft shadow cast from the right edge over ``reach`` of it."""
+    shade = np.zeros((H, W), np.float32)
+    cv2.ellipse(shade, (W + 10, H // 2), (int(W * reach) + 10, int(H * 0.45)), 0, 0, 360, 1.0, -1)
+    shade = np.asarray(cv2.GaussianBlur(shade, (0, 0), 6.0), np.float32)
+    dimmed = frame.astype(np.float32) * (1.0 - depth * shade[:, :, None])
+    return np.asarray(np.clip(dimmed, 0, 255), np.uint8)
+
+
+def _lit(frame: Frame, gain: float) -> Frame:
+    """``frame`` under light ``gain`` times as bright (a cloud, auto-exposure)."""
+    return np.asarray(np.clip(frame.astype(np.float32) * gain, 0, 255), np.uint8)
+
+
+def _passing_shadow(frame: Frame) -> list[Frame]:
+    steps = [_shaded(frame, depth=0.45, reach=r) for r in (0.15, 0.3, 0.45)]
+    return [*steps, *[steps[-1]] * 12, *steps[::-1], *[frame] * 8]
+
+
+def _cloud_then_hand(frame: Frame) -> list[Frame]:
+    dim = _lit(frame, 0.75)
+    hand = dim.copy()
+    draw_hand(hand, W * 0.3, H * 0.75, H * 0.5)
+    ramp = [_lit(frame, 1.0 - 0.025 * k) for k in range(1, 10)]
+    return [*ramp, *[dim] * 6, *[hand] * 3, *[dim] * 10]
+
+
+def _exposure_settling_then_hand(frame: Frame) -> list[Frame]:
+    bright = _lit(frame, 1.3)
+    hand = bright.copy()
+    draw_hand(hand, W * 0.3, H * 0.75, H * 0.5)
+    return [*[hand] * 3, *[_lit(frame, 1.3 - 0.03 * k) for k in range(11)], *[frame] * 8]
+
+
+@pytest.mark.parametrize(
+    "disturbance",
+    [_passing_shadow, _cloud_then_hand, _exposure_settling_then_hand],
+    ids=["a shadow comes, stays, goes", "a cloud, then a hand", "auto-exposure after a hand"],
+)
+def test_light_that_changes_over_still_dice_is_not_a_new_roll(
+    disturbance: Callable[[Frame], list[Frame]],
+) -> None:
+    updates = _run([EMPTY, ALL] + [ALL] * 8 + disturbance(ALL))
+    assert [i for i, u in enumerate(updates) if u.roll] == [5]
+
+
+@pytest.mark.parametrize(
+    "disturbance", [_passing_shadow, _cloud_then_hand], ids=["a shadow", "a cloud, then a hand"]
+)
+def test_light_that_changes_over_dice_lying_there_when_watching_starts_is_no_roll(
+    disturbance: Callable[[Frame], list[Frame]],
+) -> None:
+    updates = _run([ALL] * 8 + disturbance(ALL))
+    assert not any(u.roll for u in updates)
+
+
+@pytest.mark.parametrize(
+    ("light", "expected"),
+    [(lambda f: _shaded(f, depth=0.45), [5, 17]), (lambda f: _lit(f, 0.75), [5, 17])],
+    ids=["under a shadow", "under a cloud"],
+)
+def test_dice_moved_under_other_light_make_a_new_roll(
+    light: Callable[[Frame], Frame], expected: list[int]
+) -> None:
+    hand = light(MOVED)
+    draw_hand(hand, W * 0.3, H * 0.75, H * 0.5)
+    updates = _run([EMPTY, ALL] + [ALL] * 8 + [hand] * 3 + [light(MOVED)] * 10)
+    assert [i for i, u in enumerate(updates) if u.roll] == expected
