@@ -52,6 +52,7 @@ from scoring.errors import (
 )
 from scoring.history import History
 from scoring.transcript import Header, check_new_players, dump, parse_header, start
+from vision.detect import iou
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +107,32 @@ class TableRefusal(RefusalCode):
     """The dice in the roll zone (``dice``) do not follow from those on the table (``table``)."""
     DOUBTFUL = "doubtful"
     """``n`` dice of the reading lean on something or cannot be read."""
+    NOT_THROWN = "not_thrown"
+    """``still`` of the ``n`` dice to throw lie where they lay, showing the same faces."""
     DICE_READ = "dice_read"
     """The dice read (``dice``) were refused for ``reason`` (``{"detail", "code", "params"}``)."""
+
+
+SAME_PLACE = 0.5  # box overlap (IoU) of a die that lies where it lay: a thrown die lands elsewhere
+
+
+def unmoved(lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]) -> int:
+    """How many of ``dice`` lie where a die of ``lying`` lay, showing its face: dice that were
+    not thrown. Each die that lay answers for one die at most.
+
+    >>> a = {"value": 5, "box": [0, 0, 40, 40]}
+    >>> unmoved([a], [{"value": 5, "box": [4, 2, 44, 42]}]), unmoved([a], [{**a, "value": 6}])
+    (1, 0)
+    """
+    left = [d for d in lying if d.get("value") is not None]
+    still = 0
+    for die in dice:
+        for i, old in enumerate(left):
+            if old["value"] == die["value"] and iou(old["box"], die["box"]) >= SAME_PLACE:
+                del left[i]
+                still += 1
+                break
+    return still
 
 
 def die_json(die: DieLike) -> dict[str, JSON]:
@@ -145,6 +170,9 @@ class SettledReading:
     state_before: Any
     actions: list[Action]  # what it became (nothing when it was refused)
     state_after: Any
+    # The dice of the last reading that the game took (a roll, a set-aside) if nothing has
+    # happened since: a die lying where it lay there, showing the same face, was not thrown.
+    lying: list[dict[str, JSON]] | None = None
 
 
 @dataclass(frozen=True)
@@ -181,6 +209,7 @@ class Table:
         self._listeners: list[Listener] = []
         self._new_game_asked = -NEW_GAME_WINDOW
         self.last_reading: SettledReading | None = None
+        self._taken: SettledReading | None = None  # the last reading the game took actions from
         self._timeline: tuple[object, list[Step]] | None = None
         self._finished_counts: dict[int, dict[int, int]] = {}
         self._earlier: dict[int, dict[str, JSON] | None] = {}  # a game before the current one
@@ -570,6 +599,7 @@ class Table:
                     self.game_id, self.view.dice_read, status=reading.status
                 )
             history = self.history
+            taken = self._taken
             self.last_reading = SettledReading(
                 id=reading_id,
                 game_id=self.game_id,
@@ -578,11 +608,18 @@ class Table:
                 state_before=history.state if history is not None else None,
                 actions=[],
                 state_after=history.state if history is not None else None,
+                lying=(
+                    taken.dice
+                    if taken is not None and history is not None and self._stands(history, taken)
+                    else None
+                ),
             )
             if history is None:
                 self._changed()
                 return reading_id
-            actions, problem = self._meaning(self.view.dice_read, history.state)
+            actions, problem = self._meaning(
+                self.view.dice_read, history.state, self.last_reading.lying
+            )
             if problem:
                 self.report_problem(problem)
                 return reading_id
@@ -593,6 +630,7 @@ class Table:
                 for step in actions:
                     self.act(step, source="camera")
                     self.last_reading.actions.append(step)
+                    self._taken = self.last_reading
             except (IllegalAction, InvalidAction) as exc:
                 values = sorted(int(d["value"]) for d in self.view.dice_read)
                 self.report_problem(
@@ -606,8 +644,17 @@ class Table:
                 self.last_reading.state_after = history.state
             return reading_id
 
-    def _meaning(self, dice: list[dict[str, JSON]], state: Any) -> tuple[list[Action], str | None]:
-        """What settled dice mean in ``state``: the actions, or the problem to report."""
+    def _meaning(
+        self,
+        dice: list[dict[str, JSON]],
+        state: Any,
+        lying: list[dict[str, JSON]] | None,
+    ) -> tuple[list[Action], str | None]:
+        """What settled dice mean in ``state``: the actions, or the problem to report.
+
+        ``lying``: the dice of the reading the game last took, if nothing happened since; then
+        whether every die was thrown is known (a die lying where it lay was not).
+        """
         dice = [d for d in dice if d["status"] != NO_DIE]  # a person said nothing is there
         doubtful = [d for d in dice if d["status"] != "ok" or d["value"] is None]
         if doubtful:
@@ -621,8 +668,9 @@ class Table:
                 {"n": len(doubtful)},
             )
         values = [int(d["value"]) for d in dice]
+        still = None if lying is None else unmoved(lying, dice)
         try:
-            return self._action_from_dice(values, state) or [], None
+            return self._action_from_dice(values, state, still) or [], None
         except (IllegalAction, InvalidAction) as exc:
             return [], exc.as_reason()
 
@@ -665,7 +713,7 @@ class Table:
             reopen = False
             if history is not None:
                 self._check_unmoved(history, last)
-                actions, problem = self._meaning(dice, last.state_before)
+                actions, problem = self._meaning(dice, last.state_before, last.lying)
                 state = last.state_before
                 for step in actions:  # every step must apply before anything is stored
                     try:
@@ -695,6 +743,8 @@ class Table:
                     history.push(step)
                 last.actions = list(actions)
                 last.state_after = history.state
+                if actions:
+                    self._taken = last
                 self.version += 1
                 if self.game_id is not None and history.game.outcome(history.state) is not None:
                     self._finish(self.game_id)
@@ -705,15 +755,18 @@ class Table:
             self._changed()
             return self.state_json()
 
-    @staticmethod
-    def _check_unmoved(history: History[Any], last: SettledReading) -> None:
+    def _stands(self, history: History[Any], reading: SettledReading) -> bool:
+        """Whether the game is as ``reading`` left it: nothing has happened since."""
+        return (
+            reading.game_id == self.game_id
+            and len(history) == reading.before + len(reading.actions)
+            and history.actions[reading.before :] == reading.actions
+            and history.state == reading.state_after
+        )
+
+    def _check_unmoved(self, history: History[Any], last: SettledReading) -> None:
         """Refuse to correct a reading when the game has gone on since it was read."""
-        n = len(history)
-        if (
-            n != last.before + len(last.actions)
-            or history.actions[last.before :] != last.actions
-            or history.state != last.state_after
-        ):
+        if not self._stands(history, last):
             made = " then ".join(map(str, last.actions)) or "nothing"
             raise IllegalAction(
                 f"cannot correct the reading: the game has gone on since it was read (it made "
@@ -721,8 +774,15 @@ class Table:
                 code=TableRefusal.GONE_ON,
             )
 
-    def _action_from_dice(self, values: list[int], state: Any) -> list[Action] | None:
-        """What a settled set of dice in the roll zone means in ``state``, or None if nothing."""
+    def _action_from_dice(
+        self, values: list[int], state: Any, still: int | None
+    ) -> list[Action] | None:
+        """What a settled set of dice in the roll zone means in ``state``, or None if nothing.
+
+        ``still``: how many of them lie where they lay at the reading the game last took (None:
+        not known). A throw moves every die it throws, so dice that did not move are no throw
+        (a die picked up and put back, one nudged), and the same faces thrown again are.
+        """
         game = self._need().game
         phase = game.phase(state)
         if phase is Phase.FINISHED:
@@ -738,27 +798,46 @@ class Table:
                     code=TableRefusal.ROLL_ZONE_COUNT,
                     params={"read": len(values), "n": n},
                 )
+            if still == n:
+                return None  # the dice as they lay, those that scored taken out (1000)
+            if still:
+                raise self._not_thrown(still, n)
             return [Roll(values)]
         on_table = list(game.describe(state).get("dice", []) or [])
         if not on_table:
             turn = game.describe(state).get("turn")
             if isinstance(turn, dict):
                 on_table = list(turn.get("dice", []))
-        if sorted(values) == sorted(on_table):
-            return None
+        same = sorted(values) == sorted(on_table)
+        if same and still != 0:
+            return None  # the dice as they were thrown (or not known to have been thrown again)
         if on_table and len(values) < len(on_table) and contains(on_table, values):
             return [Keep(remove(on_table, values))]
         if on_table and len(values) == len(on_table) and Keep([]) in game.legal_actions(state):
             # Every die thrown again without holding any (Generał, Drápky).
+            if still:
+                raise self._not_thrown(still, len(values))
             after = game.apply(state, Keep([]))
             if game.roll_size(after) == len(values):
                 return [Keep([]), Roll(values)]
+        if same:
+            return None  # thrown again, to the same faces, where the rules allow no throw
         raise IllegalAction(
             f"the dice in the roll zone ({' '.join(map(str, sorted(values)))}) do not follow from "
             f"the dice on the table ({' '.join(map(str, sorted(on_table)))}); "
             "set aside dice by taking them out of the roll zone",
             code=TableRefusal.NOT_FOLLOWING,
             params={"dice": sorted(values), "table": sorted(on_table)},
+        )
+
+    @staticmethod
+    def _not_thrown(still: int, n: int) -> IllegalAction:
+        dice = "die lies" if still == 1 else "dice lie"
+        return IllegalAction(
+            f"{still} {dice} where {'it' if still == 1 else 'they'} lay, showing the same "
+            f"{'face' if still == 1 else 'faces'}: that was no throw; throw all {n} dice",
+            code=TableRefusal.NOT_THROWN,
+            params={"still": still, "n": n},
         )
 
     def reading_in_play(self) -> int | None:

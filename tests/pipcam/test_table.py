@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,23 @@ from tests.pipcam._fakes import FakeDie, FakeReading
 
 
 def reading(*values: int) -> FakeReading:
-    """A settled reading of these faces, each read with confidence."""
+    """A settled reading of these faces, each read with confidence, all at one place (so a die
+    of one such reading lies where a die of another with its face lay)."""
     return FakeReading(tuple(FakeDie(v) for v in values))
+
+
+_throws = itertools.count(1)
+
+
+def thrown(*values: int) -> FakeReading:
+    """A throw of these faces: the dice land side by side, away from every earlier throw."""
+    y = 60 * next(_throws)
+    return placed(*((v, 60 * i, y) for i, v in enumerate(values)))
+
+
+def placed(*dice: tuple[int, int, int]) -> FakeReading:
+    """Dice of value v with their boxes' corner at (x, y), 40 pixels a side."""
+    return FakeReading(tuple(FakeDie(v, box=(x, y, x + 40, y + 40)) for v, x, y in dice))
 
 
 @pytest.fixture
@@ -147,10 +163,88 @@ def test_generał_reroll_all_without_holding(store: Store) -> None:
     """Five new dice with none held: keep nothing, then the new throw."""
     table = Table(store)
     table.new_game({"game": "general", "players": ["Ann", "Bob"]})
-    table.on_reading(reading(1, 2, 3, 4, 6), settled_now=True)
-    table.on_reading(reading(2, 2, 5, 6, 6), settled_now=True)
+    table.on_reading(thrown(1, 2, 3, 4, 6), settled_now=True)
+    table.on_reading(thrown(2, 2, 5, 6, 6), settled_now=True)
     assert table.history is not None
     assert table.history.actions == [Roll([1, 2, 3, 4, 6]), Keep([]), Roll([2, 2, 5, 6, 6])]
+
+
+def test_the_same_faces_thrown_again_are_a_throw_and_dice_that_lie_still_are_not(
+    store: Store,
+) -> None:
+    """Generał: all five thrown again to the same faces is the next throw (it was lost, and
+    the player had an extra one); the same dice lying where they lay are nothing new, and one
+    die turned over by hand is no throw of all five."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    first = placed((1, 0, 0), (2, 60, 0), (3, 120, 0), (4, 180, 0), (6, 240, 0))
+    table.on_reading(first, settled_now=True)
+    table.on_reading(first, settled_now=True)  # a shadow came and went: the same dice
+    assert table.history is not None
+    assert len(table.history) == 1
+    turned = placed((1, 0, 0), (2, 60, 0), (3, 120, 0), (4, 180, 0), (5, 240, 0))
+    table.on_reading(turned, settled_now=True)
+    assert len(table.history) == 1
+    problem = table.state_json()["table"]
+    assert problem["problem_code"] == "not_thrown"
+    assert problem["problem_params"] == {"still": 4, "n": 5}
+    table.on_reading(thrown(1, 2, 3, 4, 6), settled_now=True)
+    assert table.history.actions == [Roll([1, 2, 3, 4, 6]), Keep([]), Roll([1, 2, 3, 4, 6])]
+    assert table.state_json()["table"]["problem"] == ""
+
+
+@pytest.mark.parametrize(
+    ("game", "first", "lying", "then"),
+    [
+        # 1000 sets the scoring dice aside by itself: taking them out leaves the rest lying.
+        ("thousand", [1, 5, 2, 3, 6], [2, 3, 6], [Roll([1, 2, 3, 5, 6])]),
+        # Kymppitonni: the dice taken out are the keep; the rest lie until they are thrown.
+        ("kymppitonni", [1, 1, 5, 2, 3, 4], [2, 3, 4], [Roll([1, 1, 2, 3, 4, 5]), Keep([1, 1, 5])]),
+    ],
+)
+def test_dice_left_lying_are_no_throw_and_a_die_put_back_is_none_either(
+    store: Store, game: str, first: list[int], lying: list[int], then: list[Any]
+) -> None:
+    """The dice left in the roll zone after a set-aside were not thrown: no throw is taken from
+    them (in 1000 it was, a bust that cost the turn), and a die picked up and put back with its
+    face is said to be no throw. Then the real throw of them all is the next roll."""
+    table = Table(store)
+    table.new_game({"game": game, "players": ["Ann", "Bob"]})
+    table.on_reading(placed(*((v, 60 * i, 0) for i, v in enumerate(first))), settled_now=True)
+    still = [(v, 60 * first.index(v), 0) for v in lying]  # dice at their places of the throw
+    table.on_reading(placed(*still), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == then
+    assert table.state_json()["table"]["problem"] == ""
+    moved = placed(*still[:-1], (still[-1][0], still[-1][1] + 25, 30))
+    table.on_reading(moved, settled_now=True)
+    assert table.history.actions == then
+    assert table.state_json()["table"]["problem_params"] == {"still": 2, "n": 3}
+    table.on_reading(thrown(4, 4, 6), settled_now=True)
+    assert table.history.actions == [*then, Roll([4, 4, 6])]
+
+
+def test_a_die_thrown_again_alone_after_a_doubtful_throw_is_taken(store: Store) -> None:
+    """A throw with a leaning die is refused; that die thrown again alone (the others lying
+    still) makes the throw: the dice are compared with the throw the game last took, not with
+    the refused one."""
+    table = kymppi(store)
+    first = [(1, 0, 0), (1, 60, 0), (5, 120, 0), (2, 180, 0), (3, 240, 0), (4, 300, 0)]
+    table.on_reading(placed(*first), settled_now=True)
+    table.on_reading(placed(*first[3:]), settled_now=True)  # 1 1 5 taken out: the keep
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5]), Keep([1, 1, 5])]
+    leaning = FakeReading(
+        (
+            FakeDie(6, box=(300, 300, 340, 340)),
+            FakeDie(2, box=(400, 300, 440, 340)),
+            FakeDie(3, confidence=0.4, status="cocked", box=(500, 300, 540, 340)),
+        )
+    )
+    table.on_reading(leaning, settled_now=True)
+    assert table.state_json()["table"]["problem_code"] == "doubtful"
+    table.on_reading(placed((6, 300, 300), (2, 400, 300), (3, 520, 300)), settled_now=True)
+    assert table.history.actions[-1] == Roll([2, 3, 6])
 
 
 def test_every_action_is_stored_before_it_is_applied(tmp_path: Path) -> None:
