@@ -558,7 +558,18 @@ class Game(ABC, Generic[S, OptT]):
                 )
         if self.phase(state) is Phase.FINISHED:
             return Reason(f"cannot {action}: the game is over", Refusal.GAME_OVER)
-        return f"cannot {action} now; allowed: {self.allowed_text(state)}"
+        return Reason(
+            f"cannot {action} now; allowed: {self.allowed_text(state)}",
+            Refusal.NOT_NOW,
+            {"action": action_to_json(action), **self.allowed_params(state)},
+        )
+
+    def allowed_params(self, state: S) -> dict[str, JSON]:
+        """The legal actions as refusal params, for the phones to word as ``allowed_text`` does:
+        ``allowed`` (PROTOCOL.md objects, throws left out), ``roll`` (how many dice may be thrown,
+        0 when none) and ``game`` (whose categories a ``score`` names)."""
+        allowed = [action_to_json(a) for a in self.legal_actions(state) if not isinstance(a, Roll)]
+        return {"allowed": allowed, "roll": self.roll_size(state), "game": self.game_id}
 
     def allowed_text(self, state: S, *, most: int = 12) -> str:
         """The legal actions in words; rolls and long lists of one kind are summarised."""

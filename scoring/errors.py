@@ -61,6 +61,10 @@ class Refusal(RefusalCode):
     """A throw while scoring dice ``shown`` are still to be set aside."""
     AUTO_KEEP = "auto_keep"
     """A set-aside in a game whose scoring dice are set aside by themselves (1000)."""
+    NOT_NOW = "not_now"
+    """Any game: ``action`` (its PROTOCOL.md object) is not allowed now; ``allowed`` lists the
+    actions that are (throws left out), ``roll`` is how many dice may be thrown (0: none), and
+    ``game`` says whose categories a ``score`` names."""
 
 
 class Reason(str):

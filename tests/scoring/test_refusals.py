@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from scoring.core import Action, Bank, Game, Keep, Roll
-from scoring.errors import IllegalAction, Reason, Refusal, refusal_codes
+from scoring.core import Action, Bank, Game, Keep, Roll, Score, Stop
+from scoring.errors import IllegalAction, Reason, Refusal, refusal_codes, refusal_json
 from scoring.registry import find_game
 
 
@@ -244,12 +244,60 @@ def test_jednicky_a_petky_says_what_a_record_needs(
     assert (exc.code, exc.params, str(exc)) == (code, params, english)
 
 
-def test_an_uncoded_refusal_has_no_code() -> None:
-    """The generic "cannot X now; allowed: ..." names actions in English: it has no code."""
-    exc = refusal("general", {}, [], Keep([1]))
-    assert exc.code is None
-    assert exc.params == {}
-    assert str(exc) == "cannot keep 1: no dice have been thrown this turn"
+NOT_NOW_CASES: list[tuple[str, dict[str, Any], list[Action], Action, dict[str, Any], str]] = [
+    (
+        "general",
+        {},
+        [],
+        Stop(),
+        {"action": {"stop": True}, "allowed": [], "roll": 5, "game": "general"},
+        "cannot stop now; allowed: roll 5 dice",
+    ),
+    (
+        "kymppitonni",
+        {},
+        [Roll([1, 1, 5, 2, 3, 4])],
+        Score("ones"),
+        {
+            "action": {"score": "ones"},
+            "allowed": [
+                {"keep": [1]},
+                {"keep": [1, 1]},
+                {"keep": [5]},
+                {"keep": [1, 5]},
+                {"keep": [1, 1, 5]},
+                {"bank": True},
+            ],
+            "roll": 0,
+            "game": "kymppitonni",
+        },
+        "cannot score ones now; allowed: keep 1, keep 1 1, keep 5, keep 1 5, keep 1 1 5, bank",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("game_id", "options", "actions", "action", "params", "english"),
+    NOT_NOW_CASES,
+    ids=[c[0] for c in NOT_NOW_CASES],
+)
+def test_any_other_refusal_names_the_action_and_what_is_allowed(
+    game_id: str,
+    options: dict[str, Any],
+    actions: list[Action],
+    action: Action,
+    params: dict[str, Any],
+    english: str,
+) -> None:
+    """The generic "cannot X now; allowed: ..." carries the actions as PROTOCOL.md objects, for
+    the phones to word them."""
+    exc = refusal(game_id, options, actions, action)
+    assert (exc.code, exc.params, str(exc)) == (Refusal.NOT_NOW, params, english)
+
+
+def test_a_refusal_made_without_a_reason_has_no_code() -> None:
+    exc = IllegalAction("cannot do that")
+    assert (exc.code, exc.params, refusal_json(exc)) == (None, {}, {"detail": "cannot do that"})
 
 
 def test_an_error_made_from_a_reason_keeps_it_and_its_english() -> None:

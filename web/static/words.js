@@ -87,19 +87,57 @@ function eventWords(event) {
 }
 
 /** A refusal or problem the server sent as data (code and params) in the page's language; the
- * server's English detail for a code the page has no words for. Dice lists are spaced out, and a
- * param that is itself a refusal ({detail, code, params}: why the dice read were refused) is
- * worded the same way. */
+ * server's English detail for a code the page has no words for. Dice lists are spaced out, other
+ * lists (stones) are listed with commas; a param that is itself a refusal ({detail, code, params}:
+ * why the dice read were refused) is worded the same way, and one that is an action (what was
+ * refused) with describeAction. Some params are worded by their name (see NAMED). */
 export function wordRefusal(code, params, detail) {
   const key = `refusal.${code}`;
   if (!code || !has(key)) return detail;
+  params = params || {};
   const vars = {};
-  for (const [name, value] of Object.entries(params || {})) {
-    if (Array.isArray(value)) vars[name] = dice(value);
-    else if (value && typeof value === "object") vars[name] = wordRefusal(value.code, value.params, value.detail ?? "");
-    else vars[name] = value;
+  for (const [name, value] of Object.entries(params)) {
+    if (name in NAMED) vars[name] = NAMED[name](value, params);
+    else if (Array.isArray(value)) {
+      vars[name] = value.every((v) => typeof v === "number") ? dice(value) : value.join(", ");
+    } else if (value && typeof value === "object") {
+      vars[name] = "code" in value ? wordRefusal(value.code, value.params, value.detail ?? "")
+        : describeAction(value, params.game, "do");
+    } else vars[name] = value;
   }
+  // A Drápky figure's refusal says what the figure needs: the page has it in words per figure.
+  if (typeof params.figure === "string") vars.needs = tOr(`need.${params.figure}`, params.figure);
   return tr(key, vars);
+}
+
+/** Params worded by their name: the boxes of a Generał sheet, a Drápky figure, the side of a
+ * triangle's cell, and the actions allowed now. */
+const NAMED = {
+  box: (id) => categoryName("general", id),
+  boxes: (ids) => ids.map((id) => categoryName("general", id)).join(", "),
+  figure: (id) => categoryName("drapky", id),
+  side: (id) => tOr(`tri.side_${id}`, id),
+  allowed: (actions, params) => allowedWords(actions, params.roll, params.game),
+};
+
+const MOST = 12;
+
+/** The actions allowed now, as the engine's allowed_text gives them: the throw first, then each
+ * kind of action, a long list of one kind cut short. */
+function allowedWords(actions, roll, game) {
+  const words = roll ? [tr("do.roll_n", { n: roll })] : [];
+  const byKind = new Map();
+  for (const action of actions || []) {
+    const kind = Object.keys(action)[0];
+    if (!byKind.has(kind)) byKind.set(kind, []);
+    byKind.get(kind).push(describeAction(action, game, "do"));
+  }
+  for (const said of byKind.values()) {
+    if (said.length > MOST) {
+      words.push(tr("allowed.more", { shown: said.slice(0, MOST / 2).join(", "), n: said.length }));
+    } else words.push(...said);
+  }
+  return words.join(", ");
 }
 
 export const sameMultiset = (a, b) =>
