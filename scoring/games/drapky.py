@@ -324,9 +324,18 @@ class Drapky(Game[DrapkyState, DrapkyOptions]):
 
     # -- refusals --------------------------------------------------------------------------------
 
-    def _throw_first(self, state: DrapkyState) -> str:
+    def _not_thrown(self, state: DrapkyState, action: Action) -> Reason:
+        """Nothing thrown yet, or dice still to be thrown: nothing to hold or write."""
+        if not state.dice:
+            return Reason(
+                f"cannot {action}: no dice have been thrown this turn", Refusal.NOT_THROWN
+            )
         n = self.roll_size(state)
-        return f"throw the {'1 die' if n == 1 else f'{n} dice'} not kept first"
+        return Reason(
+            f"cannot {action}: throw the {'1 die' if n == 1 else f'{n} dice'} not kept first",
+            Refusal.THROW_REST,
+            {"n": n},
+        )
 
     def explain_illegal(self, state: DrapkyState, action: Action) -> str:
         if isinstance(action, Score):
@@ -342,34 +351,52 @@ class Drapky(Game[DrapkyState, DrapkyOptions]):
         if isinstance(action, Roll):
             if phase is Phase.DECIDE:
                 if left <= 0:
-                    return "cannot roll: no throws left this turn; score a figure or stop"
-                return (
+                    return Reason(
+                        "cannot roll: no throws left this turn; score a figure or stop",
+                        Refusal.NO_THROWS_LEFT_OR_STOP,
+                    )
+                return Reason(
                     "cannot roll now: keep the dice to hold first (keep nothing to throw all six "
-                    "again), score a figure or stop"
+                    "again), score a figure or stop",
+                    Refusal.HOLD_FIRST_OR_STOP,
+                    {"n": N_DICE},
                 )
             return super().explain_illegal(state, action)
         if isinstance(action, Keep):
             if phase is Phase.ROLL:
-                if not state.dice:
-                    return f"cannot {action}: no dice have been thrown this turn"
-                return f"cannot {action}: {self._throw_first(state)}"
+                return self._not_thrown(state, action)
             if left <= 0:
-                return f"cannot {action}: no throws left this turn; score a figure or stop"
+                return Reason(
+                    f"cannot {action}: no throws left this turn; score a figure or stop",
+                    Refusal.NO_THROWS_LEFT_OR_STOP,
+                )
             if not contains(state.dice, action.dice):
-                return f"cannot {action}: the dice showing are {_dice_text(state.dice)}"
-            return "cannot keep all six dice: keep at most five and throw the rest"
+                return Reason(
+                    f"cannot {action}: the dice showing are {_dice_text(state.dice)}",
+                    Refusal.KEEP_NOT_SHOWING,
+                    {"dice": list(action.dice), "shown": list(state.dice)},
+                )
+            return Reason(
+                "cannot keep all six dice: keep at most five and throw the rest",
+                Refusal.KEEP_ALL,
+                {"n": N_DICE, "most": N_DICE - 1},
+            )
         if isinstance(action, Score):
             figure = action.category
             if phase is Phase.ROLL:
-                if not state.dice:
-                    return f"cannot {action}: no dice have been thrown this turn"
-                return f"cannot {action}: {self._throw_first(state)}"
+                return self._not_thrown(state, action)
             written = state.sheets[state.player][_INDEX[figure]]
             if written is not None:
-                return f"cannot {action}: it is already recorded ({written})"
-            return (
+                return Reason(
+                    f"cannot {action}: it is already recorded ({written})",
+                    Refusal.ALREADY_RECORDED,
+                    {"figure": figure, "written": written},
+                )
+            return Reason(
                 f"cannot {action}: {NEEDS[figure]}; the dice {_dice_text(state.dice)} "
-                "do not make one"
+                "do not make one",
+                Refusal.FIGURE_NOT_MADE,
+                {"figure": figure, "dice": list(state.dice)},
             )
         return super().explain_illegal(state, action)
 

@@ -456,9 +456,16 @@ class General(Game[GeneralState, GeneralOptions]):
 
     # -- refusals --------------------------------------------------------------------------------
 
-    def _throw_first(self, state: GeneralState) -> str:
+    def _not_thrown(self, state: GeneralState, label: str) -> Reason:
+        """Nothing thrown yet, or dice still to be thrown: nothing to hold or write."""
+        if not state.dice:
+            return Reason(f"cannot {label}: no dice have been thrown this turn", Refusal.NOT_THROWN)
         n = self.roll_size(state)
-        return f"throw the {'1 die' if n == 1 else f'{n} dice'} not kept first"
+        return Reason(
+            f"cannot {label}: throw the {'1 die' if n == 1 else f'{n} dice'} not kept first",
+            Refusal.THROW_REST,
+            {"n": n},
+        )
 
     def _label(self, action: Score) -> str:
         if self.options.columns > 1:
@@ -480,47 +487,65 @@ class General(Game[GeneralState, GeneralOptions]):
         if isinstance(action, Roll):
             if phase is Phase.DECIDE:
                 if no_throws:
-                    return "cannot roll: no throws left this turn; score a category"
-                return (
+                    return Reason(
+                        "cannot roll: no throws left this turn; score a category",
+                        Refusal.NO_THROWS_LEFT,
+                    )
+                return Reason(
                     "cannot roll now: keep the dice to hold first (keep nothing to throw all five "
-                    "again), or score a category"
+                    "again), or score a category",
+                    Refusal.HOLD_FIRST,
+                    {"n": N_DICE},
                 )
             return super().explain_illegal(state, action)
         if isinstance(action, Keep):
             if phase is Phase.ROLL:
-                if not state.dice:
-                    return f"cannot {action}: no dice have been thrown this turn"
-                return f"cannot {action}: {self._throw_first(state)}"
+                return self._not_thrown(state, str(action))
             if no_throws:
-                return f"cannot {action}: no throws left this turn; score a category"
+                return Reason(
+                    f"cannot {action}: no throws left this turn; score a category",
+                    Refusal.NO_THROWS_LEFT,
+                )
             if not contains(state.dice, action.dice):
-                return f"cannot {action}: the dice showing are {_dice_text(state.dice)}"
-            return (
+                return Reason(
+                    f"cannot {action}: the dice showing are {_dice_text(state.dice)}",
+                    Refusal.KEEP_NOT_SHOWING,
+                    {"dice": list(action.dice), "shown": list(state.dice)},
+                )
+            return Reason(
                 "cannot keep all five dice: keep at most four and throw the rest, "
-                "or score a category"
+                "or score a category",
+                Refusal.KEEP_ALL_OR_SCORE,
+                {"n": N_DICE, "most": N_DICE - 1},
             )
         if isinstance(action, Score):
             label = self._label(action)
             if phase is Phase.ROLL:
-                if not state.dice:
-                    return f"cannot {label}: no dice have been thrown this turn"
-                return f"cannot {label}: {self._throw_first(state)}"
+                return self._not_thrown(state, label)
             column = state.sheets[state.player][action.column]
             written = column[_INDEX[action.category]]
             if written is not None:
-                return f"cannot {label}: it is already written ({written})"
+                return Reason(
+                    f"cannot {label}: it is already written ({written})",
+                    Refusal.ALREADY_WRITTEN,
+                    {"box": action.category, "column": action.column + 1, "written": written},
+                )
             joker = _joker_boxes(column, state.dice, self.options)
             assert joker is not None
             face = state.dice[0]
             upper = UPPER[face - 1]
             if joker == (upper,):
-                return (
+                return Reason(
                     f"cannot {label}: by the joker rule a Generał of {face}s goes into {upper} "
-                    "while that box is empty"
+                    "while that box is empty",
+                    Refusal.JOKER_UPPER,
+                    {"face": face, "box": upper},
                 )
-            return (
+            return Reason(
                 f"cannot {label}: by the joker rule a Generał goes into an empty lower box "
-                f"while there is one ({', '.join(joker)})"
+                f"while there is one ({', '.join(joker)})",
+                Refusal.JOKER_LOWER,
+                {"boxes": list(joker)},
             )
         return super().explain_illegal(state, action)
 

@@ -317,3 +317,234 @@ def test_every_engine_code_is_registered_once() -> None:
     codes = refusal_codes()
     assert set(Refusal) <= set(codes.values())
     assert all(codes[code.value] is code for code in Refusal)
+
+
+Case = tuple[dict[str, Any], list[Action], Action, Refusal, dict[str, Any], str]
+
+THREE_THROWS: list[Action] = [Roll([1, 2, 3, 4, 5]), Keep([]), Roll([1, 2, 3, 4, 5]), Keep([])]
+# Ann's Generał of 6s is written, Bob writes a Chance, and Ann throws five 2s.
+JOKER: list[Action] = [
+    Roll([6, 6, 6, 6, 6]),
+    Score("general"),
+    Roll([1, 2, 3, 4, 6]),
+    Score("chance"),
+    Roll([2, 2, 2, 2, 2]),
+]
+
+GENERAL_CASES: list[Case] = [
+    (
+        {},
+        [],
+        Keep([1]),
+        Refusal.NOT_THROWN,
+        {},
+        "cannot keep 1: no dice have been thrown this turn",
+    ),
+    (
+        {},
+        [Roll([1, 2, 3, 4, 5]), Keep([1, 2])],
+        Score("chance"),
+        Refusal.THROW_REST,
+        {"n": 3},
+        "cannot score chance: throw the 3 dice not kept first",
+    ),
+    (
+        {},
+        [*THREE_THROWS, Roll([1, 2, 3, 4, 5])],
+        Roll([1, 2, 3, 4, 5]),
+        Refusal.NO_THROWS_LEFT,
+        {},
+        "cannot roll: no throws left this turn; score a category",
+    ),
+    (
+        {},
+        [*THREE_THROWS, Roll([1, 2, 3, 4, 5])],
+        Keep([1]),
+        Refusal.NO_THROWS_LEFT,
+        {},
+        "cannot keep 1: no throws left this turn; score a category",
+    ),
+    (
+        {},
+        [Roll([1, 2, 3, 4, 5])],
+        Roll([1, 2, 3, 4, 5]),
+        Refusal.HOLD_FIRST,
+        {"n": 5},
+        "cannot roll now: keep the dice to hold first (keep nothing to throw all five again), or"
+        " score a category",
+    ),
+    (
+        {},
+        [Roll([1, 2, 3, 4, 5])],
+        Keep([6]),
+        Refusal.KEEP_NOT_SHOWING,
+        {"dice": [6], "shown": [1, 2, 3, 4, 5]},
+        "cannot keep 6: the dice showing are 1 2 3 4 5",
+    ),
+    (
+        {},
+        [Roll([1, 2, 3, 4, 5])],
+        Keep([1, 2, 3, 4, 5]),
+        Refusal.KEEP_ALL_OR_SCORE,
+        {"n": 5, "most": 4},
+        "cannot keep all five dice: keep at most four and throw the rest, or score a category",
+    ),
+    (
+        {},
+        [
+            Roll([1, 1, 1, 2, 3]),
+            Score("ones"),
+            Roll([1, 2, 3, 4, 6]),
+            Score("chance"),
+            Roll([1, 2, 3, 4, 5]),
+        ],
+        Score("ones"),
+        Refusal.ALREADY_WRITTEN,
+        {"box": "ones", "column": 1, "written": 3},
+        "cannot score ones: it is already written (3)",
+    ),
+    (
+        {"columns": 3},
+        [
+            Roll([1, 1, 1, 2, 3]),
+            Score("ones", 1),
+            Roll([1, 2, 3, 4, 6]),
+            Score("chance"),
+            Roll([1, 2, 3, 4, 5]),
+        ],
+        Score("ones", 1),
+        Refusal.ALREADY_WRITTEN,
+        {"box": "ones", "column": 2, "written": 3},
+        "cannot score ones in column 2: it is already written (3)",
+    ),
+    (
+        {"general_joker": "forced"},
+        JOKER,
+        Score("chance"),
+        Refusal.JOKER_UPPER,
+        {"face": 2, "box": "twos"},
+        "cannot score chance: by the joker rule a Generał of 2s goes into twos while that box is"
+        " empty",
+    ),
+    (
+        {"general_joker": "forced"},
+        [*JOKER, Score("twos"), Roll([1, 2, 3, 4, 6]), Score("ones"), Roll([2, 2, 2, 2, 2])],
+        Score("ones"),
+        Refusal.JOKER_LOWER,
+        {
+            "boxes": [
+                "three_of_a_kind",
+                "four_of_a_kind",
+                "full_house",
+                "small_straight",
+                "large_straight",
+                "chance",
+            ]
+        },
+        "cannot score ones: by the joker rule a Generał goes into an empty lower box while there"
+        " is one (three_of_a_kind, four_of_a_kind, full_house, small_straight, large_straight,"
+        " chance)",
+    ),
+]
+
+SIX: list[Action] = [Roll([1, 2, 3, 4, 5, 6])]
+
+DRAPKY_CASES: list[Case] = [
+    (
+        {},
+        [],
+        Score("ones"),
+        Refusal.NOT_THROWN,
+        {},
+        "cannot score ones: no dice have been thrown this turn",
+    ),
+    (
+        {},
+        [*SIX, Keep([1])],
+        Keep([1]),
+        Refusal.THROW_REST,
+        {"n": 5},
+        "cannot keep 1: throw the 5 dice not kept first",
+    ),
+    (
+        {},
+        [*SIX, Keep([]), *SIX, Keep([]), *SIX],
+        Roll([1, 2, 3, 4, 5, 6]),
+        Refusal.NO_THROWS_LEFT_OR_STOP,
+        {},
+        "cannot roll: no throws left this turn; score a figure or stop",
+    ),
+    (
+        {},
+        [*SIX, Keep([]), *SIX, Keep([]), *SIX],
+        Keep([1]),
+        Refusal.NO_THROWS_LEFT_OR_STOP,
+        {},
+        "cannot keep 1: no throws left this turn; score a figure or stop",
+    ),
+    (
+        {},
+        SIX,
+        Roll([1, 2, 3, 4, 5, 6]),
+        Refusal.HOLD_FIRST_OR_STOP,
+        {"n": 6},
+        "cannot roll now: keep the dice to hold first (keep nothing to throw all six again), score"
+        " a figure or stop",
+    ),
+    (
+        {},
+        SIX,
+        Keep([6, 6]),
+        Refusal.KEEP_NOT_SHOWING,
+        {"dice": [6, 6], "shown": [1, 2, 3, 4, 5, 6]},
+        "cannot keep 6 6: the dice showing are 1 2 3 4 5 6",
+    ),
+    (
+        {},
+        SIX,
+        Keep([1, 2, 3, 4, 5, 6]),
+        Refusal.KEEP_ALL,
+        {"n": 6, "most": 5},
+        "cannot keep all six dice: keep at most five and throw the rest",
+    ),
+    (
+        {},
+        [
+            Roll([1, 1, 1, 2, 3, 4]),
+            Score("ones"),
+            Roll([2, 2, 2, 3, 4, 5]),
+            Score("twos"),
+            Roll([1, 1, 1, 2, 3, 4]),
+        ],
+        Score("ones"),
+        Refusal.ALREADY_RECORDED,
+        {"figure": "ones", "written": 3},
+        "cannot score ones: it is already recorded (3)",
+    ),
+    (
+        {},
+        SIX,
+        Score("pyramid"),
+        Refusal.FIGURE_NOT_MADE,
+        {"figure": "pyramid", "dice": [1, 2, 3, 4, 5, 6]},
+        "cannot score pyramid: it needs a triple, a pair and a single with triple > pair > single;"
+        " the dice 1 2 3 4 5 6 do not make one",
+    ),
+]
+
+
+def check(game_id: str, case: Case) -> None:
+    """The refusal of a case has its code and params, and the English it always had."""
+    options, actions, action, code, params, english = case
+    exc = refusal(game_id, options, actions, action)
+    assert (exc.code, exc.params, str(exc)) == (code, params, english)
+
+
+@pytest.mark.parametrize("case", GENERAL_CASES, ids=lambda c: f"{c[3].value}")
+def test_general_refusals(case: Case) -> None:
+    check("general", case)
+
+
+@pytest.mark.parametrize("case", DRAPKY_CASES, ids=lambda c: f"{c[3].value}")
+def test_drapky_refusals(case: Case) -> None:
+    check("drapky", case)

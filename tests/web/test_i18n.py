@@ -86,3 +86,12 @@ def test_every_turn_event_and_note_has_words_in_every_language(lang: str) -> Non
     words = _words(lang)
     keys = [f"ev.{kind}" for kind in EVENT_KINDS] + [f"ev.note.{kind}" for kind in NoteKind]
     assert [key for key in keys if key not in words] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_drapky_figure_says_what_it_needs(lang: str) -> None:
+    """A figure the dice do not make is refused with what it needs, in the page's words."""
+    from scoring.games.drapky import FIGURES
+
+    words = _words(lang)
+    assert [f for f in FIGURES if f"need.{f}" not in words] == []
