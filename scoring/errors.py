@@ -87,6 +87,18 @@ class Refusal(RefusalCode):
     """Generał's joker rule: a Generał goes into an empty lower box (``boxes``) while one is."""
     FIGURE_NOT_MADE = "figure_not_made"
     """Drápky: the ``dice`` do not make ``figure`` (the page says what it needs)."""
+    FORBIDDEN_ALREADY = "forbidden_already"
+    """Na zakázaná čísla: the forbidden numbers are already ``a`` and ``b``; ``allowed``, ``roll``
+    and ``game`` as for ``not_now``."""
+    FORBIDDEN_TWO_DICE = "forbidden_two_dice"
+    """Na zakázaná čísla: the forbidden numbers are thrown with two dice, not ``got``."""
+    FORBIDDEN_DOUBLE = "forbidden_double"
+    """Na zakázaná čísla: the forbidden numbers differ; a double is thrown again."""
+    FORBIDDEN_FIRST = "forbidden_first"
+    """Na zakázaná čísla: the forbidden numbers are to be thrown first."""
+    ASIDE_BY_THEMSELVES = "aside_by_themselves"
+    """Na zakázaná čísla: dice showing a forbidden number are put aside by themselves;
+    ``allowed``, ``roll`` and ``game`` as for ``not_now``."""
     NOT_NOW = "not_now"
     """Any game: ``action`` (its PROTOCOL.md object) is not allowed now; ``allowed`` lists the
     actions that are (throws left out), ``roll`` is how many dice may be thrown (0: none), and

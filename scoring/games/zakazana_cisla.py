@@ -150,17 +150,28 @@ class ZakazanaCisla(Game[ZakazanaCislaState, ZakazanaCislaOptions]):
         if isinstance(action, Forbidden):
             if phase is not Phase.SETUP:
                 a, b = state.forbidden
-                return (
+                return Reason(
                     f"the forbidden numbers are already {a} and {b}; "
-                    f"allowed: {self.allowed_text(state)}"
+                    f"allowed: {self.allowed_text(state)}",
+                    Refusal.FORBIDDEN_ALREADY,
+                    {"a": a, "b": b, **self.allowed_params(state)},
                 )
             if len(action.numbers) != 2:
-                return f"the forbidden numbers are thrown with two dice, not {len(action.numbers)}"
-            return "the forbidden numbers must differ: a double is thrown again"
+                got = len(action.numbers)
+                return Reason(
+                    f"the forbidden numbers are thrown with two dice, not {got}",
+                    Refusal.FORBIDDEN_TWO_DICE,
+                    {"got": got},
+                )
+            return Reason(
+                "the forbidden numbers must differ: a double is thrown again",
+                Refusal.FORBIDDEN_DOUBLE,
+            )
         if phase is Phase.SETUP:
-            return (
+            return Reason(
                 f"cannot {action}: first throw two dice for the forbidden numbers "
-                "(two different faces)"
+                "(two different faces)",
+                Refusal.FORBIDDEN_FIRST,
             )
         if isinstance(action, Roll):
             n, got = state.in_play, len(action.dice)
@@ -171,9 +182,11 @@ class ZakazanaCisla(Game[ZakazanaCislaState, ZakazanaCislaOptions]):
                 {"n": n, "got": got},
             )
         if isinstance(action, Keep):
-            return (
+            return Reason(
                 f"cannot {action}: dice showing a forbidden number are put aside by themselves; "
-                f"allowed: {self.allowed_text(state)}"
+                f"allowed: {self.allowed_text(state)}",
+                Refusal.ASIDE_BY_THEMSELVES,
+                self.allowed_params(state),
             )
         return super().explain_illegal(state, action)
 

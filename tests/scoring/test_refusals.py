@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scoring.core import Action, Bank, Game, Keep, Roll, Score, Stop
+from scoring.core import Action, Bank, Forbidden, Game, Keep, Roll, Score, Stop
 from scoring.errors import IllegalAction, Reason, Refusal, refusal_codes, refusal_json
 from scoring.registry import find_game
 
@@ -548,3 +548,62 @@ def test_general_refusals(case: Case) -> None:
 @pytest.mark.parametrize("case", DRAPKY_CASES, ids=lambda c: f"{c[3].value}")
 def test_drapky_refusals(case: Case) -> None:
     check("drapky", case)
+
+
+ZAKAZANA_CASES: list[Case] = [
+    (
+        {},
+        [Forbidden([1, 2])],
+        Forbidden([3, 4]),
+        Refusal.FORBIDDEN_ALREADY,
+        {"a": 1, "b": 2, "allowed": [], "roll": 6, "game": "zakazana-cisla"},
+        "the forbidden numbers are already 1 and 2; allowed: roll 6 dice",
+    ),
+    (
+        {},
+        [],
+        Forbidden([3, 4, 5]),
+        Refusal.FORBIDDEN_TWO_DICE,
+        {"got": 3},
+        "the forbidden numbers are thrown with two dice, not 3",
+    ),
+    (
+        {},
+        [],
+        Forbidden([3, 3]),
+        Refusal.FORBIDDEN_DOUBLE,
+        {},
+        "the forbidden numbers must differ: a double is thrown again",
+    ),
+    (
+        {},
+        [],
+        Roll([1, 2, 3, 4, 5, 6]),
+        Refusal.FORBIDDEN_FIRST,
+        {},
+        "cannot roll 1 2 3 4 5 6: first throw two dice for the forbidden numbers (two different"
+        " faces)",
+    ),
+    (
+        {},
+        [Forbidden([1, 2]), Roll([1, 2, 3, 4, 5, 6])],
+        Keep([1]),
+        Refusal.ASIDE_BY_THEMSELVES,
+        {"allowed": [], "roll": 4, "game": "zakazana-cisla"},
+        "cannot keep 1: dice showing a forbidden number are put aside by themselves; allowed:"
+        " roll 4 dice",
+    ),
+    (
+        {},
+        [Forbidden([1, 2])],
+        Bank(),
+        Refusal.NOT_NOW,
+        {"action": {"bank": True}, "allowed": [], "roll": 6, "game": "zakazana-cisla"},
+        "cannot bank now; allowed: roll 6 dice",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", ZAKAZANA_CASES, ids=lambda c: f"{c[3].value}")
+def test_zakazana_cisla_refusals(case: Case) -> None:
+    check("zakazana-cisla", case)
