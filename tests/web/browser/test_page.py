@@ -744,6 +744,36 @@ def test_refusals_and_problems_are_told_in_the_pages_language(served: Served, ri
         close(page)
 
 
+def test_a_general_refusal_is_told_in_the_pages_language(served: Served, rig: Rig) -> None:
+    """Generał's own refusal (all five dice held) and the generic one (an action not allowed
+    now, with what is) are worded in Czech, the actions with the page's own words."""
+    served.new_game("general", ["Ann", "Bob"])
+    page = open_page(rig, lang="cs-CZ")
+    try:
+        post = "(body) => import('/static/api.js').then(m => m.post('/api/actions', body))"
+        page.evaluate(post, {"stop": True})
+        expect(page.locator("#toast")).to_have_text(
+            "Teď není dovoleno: „Skončit a přenést hody“ teď nejde. Jde: Hoď 5 kostkami."
+        )
+        served.post("/api/actions", {"roll": [2, 2, 5, 5, 5]})
+        page.evaluate(post, {"keep": [2, 2, 5, 5, 5]})
+        expect(page.locator("#toast")).to_have_text(
+            "Teď není dovoleno: Nechat si všech 5 kostek nejde: nechte si nejvýš 4 a se zbytkem"
+            " hoďte, nebo zapište kategorii."
+        )
+        served.post("/api/actions", {"score": "full_house"})
+        served.post("/api/actions", {"roll": [1, 2, 3, 4, 6]})
+        served.post("/api/actions", {"score": "chance"})
+        served.post("/api/actions", {"roll": [2, 2, 3, 3, 3]})
+        page.evaluate(post, {"score": "full_house"})
+        expect(page.locator("#toast")).to_have_text(
+            "Teď není dovoleno: Kategorie Full house už je zapsaná (25)."
+        )
+        shoot(page, "refusal-general-cs")
+    finally:
+        close(page)
+
+
 @pytest.mark.parametrize(
     ("lang", "game", "rolls", "said"),
     [
