@@ -107,7 +107,7 @@ class TableRefusal(RefusalCode):
     """The dice in the roll zone (``dice``) do not follow from those on the table (``table``)."""
     DOUBTFUL = "doubtful"
     """``n`` dice of the reading lean on something or cannot be read."""
-    NOT_THROWN = "not_thrown"
+    LEFT_LYING = "left_lying"
     """``still`` of the ``n`` dice to throw lie where they lay, showing the same faces."""
     DICE_READ = "dice_read"
     """The dice read (``dice``) were refused for ``reason`` (``{"detail", "code", "params"}``)."""
@@ -836,7 +836,7 @@ class Table:
         return IllegalAction(
             f"{still} {dice} where {'it' if still == 1 else 'they'} lay, showing the same "
             f"{'face' if still == 1 else 'faces'}: that was no throw; throw all {n} dice",
-            code=TableRefusal.NOT_THROWN,
+            code=TableRefusal.LEFT_LYING,
             params={"still": still, "n": n},
         )
 

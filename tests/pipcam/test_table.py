@@ -186,7 +186,7 @@ def test_the_same_faces_thrown_again_are_a_throw_and_dice_that_lie_still_are_not
     table.on_reading(turned, settled_now=True)
     assert len(table.history) == 1
     problem = table.state_json()["table"]
-    assert problem["problem_code"] == "not_thrown"
+    assert problem["problem_code"] == "left_lying"
     assert problem["problem_params"] == {"still": 4, "n": 5}
     table.on_reading(thrown(1, 2, 3, 4, 6), settled_now=True)
     assert table.history.actions == [Roll([1, 2, 3, 4, 6]), Keep([]), Roll([1, 2, 3, 4, 6])]
