@@ -15,7 +15,8 @@ ENGLISH = set(json.loads((STATIC / "i18n" / "en.json").read_text(encoding="utf-8
 
 # CLDR plural categories English does not have, which a language may add to an English key
 # (web/static/i18n.js picks them with Intl.PluralRules): Czech "few" is 2-4, Polish "many" 5-21.
-EXTRA_PLURALS = {"cs": ("few", "many"), "pl": ("few", "many")}
+# Russian "one" is not English "one" (it is 21 and 31 too), so it may add that form to any key.
+EXTRA_PLURALS = {"cs": ("few", "many"), "pl": ("few", "many"), "ru": ("one", "few", "many")}
 
 
 @pytest.mark.parametrize("path", sorted((STATIC / "i18n").glob("*.json")), ids=lambda p: p.stem)
@@ -95,3 +96,26 @@ def test_every_drapky_figure_says_what_it_needs(lang: str) -> None:
 
     words = _words(lang)
     assert [f for f in FIGURES if f"need.{f}" not in words] == []
+
+
+# Languages whose counts take three forms (CLDR one, few and many: Russian 1 and 21 кость,
+# 2-4 кости, 0 and 5-20 костей), the plain key being the form for fractions.
+THREE_FORMS = ["ru"]
+
+
+@pytest.mark.parametrize("lang", THREE_FORMS)
+def test_a_counted_word_has_all_three_forms(lang: str) -> None:
+    """A key with one form of a count has the others, and every English count is counted."""
+    words = _words(lang)
+    form = re.compile(r"_(one|few|many)$")
+    counted = {form.sub("", key) for key in words if form.search(key)}
+    counted |= {key.removesuffix("_one") for key in ENGLISH if key.endswith("_one")}
+    missing = [f"{key}_{f}" for key in sorted(counted) for f in ("one", "few", "many")]
+    assert [key for key in missing if key not in words] == []
+
+
+@pytest.mark.parametrize("lang", THREE_FORMS)
+def test_the_one_form_names_its_number(lang: str) -> None:
+    """Russian "one" is 21 and 31 as well as 1, so its form says {n} where English says 1."""
+    words = _words(lang)
+    assert [key for key, text in words.items() if key.endswith("_one") and "{n}" not in text] == []

@@ -1,6 +1,8 @@
-// The page's languages: English, Polish, Finnish, Dutch and Czech, picked from the browser and
-// remembered. Game names are never translated (the catalog gives them in their own language).
-export const LANGUAGES = { en: "English", pl: "Polski", fi: "Suomi", nl: "Nederlands", cs: "Čeština" };
+// The page's languages: English, Polish, Finnish, Dutch, Czech and Russian, picked from the
+// browser and remembered. Game names are never translated (the catalog gives them in their own
+// language).
+export const LANGUAGES = { en: "English", pl: "Polski", fi: "Suomi", nl: "Nederlands", cs: "Čeština",
+  ru: "Русский" };
 const KEY = "pipcam.lang";
 let strings = {};
 let fallback = {};
@@ -40,7 +42,8 @@ export const language = () => current;
 const plurals = {};
 
 /** key_one, key_few, key_many...: the form of key for the number n in lang (CLDR's categories,
- * Intl.PluralRules: Czech says 2 "kostky" but 5 "kostek"); the plain key is the other form. */
+ * Intl.PluralRules: Czech says 2 "kostky" but 5 "kostek", Russian 1 and 21 "кость", 2 "кости",
+ * 5 "костей"); the plain key is the other form. */
 function plural(lang, key, n) {
   plurals[lang] ??= new Intl.PluralRules(lang);
   return `${key}_${plurals[lang].select(n)}`;
