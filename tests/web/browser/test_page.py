@@ -806,6 +806,72 @@ def test_a_games_own_events_are_told_in_the_pages_language(
         close(page)
 
 
+def test_a_russian_phone_follows_1000_in_russian(served: Served, rig: Rig) -> None:
+    """A ru-RU browser gets the page in Russian, in the words players of 1000 use (болт, бочка,
+    яма): the status line, the turn's events, the standing, a refusal and an earlier game's
+    date; counts take Russian's three forms (1 кость, 3 кости, 5 костей); 360 px wide, with no
+    tab cut off."""
+    served.new_game("thousand", ["Ann", "Bob"])
+    served.post("/api/actions", {"roll": [5, 5, 5, 2, 3]})
+    served.new_game("thousand", ["Ann", "Bob"])  # the first is left unfinished
+    page = open_page(rig, lang="ru-RU")
+    try:
+        expect(page.locator("#lang")).to_have_value("ru")
+        assert page.evaluate("document.documentElement.lang") == "ru"
+        expect(page.locator("#tab-board")).to_have_text("Счёт")
+        expect(page.locator("#title")).to_have_text("Тысяча")
+        status, event = page.locator("#status"), page.locator("#turn-box .event")
+        expect(status).to_have_text("Ann бросает 5 костей")
+        # Ann opens with 50; Bob, not yet open, burns without a bolt; Ann burns and gets one.
+        for roll in [[5, 5, 5, 2, 3], "bank", [2, 3, 4, 6, 6], [2, 3, 4, 6, 6]]:
+            served.post("/api/actions", {"bank": True} if roll == "bank" else {"roll": roll})
+        expect(event).to_have_text("Ann: выпало 2 3 4 6 6, ни одной комбинации; болт 1 из 3")
+        expect(status).to_have_text("Bob бросает 5 костей")
+        rows = page.locator("table.standing tbody tr")
+        expect(rows.nth(0).locator("td.bolts")).to_have_attribute("aria-label", "1 болт")
+        expect(rows.nth(1).locator("td.notes")).to_have_text("игра не открыта")
+        expect(page.locator("#board-body")).to_contain_text("Бочка: 880")
+        served.post("/api/actions", {"roll": [1, 5, 2, 3, 6]})
+        expect(event).to_have_text("Bob откладывает 1 5 за 15: за ход 15, осталось 3 кости")
+        expect(status).to_have_text("Bob бросает 3 кости")
+        served.post("/api/actions", {"roll": [1, 1, 4]})
+        expect(event).to_have_text("Bob откладывает 1 1 за 20: за ход 35, осталась 1 кость")
+        expect(status).to_have_text("Bob бросает 1 кость")
+        assert not ENGLISH_EVENT.search(page.locator("#turn-box").inner_text())
+        shoot(page, "language-ru")
+        no_horizontal_scroll(page)
+        page.evaluate("import('/static/api.js').then(m => m.post('/api/actions', {roll: [2, 3]}))")
+        expect(page.locator("#toast")).to_have_text("Сейчас нельзя: Бросать нужно 1 кость, а не 2.")
+        # One for 1 and 21, few for 2-4 and 22, many for 5-20 and 0 (Intl.PluralRules("ru")).
+        said = page.evaluate(
+            "import('/static/i18n.js').then(m => [1, 3, 5, 11, 21, 22, 0].map(n =>"
+            " [m.t('phase.roll', {player: 'Ann', n}), m.t('turn.best', {n, dice: '1'})]))"
+        )
+        assert said == [
+            ["Ann бросает 1 кость", "Лучшее прочтение: 1 очко (1)"],
+            ["Ann бросает 3 кости", "Лучшее прочтение: 3 очка (1)"],
+            ["Ann бросает 5 костей", "Лучшее прочтение: 5 очков (1)"],
+            ["Ann бросает 11 костей", "Лучшее прочтение: 11 очков (1)"],
+            ["Ann бросает 21 кость", "Лучшее прочтение: 21 очко (1)"],
+            ["Ann бросает 22 кости", "Лучшее прочтение: 22 очка (1)"],
+            ["Ann бросает 0 костей", "Лучшее прочтение: 0 очков (1)"],
+        ]
+        # Dates follow the page's language: "27 нояб. 2026 г., 20:15".
+        page.click("#tab-history")
+        earlier = page.locator("#earlier-list li").first
+        expect(earlier.locator(".tag")).to_have_text("не доиграна")
+        when = earlier.locator(".earlier-head .muted").inner_text()
+        assert re.fullmatch(r"\d{1,2} [а-я]+\.? \d{4} г\., \d{1,2}:\d{2}", when), when
+        no_horizontal_scroll(page)
+        # The longest tab, Статистика, in bold when open, is not cut off.
+        page.click("#tab-stats")
+        tabs = "[...document.querySelectorAll('nav.tabs a')]"
+        cut_off = f"{tabs}.filter(a => a.scrollWidth > a.clientWidth).map(a => a.textContent)"
+        assert page.evaluate(cut_off) == []
+    finally:
+        close(page)
+
+
 def test_the_coach_gives_a_hint_where_the_player_has_a_choice(
     served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
