@@ -186,7 +186,10 @@ function withPhotosNote(state, box) {
   }
   const tuned = state.table && state.table.tuned;
   if (tuned) {
-    box.append(h("p", { class: "hint", id: "tuned-note" }, t("model.tuned", { date: tuned })));
+    // The server says the day (YYYY-MM-DD); the page says it as its language does.
+    const day = new Intl.DateTimeFormat(language(), { dateStyle: "long", timeZone: "UTC" })
+      .format(new Date(`${tuned}T00:00:00Z`));
+    box.append(h("p", { class: "hint", id: "tuned-note" }, t("model.tuned", { date: day })));
   }
   return box;
 }

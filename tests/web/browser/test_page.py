@@ -369,7 +369,7 @@ def test_phones_say_when_the_table_keeps_photos(served: Served, phone: Any) -> N
     served.table.model_in_use("2026-11-27")
     expect(phone.locator("#tuned-note")).to_have_text(
         "The camera reads your dice with a model tuned on this table's own photos"
-        " (since 2026-11-27)."
+        " (since November 27, 2026)."
     )
     served.table.model_in_use(None)
     expect(phone.locator("#tuned-note")).to_have_count(0)
@@ -808,9 +808,9 @@ def test_a_games_own_events_are_told_in_the_pages_language(
 
 def test_a_russian_phone_follows_1000_in_russian(served: Served, rig: Rig) -> None:
     """A ru-RU browser gets the page in Russian, in the words players of 1000 use (болт, бочка,
-    яма): the status line, the turn's events, the standing, a refusal and an earlier game's
-    date; counts take Russian's three forms (1 кость, 3 кости, 5 костей); 360 px wide, with no
-    tab cut off."""
+    яма): the status line, the turn's events, the standing, a refusal, and dates (the tuned
+    model's day, an earlier game's start); counts take Russian's three forms (1 кость, 3 кости,
+    5 костей); 360 px wide, with no tab cut off."""
     served.new_game("thousand", ["Ann", "Bob"])
     served.post("/api/actions", {"roll": [5, 5, 5, 2, 3]})
     served.new_game("thousand", ["Ann", "Bob"])  # the first is left unfinished
@@ -856,7 +856,15 @@ def test_a_russian_phone_follows_1000_in_russian(served: Served, rig: Rig) -> No
             ["Ann бросает 22 кости", "Лучшее прочтение: 22 очка (1)"],
             ["Ann бросает 0 костей", "Лучшее прочтение: 0 очков (1)"],
         ]
-        # Dates follow the page's language: "27 нояб. 2026 г., 20:15".
+        # Dates follow the page's language: the day a model was tuned, an earlier game's start.
+        served.table.model_in_use("2026-11-27")
+        try:
+            expect(page.locator("#tuned-note")).to_have_text(
+                "Камера распознаёт ваши кости моделью, дообученной на фото этого стола"
+                " (с 27 ноября 2026 г.)."
+            )
+        finally:
+            served.table.model_in_use(None)
         page.click("#tab-history")
         earlier = page.locator("#earlier-list li").first
         expect(earlier.locator(".tag")).to_have_text("не доиграна")
