@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from fastapi import Body, Depends, FastAPI, HTTPException, Query, Request, Response, Security
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.security import APIKeyCookie, APIKeyHeader
@@ -66,6 +67,7 @@ _T = TypeVar("_T")
 __all__ = ["PIN_COOKIE", "HeaderIn", "PinGuard", "PinIn", "TableAPI", "TeachAPI", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
+SQLITE_INT_MAX = 2**63 - 1  # the largest id SQLite stores: a larger one is no game (422, not 500)
 PIN_COOKIE = "pipcam_pin"
 MAX_BODY = 64 * 1024
 """The largest request body: a header or an action is a few hundred bytes."""
@@ -486,7 +488,9 @@ def create_app(
         response_class=PlainTextResponse,
         responses={404: {"model": ErrorPublic}},
     )
-    def get_earlier_transcript(game_id: int) -> PlainTextResponse:
+    def get_earlier_transcript(
+        game_id: Annotated[int, PathParam(ge=1, le=SQLITE_INT_MAX)],
+    ) -> PlainTextResponse:
         """An earlier game (an id from ``GET /api/games``) as a transcript (JSON lines)."""
         try:
             text = table.earlier_transcript(game_id)

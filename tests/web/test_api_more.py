@@ -425,3 +425,5 @@ def test_earlier_games_are_listed_with_their_transcripts(served: Served) -> None
     assert r.text.splitlines()[0].startswith('{"game": "kymppitonni"')
     r = served.client.get("/api/games/999/transcript")
     assert (r.status_code, r.json()) == (404, {"detail": "there is no game 999 at this table"})
+    for beyond in (0, 2**63):  # no id SQLite can hold: refused by the route, not a 500
+        assert served.client.get(f"/api/games/{beyond}/transcript").status_code == 422
