@@ -668,9 +668,14 @@ class Table:
                 {"n": len(doubtful)},
             )
         values = [int(d["value"]) for d in dice]
-        still = None if lying is None else unmoved(lying, dice)
+        still = lay = None
+        if lying is not None:
+            still = unmoved(lying, dice)
+            lay = [
+                int(d["value"]) for d in lying if d["status"] != NO_DIE and d["value"] is not None
+            ]
         try:
-            return self._action_from_dice(values, state, still) or [], None
+            return self._action_from_dice(values, state, still, lay) or [], None
         except (IllegalAction, InvalidAction) as exc:
             return [], exc.as_reason()
 
@@ -775,13 +780,18 @@ class Table:
             )
 
     def _action_from_dice(
-        self, values: list[int], state: Any, still: int | None
+        self,
+        values: list[int],
+        state: Any,
+        still: int | None = None,
+        lay: list[int] | None = None,
     ) -> list[Action] | None:
         """What a settled set of dice in the roll zone means in ``state``, or None if nothing.
 
-        ``still``: how many of them lie where they lay at the reading the game last took (None:
-        not known). A throw moves every die it throws, so dice that did not move are no throw
-        (a die picked up and put back, one nudged), and the same faces thrown again are.
+        ``lay``: the dice that lay in the roll zone at the reading the game last took, and
+        ``still``: how many of ``values`` lie where they lay then (both None: not known). A
+        throw moves every die it throws, so dice that did not move are no throw (a die picked up
+        and put back, one nudged), and the same faces thrown again are.
         """
         game = self._need().game
         phase = game.phase(state)
@@ -809,8 +819,14 @@ class Table:
             if isinstance(turn, dict):
                 on_table = list(turn.get("dice", []))
         same = sorted(values) == sorted(on_table)
-        if same and still != 0:
-            return None  # the dice as they were thrown (or not known to have been thrown again)
+        if still == 0 and lay is not None:
+            # Every die moved: the dice that lay in the roll zone were thrown again, holding
+            # the others (those out of it), whatever faces came up (the same ones too).
+            again = self._thrown_again(values, state, on_table, lay)
+            if again is not None:
+                return again
+        if same:
+            return None  # the dice as they were thrown, or thrown again where no throw is
         if on_table and len(values) < len(on_table) and contains(on_table, values):
             return [Keep(remove(on_table, values))]
         if on_table and len(values) == len(on_table) and Keep([]) in game.legal_actions(state):
@@ -820,14 +836,27 @@ class Table:
             after = game.apply(state, Keep([]))
             if game.roll_size(after) == len(values):
                 return [Keep([]), Roll(values)]
-        if same:
-            return None  # thrown again, to the same faces, where the rules allow no throw
         raise IllegalAction(
             f"the dice in the roll zone ({' '.join(map(str, sorted(values)))}) do not follow from "
             f"the dice on the table ({' '.join(map(str, sorted(on_table)))}); "
             "set aside dice by taking them out of the roll zone",
             code=TableRefusal.NOT_FOLLOWING,
             params={"dice": sorted(values), "table": sorted(on_table)},
+        )
+
+    def _thrown_again(
+        self, values: list[int], state: Any, on_table: list[int], lay: list[int]
+    ) -> list[Action] | None:
+        """Hold what is not in the roll zone and throw what lay there (Generał's third throw
+        of the two dice its second threw), if the rules allow that here; else None."""
+        if len(values) != len(lay) or not contains(on_table, lay):
+            return None
+        game = self._need().game
+        hold = Keep(remove(on_table, lay))
+        if hold not in game.legal_actions(state):
+            return None
+        return (
+            [hold, Roll(values)] if game.roll_size(game.apply(state, hold)) == len(values) else None
         )
 
     @staticmethod

@@ -385,3 +385,35 @@ def test_earlier_games_keep_a_finished_game_seen_after_a_restart(store: Store) -
     assert list(finished.game.totals(finished.state)) == [p["score"] for p in ended["players"]]
     with pytest.raises(LookupError, match="there is no game 99 at this table"):
         restarted.earlier_transcript(99)
+
+
+@pytest.mark.parametrize(
+    ("third", "then"),
+    [
+        # Both dice of the second throw thrown again: the three 3s stay held.
+        (thrown(5, 1), [Keep([3, 3, 3]), Roll([1, 5])]),
+        # ... to faces the dice on the table also show: still a throw, not a set-aside of 2 3 3.
+        (thrown(3, 6), [Keep([3, 3, 3]), Roll([3, 6])]),
+        # The 6 taken out to be held as well, the 2 nudged by the hand: a set-aside.
+        (placed((2, 312, 0)), [Keep([3, 3, 3, 6])]),
+    ],
+    ids=["thrown-again", "thrown-again-to-faces-on-the-table", "one-more-held"],
+)
+def test_generał_third_throw_of_the_dice_the_second_threw(
+    store: Store, third: FakeReading, then: list[Any]
+) -> None:
+    """Three 3s held (taken out of the roll zone), two dice thrown, then those two thrown
+    again: the held dice stay held (the third throw was refused as not following, or taken as
+    a wrong set-aside when its faces were among those on the table)."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    first = [(3, 0, 0), (3, 60, 0), (3, 120, 0), (2, 180, 0), (5, 240, 0)]
+    table.on_reading(placed(*first), settled_now=True)
+    table.on_reading(placed(*first[3:]), settled_now=True)  # the three 3s taken out: held
+    table.on_reading(placed((2, 300, 0), (6, 400, 0)), settled_now=True)
+    assert table.history is not None
+    before = [Roll([2, 3, 3, 3, 5]), Keep([3, 3, 3]), Roll([2, 6])]
+    assert table.history.actions == before
+    table.on_reading(third, settled_now=True)
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history.actions == [*before, *then]
