@@ -27,6 +27,17 @@ def test_every_language_has_the_english_keys(path: Path) -> None:
     assert sorted(keys - ENGLISH - forms) == []
 
 
+@pytest.mark.parametrize("path", sorted((STATIC / "i18n").glob("*.json")), ids=lambda p: p.stem)
+def test_no_key_is_given_twice(path: Path) -> None:
+    """JSON keeps the last of two equal keys without a word: the first one's words would be
+    lost (two changes adding the same key, merged)."""
+    pairs: list[tuple[str, object]] = json.loads(
+        path.read_text(encoding="utf-8"), object_pairs_hook=lambda items: items
+    )
+    keys = [key for key, _ in pairs]
+    assert sorted({key for key in keys if keys.count(key) > 1}) == []
+
+
 def test_every_key_the_page_uses_is_there() -> None:
     """Keys in the HTML's data-i18n and in literal t("...") calls of the scripts."""
     used = set(re.findall(r'data-i18n="([^"]+)"', (STATIC / "index.html").read_text()))
