@@ -31,7 +31,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from scoring.core import JSON, Action, Draw, Game, Outcome, Pass, Phase, Place, option
+from scoring.core import (
+    JSON,
+    Action,
+    Draw,
+    Game,
+    Outcome,
+    Pass,
+    Phase,
+    Place,
+    action_to_json,
+    option,
+)
 from scoring.errors import InvalidAction, InvalidOption, Reason, Refusal
 from scoring.games.triangles.lattice import make_board, parse_cell
 from scoring.games.triangles.placement import (
@@ -330,7 +341,11 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
             return self._pass_problem(state)
         if self.phase(state) is Phase.FINISHED:
             return Reason(f"cannot {action}: the game is over", Refusal.GAME_OVER)
-        return f"cannot {action}: triangles knows only draw, place and pass"
+        return Reason(
+            f"cannot {action}: triangles knows only draw, place and pass",
+            Refusal.TRI_ONLY,
+            {"action": action_to_json(action)},
+        )
 
     def _where(self, state: TrianglesState, stone: int) -> str | None:
         for c, code in enumerate(state.layout.cells):
@@ -343,21 +358,38 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         what = f"cannot draw {action.stone}"
         names = state.players
         phase = self.phase(state)
+
+        def refused(text: str, code: Refusal, **params: JSON) -> Reason:
+            return Reason(f"{what}: {text}", code, {"stone": action.stone.strip(), **params})
+
         if phase is Phase.FINISHED:
             return Reason(f"{what}: the game is over", Refusal.GAME_OVER)
         if phase is Phase.PLACE:
-            return f"{what}: {names[state.player]} holds {state.written}; place it or pass"
+            name = names[state.player]
+            return refused(
+                f"{name} holds {state.written}; place it or pass",
+                Refusal.TRI_HOLDS,
+                player=name,
+                hand=state.written,
+            )
         if stone == state.hand:
-            return f"{what}: it is in {names[state.player]}'s hand"
+            name = names[state.player]
+            return refused(f"it is in {name}'s hand", Refusal.TRI_IN_HAND, player=name)
         cell = self._where(state, stone)
         if cell is not None:
-            return f"{what}: it already lies on the board at {cell}"
+            return refused(
+                f"it already lies on the board at {cell}", Refusal.TRI_ON_BOARD, cell=cell
+            )
         for q, stones in enumerate(state.passed):
             if stone in stones and (state.end or q != state.player):
-                return f"{what}: it lies under {names[q]}'s stack"
+                return refused(
+                    f"it lies under {names[q]}'s stack", Refusal.TRI_UNDER_STACK, player=names[q]
+                )
         for q, stones in enumerate(state.revealed):
             if stone in stones:
-                return f"{what}: {names[q]} has shown it already"
+                return refused(
+                    f"{names[q]} has shown it already", Refusal.TRI_SHOWN, player=names[q]
+                )
         if state.end:
             return None
         p = state.player
@@ -367,15 +399,31 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         if self.options.stone_source == "hand":
             if stone in passed or unknown > 0:
                 return None
-            return f"{what}: {name} holds only {', '.join(STONES[s] for s in passed)}"
+            held = [STONES[s] for s in passed]
+            return refused(
+                f"{name} holds only {', '.join(held)}",
+                Refusal.TRI_HOLDS_ONLY,
+                player=name,
+                stones=list(held),
+            )
         if stone in passed:
             if unknown > 0:
-                return f"{what}: it lies under {name}'s stack, below {unknown} unturned stones"
+                return refused(
+                    f"it lies under {name}'s stack, below {unknown} unturned stones",
+                    Refusal.TRI_BELOW_UNTURNED,
+                    player=name,
+                    n=unknown,
+                )
             if stone == passed[0]:
                 return None
         if unknown > 0:
             return None
-        return f"{what}: {name}'s next stone is {STONES[passed[0]]}, passed earlier"
+        return refused(
+            f"{name}'s next stone is {STONES[passed[0]]}, passed earlier",
+            Refusal.TRI_NEXT_STONE,
+            player=name,
+            next=STONES[passed[0]],
+        )
 
     def _place_problem(self, state: TrianglesState, action: Place) -> str | None:
         stone, offset = parse_stone(action.stone)
@@ -391,21 +439,44 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         if phase is Phase.FINISHED:
             return Reason(f"{what}: the game is over", Refusal.GAME_OVER)
         if state.end:
-            return f"{what}: the game is over; the stones still held are being shown"
+            return Reason(
+                f"{what}: the game is over; the stones still held are being shown",
+                Refusal.TRI_BEING_SHOWN,
+            )
         if state.hand is None:
-            return f"{what}: {state.players[state.player]} has no stone in hand; draw one first"
+            name = state.players[state.player]
+            return Reason(
+                f"{what}: {name} has no stone in hand; draw one first",
+                Refusal.TRI_NO_STONE,
+                {"player": name},
+            )
+        written = action.stone.strip()
         if stone != state.hand:
-            return f"{what}: the stone in hand is {state.written}"
+            return Reason(
+                f"{what}: the stone in hand is {state.written}",
+                Refusal.TRI_NOT_IN_HAND,
+                {"stone": written, "hand": state.written},
+            )
         layout = state.layout
         c = self.board.cell_index(cell)
         what = f"{what} at {cell}"
+        at = {"stone": written, "cell": str(cell)}
         if c < 0:
-            return f"{what}: that cell is not on the board ({self.board.spec})"
+            return Reason(
+                f"{what}: that cell is not on the board ({self.board.spec})",
+                Refusal.TRI_OFF_BOARD,
+                {**at, "board": self.board.spec},
+            )
         held = layout.stone_at(c)
         if held is not None:
-            return f"{what}: {STONES[held[0]]} already lies there"
+            there = STONES[held[0]]
+            return Reason(
+                f"{what}: {there} already lies there",
+                Refusal.TRI_CELL_TAKEN,
+                {**at, "there": there},
+            )
         if layout.count and not layout.touches(c):
-            return f"{what}: it touches no stone along a side"
+            return Reason(f"{what}: it touches no stone along a side", Refusal.TRI_TOUCHES_NONE, at)
         rotation = (action.rotation + offset) % 3
         side = layout.mismatch(c, stone, rotation)
         if side is None:
@@ -413,14 +484,25 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         other = self.board.nb[c][side]
         mine = ROTATED[stone][rotation][side]
         theirs = layout.sides[3 * other + side]
+        equal = self.options.match == "equal"
         rule = (
             "touching sides must be equal"
-            if self.options.match == "equal"
+            if equal
             else "touching sides must add up to 7, 0 counting 6"
         )
-        return (
-            f"{what} r{action.rotation}: its {side_names(cell.kind)[side]} side {mine} "
-            f"would lie against {theirs} of {self.board.names[other]} ({rule})"
+        side_name = side_names(cell.kind)[side]
+        return Reason(
+            f"{what} r{action.rotation}: its {side_name} side {mine} "
+            f"would lie against {theirs} of {self.board.names[other]} ({rule})",
+            Refusal.TRI_SIDES_EQUAL if equal else Refusal.TRI_SIDES_SUM7,
+            {
+                **at,
+                "rotation": action.rotation,
+                "side": side_name,
+                "mine": mine,
+                "theirs": theirs,
+                "other": self.board.names[other],
+            },
         )
 
     def _pass_problem(self, state: TrianglesState) -> str | None:
@@ -428,17 +510,31 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         if phase is Phase.FINISHED:
             return Reason("cannot pass: the game is over", Refusal.GAME_OVER)
         if state.end:
-            return "cannot pass: the game is over; the stones still held are being shown"
+            return Reason(
+                "cannot pass: the game is over; the stones still held are being shown",
+                Refusal.TRI_BEING_SHOWN,
+            )
         if state.hand is None:
             name = state.players[state.player]
-            return f"cannot pass: {name} has no stone in hand; draw one first"
+            return Reason(
+                f"cannot pass: {name} has no stone in hand; draw one first",
+                Refusal.TRI_NO_STONE,
+                {"player": name},
+            )
         places = best_placements(state, state.written)
         if not places:
             return None
         best = places[0]
-        return (
+        return Reason(
             f"cannot pass: {state.written} fits, e.g. at {best.cell} r{best.rotation} "
-            f"(worth {best.value})"
+            f"(worth {best.value})",
+            Refusal.TRI_FITS,
+            {
+                "stone": state.written,
+                "cell": best.cell,
+                "rotation": best.rotation,
+                "value": best.value,
+            },
         )
 
     # -- applying -------------------------------------------------------------------------------
