@@ -109,6 +109,16 @@ def test_every_drapky_figure_says_what_it_needs(lang: str) -> None:
     assert [f for f in FIGURES if f"need.{f}" not in words] == []
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_side_of_a_triangle_cell_has_words_in_every_language(lang: str) -> None:
+    """A stone whose side does not match is refused naming that side (words.js NAMED.side)."""
+    from scoring.games.triangles.lattice import DOWN_SIDES, UP_SIDES
+
+    words = _words(lang)
+    keys = [f"tri.side_{side}" for side in sorted({*UP_SIDES, *DOWN_SIDES})]
+    assert [key for key in keys if key not in words] == []
+
+
 # Languages whose counts take three forms (CLDR one, few and many: Russian 1 and 21 кость,
 # 2-4 кости, 0 and 5-20 костей), the plain key being the form for fractions.
 THREE_FORMS = ["ru"]

@@ -111,7 +111,8 @@ export function wordRefusal(code, params, detail) {
 }
 
 /** Params worded by their name: the boxes of a Generał sheet, a Drápky figure, the side of a
- * triangle's cell, and the actions allowed now. */
+ * triangle's cell (the engine's "top", "bottom", "left", "right" as a whole phrase, "left side",
+ * so each language makes its words agree), and the actions allowed now. */
 const NAMED = {
   box: (id) => categoryName("general", id),
   boxes: (ids) => ids.map((id) => categoryName("general", id)).join(", "),
