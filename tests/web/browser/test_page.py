@@ -774,6 +774,32 @@ def test_a_general_refusal_is_told_in_the_pages_language(served: Served, rig: Ri
         close(page)
 
 
+def test_a_triangle_refusal_is_told_in_the_pages_language(served: Served, rig: Rig) -> None:
+    """Driehoeken's refusals on a Dutch phone: a stone whose side does not match (named with the
+    page's words for the side and the rotation), and a pass while the stone fits."""
+    served.new_game("triangles", ["Ann", "Bob"])
+    served.post("/api/actions", {"draw": "123"})
+    served.post("/api/actions", {"place": {"stone": "123", "cell": "U(0,0)", "rotation": 0}})
+    served.post("/api/actions", {"draw": "345"})
+    page = open_page(rig, lang="nl-NL")
+    try:
+        expect(page.locator("#status")).to_have_text("Bob legt de steen")
+        post = "(body) => import('/static/api.js').then(m => m.post('/api/actions', body))"
+        page.evaluate(post, {"place": {"stone": "345", "cell": "D(0,0)", "rotation": 0}})
+        expect(page.locator("#toast")).to_have_text(
+            "Nu niet toegestaan: 345 op D(0,0), draaiing 0: de linkerzijde (5) zou tegen de 3"
+            " van U(0,0) komen. Zijden die elkaar raken moeten gelijk zijn."
+        )
+        shoot(page, "refusal-triangles-nl")
+        page.evaluate(post, {"pass": True})
+        expect(page.locator("#toast")).to_have_text(
+            "Nu niet toegestaan: 345 past, dus passen mag niet: bijvoorbeeld op D(0,0),"
+            " draaiing 1 (0 ptn)."
+        )
+    finally:
+        close(page)
+
+
 @pytest.mark.parametrize(
     ("lang", "game", "rolls", "said"),
     [
