@@ -170,9 +170,13 @@ class SettledReading:
     state_before: Any
     actions: list[Action]  # what it became (nothing when it was refused)
     state_after: Any
-    # The dice of the last reading that the game took (a roll, a set-aside) if nothing has
-    # happened since: a die lying where it lay there, showing the same face, was not thrown.
+    # The dice of the last reading that the game took (a roll, a set-aside) if no throw has
+    # been entered since: a die lying where it lay there, showing the same face, was not thrown.
     lying: list[dict[str, JSON]] | None = None
+    # The dice of a later reading that took no action and in which every die lay where it lay
+    # here: some were taken out (1000's scoring dice, Na zakázaná čísla's forbidden ones), and a
+    # throw is compared with those left, not with the places of the dice taken out.
+    left: list[dict[str, JSON]] | None = None
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,8 @@ class Table:
         self.version = secrets.randbelow(2**40)
         # The store's failure shown as the problem (a full disk), until a write succeeds again.
         self._store_problem = ""
+        # What the last settled reading was refused for, until a reading that fits.
+        self._reading_problem = ""
 
     def _check_seen(self, seen: int | None) -> None:
         """Refuse a change made on a screen that showed another version of the game."""
@@ -609,8 +615,8 @@ class Table:
                 actions=[],
                 state_after=history.state if history is not None else None,
                 lying=(
-                    taken.dice
-                    if taken is not None and history is not None and self._stands(history, taken)
+                    (taken.dice if taken.left is None else taken.left)
+                    if taken is not None and history is not None and self._lying(history, taken)
                     else None
                 ),
             )
@@ -622,8 +628,19 @@ class Table:
             )
             if problem:
                 self.report_problem(problem)
+                self._reading_problem = problem
                 return reading_id
+            if self._reading_problem and self.view.problem == self._reading_problem:
+                # The dice were put right (the last of the scoring dice taken out, a die that
+                # leant thrown again): what an earlier reading said of them no longer holds.
+                self.view.problem = ""
+            self._reading_problem = ""
             if not actions:
+                lying = self.last_reading.lying
+                if taken is not None and lying is not None:
+                    read = [d for d in self.view.dice_read if d["status"] != NO_DIE]
+                    if unmoved(lying, read) == len(read):
+                        taken.left = read
                 self._changed()
                 return reading_id
             try:
@@ -633,13 +650,12 @@ class Table:
                     self._taken = self.last_reading
             except (IllegalAction, InvalidAction) as exc:
                 values = sorted(int(d["value"]) for d in self.view.dice_read)
-                self.report_problem(
-                    Reason(
-                        f"the dice read {' '.join(map(str, values))}: {exc}",
-                        TableRefusal.DICE_READ,
-                        {"dice": values, "reason": refusal_json(exc)},
-                    )
+                self._reading_problem = Reason(
+                    f"the dice read {' '.join(map(str, values))}: {exc}",
+                    TableRefusal.DICE_READ,
+                    {"dice": values, "reason": refusal_json(exc)},
                 )
+                self.report_problem(self._reading_problem)
             finally:
                 self.last_reading.state_after = history.state
             return reading_id
@@ -652,7 +668,7 @@ class Table:
     ) -> tuple[list[Action], str | None]:
         """What settled dice mean in ``state``: the actions, or the problem to report.
 
-        ``lying``: the dice of the reading the game last took, if nothing happened since; then
+        ``lying``: the dice of the reading the game last took, if no throw was entered since; then
         whether every die was thrown is known (a die lying where it lay was not).
         """
         dice = [d for d in dice if d["status"] != NO_DIE]  # a person said nothing is there
@@ -767,6 +783,19 @@ class Table:
             and len(history) == reading.before + len(reading.actions)
             and history.actions[reading.before :] == reading.actions
             and history.state == reading.state_after
+        )
+
+    def _lying(self, history: History[Any], reading: SettledReading) -> bool:
+        """Whether the dice may still lie as ``reading`` read them: the actions it made are in
+        effect and no throw has been entered since. A button or a phone moves no die, so the
+        dice left in the roll zone after the keep button are not thrown either."""
+        end = reading.before + len(reading.actions)
+        return (
+            reading.game_id == self.game_id
+            and len(history) >= end
+            and history.actions[reading.before : end] == reading.actions
+            and history.state_after(end) == reading.state_after
+            and not any(isinstance(a, Roll) for a in history.actions[end:])
         )
 
     def _check_unmoved(self, history: History[Any], last: SettledReading) -> None:

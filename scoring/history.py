@@ -44,6 +44,10 @@ class History(Generic[S]):
     def __len__(self) -> int:
         return len(self._stack)
 
+    def state_after(self, k: int) -> S:
+        """The state after the first ``k`` actions in effect (the root for 0)."""
+        return self._stack[k - 1][1] if k else self.root
+
     def push(self, action: Action) -> None:
         """Apply an action (refused with ``IllegalAction``, leaving everything as it was)."""
         new = self.game.apply(self.state, action)

@@ -417,3 +417,52 @@ def test_generał_third_throw_of_the_dice_the_second_threw(
     table.on_reading(third, settled_now=True)
     assert table.state_json()["table"]["problem"] == ""
     assert table.history.actions == [*before, *then]
+
+
+def test_dice_left_in_the_zone_after_the_keep_button_are_no_throw(store: Store) -> None:
+    """Kymppitonni: the keep button sets 1 1 5 aside, then the player takes them out of the roll
+    zone; the 2 3 4 left lying were not thrown (they were taken as a throw of 2 3 4)."""
+    table = kymppi(store)
+    first = [(1, 0, 0), (1, 60, 0), (5, 120, 0), (2, 180, 0), (3, 240, 0), (4, 300, 0)]
+    table.on_reading(placed(*first), settled_now=True)
+    table.press("keep")
+    table.on_reading(placed(*first[3:]), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5]), Keep([1, 1, 5])]
+    assert table.state_json()["table"]["problem"] == ""
+    table.on_reading(thrown(6, 6, 2), settled_now=True)
+    assert table.history.actions[-1] == Roll([2, 6, 6])
+
+
+def test_scoring_dice_taken_out_one_by_one_leave_no_problem_said(store: Store) -> None:
+    """1000: with one of the two scoring dice out, the zone holds a die too many (said); with
+    both out the dice lie as they should, and that is no longer said."""
+    table = Table(store)
+    table.new_game({"game": "thousand", "players": ["Ann", "Bob"]})
+    first = [(1, 0, 0), (5, 60, 0), (2, 120, 0), (3, 180, 0), (6, 240, 0)]
+    table.on_reading(placed(*first), settled_now=True)
+    table.on_reading(placed(*first[1:]), settled_now=True)  # the 1 out
+    assert table.state_json()["table"]["problem_code"] == "roll_zone_count"
+    table.on_reading(placed(*first[2:]), settled_now=True)  # the 5 out
+    assert table.state_json()["table"]["problem"] == ""
+    table.on_reading(thrown(4, 4, 6), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 2, 3, 5, 6]), Roll([4, 4, 6])]
+
+
+def test_a_die_thrown_where_a_die_set_aside_lay_is_thrown(store: Store) -> None:
+    """Na zakázaná čísla (2 and 4 forbidden): the 2 and the 4 put aside, the four others
+    thrown; one lands where the 2 lay, showing a 2. The dice the throw is compared with are those
+    left in the zone, so it is a throw (it was said to be a die not thrown)."""
+    table = Table(store)
+    table.new_game({"game": "zakazana-cisla", "players": ["Ann", "Bob"]})
+    table.act_json({"forbidden": [2, 4]}, source="phone")
+    first = [(2, 0, 0), (3, 60, 0), (4, 120, 0), (5, 180, 0), (6, 240, 0), (1, 300, 0)]
+    table.on_reading(placed(*first), settled_now=True)
+    table.on_reading(placed(first[1], *first[3:]), settled_now=True)  # 2 and 4 put aside
+    table.on_reading(
+        placed((2, 2, 1), (1, 400, 400), (3, 500, 400), (6, 600, 400)), settled_now=True
+    )
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll([1, 2, 3, 6])
