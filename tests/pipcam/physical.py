@@ -1,0 +1,341 @@
+"""A physical dice table for the table's tests: dice lie at places in the roll zone or out of it.
+
+A simulated player chooses among the actions the engine offers and performs each as at a real
+table: a throw lands the thrown dice at fresh places with random faces, a set-aside or a hold
+takes dice out of the roll zone (the others stay exactly where they lay), a bank or a written
+category is a button or a phone. The table (with a real store) sees only the settled readings of
+the roll zone, the buttons and the phones; what the player meant is the engine applied to the
+chosen actions directly. :func:`play` returns every step where the two part.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipcam.table import Table
+from scoring.core import Action, Bank, Forbidden, Keep, Roll, Score, Stop
+from tests.pipcam._fakes import FakeDie, FakeReading
+
+SIDE = 40  # a die's box, pixels a side
+ZONE = 900  # the roll zone is ZONE x ZONE pixels
+N_DICE = {
+    "general": 5,
+    "thousand": 5,
+    "kymppitonni": 6,
+    "jednicky-a-petky": 6,
+    "sest-kostek": 6,
+    "drapky": 6,
+    "sekvence": 6,
+    "zakazana-cisla": 6,
+}
+HOLDS = ("general", "drapky")  # a keep is the dice held (out of the zone) for the next throw
+
+
+@dataclass
+class Die:
+    value: int
+    x: int
+    y: int
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        return (self.x, self.y, self.x + SIDE, self.y + SIDE)
+
+
+@dataclass
+class Mismatch:
+    game: str
+    seed: int
+    step: int
+    what: str  # the step performed
+    seen: list[str]  # the table's last actions
+    expected: list[str]  # the intended last actions
+    problem: str = ""
+    kind: str = ""
+
+
+@dataclass
+class Tray:
+    """The dice: in the roll zone (with places) and out of it (values only)."""
+
+    rng: random.Random
+    zone: list[Die] = field(default_factory=list)
+    out: list[int] = field(default_factory=list)
+    # Careful throws never land a die where one taken out lay (with its face, the table could
+    # take it for a die that was not thrown: a rare refusal, see unmoved()).
+    careful: bool = False
+    ghosts: list[Die] = field(default_factory=list)
+
+    def _free(self, taken: list[tuple[int, int]]) -> tuple[int, int]:
+        while True:
+            x, y = self.rng.randrange(ZONE - SIDE), self.rng.randrange(ZONE - SIDE)
+            if all(abs(x - a) > SIDE + 4 or abs(y - b) > SIDE + 4 for a, b in taken):
+                return x, y
+
+    def land(self, values: Sequence[int], avoid: Sequence[Die] = ()) -> None:
+        """Dice thrown into the zone (added to those lying there), away from ``avoid`` too."""
+        taken = [(d.x, d.y) for d in (*self.zone, *avoid, *self.ghosts)]
+        for v in values:
+            x, y = self._free(taken)
+            taken.append((x, y))
+            self.zone.append(Die(v, x, y))
+
+    def throw(self, thrown: list[Die], values: Sequence[int]) -> None:
+        """``thrown`` (lying in the zone or not) come to rest with these faces elsewhere."""
+        for d in thrown:
+            if d in self.zone:
+                self.zone.remove(d)
+        self.land(values, avoid=thrown)
+        self.ghosts.clear()
+
+    def take_out(self, values: Sequence[int]) -> None:
+        for v in values:
+            die = next(d for d in self.zone if d.value == v)
+            self.zone.remove(die)
+            self.out.append(v)
+            if self.careful:
+                self.ghosts.append(die)
+
+    def put_back(self, values: Sequence[int]) -> None:
+        for v in values:
+            self.out.remove(v)
+        self.land(values)
+
+    def reading(self) -> FakeReading:
+        dice = list(self.zone)
+        self.rng.shuffle(dice)
+        return FakeReading(tuple(FakeDie(d.value, box=d.box) for d in dice))
+
+
+class Player:
+    """Plays one game at ``table`` and on a reference engine; collects where they part."""
+
+    def __init__(
+        self,
+        table: Table,
+        game_id: str,
+        seed: int,
+        *,
+        mishaps: bool = True,
+        swaps: bool = True,
+        careful: bool = False,
+    ) -> None:
+        self.table = table
+        self.game_id = game_id
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.tray = Tray(self.rng, careful=careful)
+        self.mishaps = mishaps
+        self.swaps = swaps
+        self.pending = False
+        table.new_game({"game": game_id, "players": ["Ann", "Bob"]})
+        assert table.history is not None
+        self.game = table.history.game
+        self.state: Any = table.history.state
+        self.meant: list[Action] = []
+        self.turn_of = self.game.to_move(self.state)
+        self.n = N_DICE[game_id]
+
+    # -- the reference ---------------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> None:
+        self.state = self.game.apply(self.state, action)
+        self.meant.append(action)
+
+    def _seen(self) -> list[Action]:
+        assert self.table.history is not None
+        return list(self.table.history.actions)
+
+    def check(self, step: int, what: str) -> Mismatch | None:
+        seen = self._seen()
+        problem = str(self.table.view.problem)
+        if seen != self.meant or problem:
+            k = max(0, len(self.meant) - 3)
+            return Mismatch(
+                self.game_id,
+                self.seed,
+                step,
+                what,
+                [str(a) for a in seen[k:]],
+                [str(a) for a in self.meant[k:]],
+                problem,
+            )
+        return None
+
+    # -- the player ------------------------------------------------------------------------------
+
+    def choose(self) -> Action:
+        legal = list(self.game.legal_actions(self.state))
+        rolls = [a for a in legal if isinstance(a, Roll)]
+        other = [a for a in legal if not isinstance(a, Roll)]
+        if rolls and (not other or self.rng.random() < 0.75):
+            n = self.game.roll_size(self.state)
+            return Roll([self.rng.randint(1, 6) for _ in range(n)])
+        keeps = [a for a in other if isinstance(a, Keep) and self._may_hold(a)]
+        if self.pending and rolls:
+            return Roll([self.rng.randint(1, 6) for _ in range(self.game.roll_size(self.state))])
+        rest = [a for a in other if not isinstance(a, Keep)]
+        if keeps and (not rest or self.rng.random() < 0.7):
+            return self.rng.choice(keeps)
+        return self.rng.choice(rest)
+
+    def _may_hold(self, keep: Keep) -> bool:
+        """Without ``swaps`` a hold puts back held dice or takes more out, not both at once."""
+        if self.swaps or self.game_id not in HOLDS:
+            return True
+        held, want = Counter(self.tray.out), Counter(keep.dice)
+        return not (held - want) or not (want - held)
+
+    def step(self, i: int) -> Mismatch | None:
+        """Choose and perform one action (with a mishap now and then); where the table parts."""
+        if self.game.outcome(self.state) is not None:
+            return None
+        mover = self.game.to_move(self.state)
+        # A new turn: the dice lie as the last turn left them; its first throw gathers them all.
+        self.turn_of = mover
+        action = self.choose()
+        was_pending, self.pending = self.pending, False
+        what = self.perform(action)
+        if was_pending and not isinstance(action, Roll):
+            raise AssertionError("a hold nobody can see is followed by a throw")
+        return None if self.pending else self.check(i, what)
+
+    def _gather(self) -> list[Die]:
+        """Every die picked up for the first throw of a turn (those out of the zone too)."""
+        dice = list(self.tray.zone)
+        self.tray.out.clear()
+        return dice
+
+    def perform(self, action: Action) -> str:
+        tray, table = self.tray, self.table
+        if isinstance(action, Roll):
+            n = len(action.dice)
+            if len(tray.zone) == n:
+                thrown = list(tray.zone)
+                what = f"threw the {n} dice in the zone"
+            else:
+                # The start of a turn, or every die set aside: all the dice are thrown.
+                thrown = self._gather()
+                tray.out.clear()
+                what = f"gathered all dice and threw {n}"
+            self._apply(action)
+            tray.throw(thrown, action.dice)
+            table.on_reading(tray.reading(), settled_now=True)
+            after = self._after_roll(action)
+            return f"{what}: {action}{after}"
+        if isinstance(action, Keep):
+            return self._keep(action)
+        if isinstance(action, Bank):
+            self._apply(action)
+            table.press("bank")
+            return "pressed bank"
+        if isinstance(action, Score | Stop):
+            self._apply(action)
+            table.act(action, source="phone")
+            return f"phone: {action}"
+        if isinstance(action, Forbidden):
+            self._apply(action)
+            table.act(action, source="phone")
+            return f"phone: {action}"
+        raise AssertionError(action)
+
+    def _after_roll(self, roll: Roll) -> str:
+        """What the player does with the dice after a throw when the rules set some aside."""
+        tray = self.tray
+        if self.game_id == "thousand":
+            turn = self.game.describe(self.state)["turn"]
+            if self.game.to_move(self.state) != self.turn_of or turn["rolls"] == 0:
+                return " (bust)"
+            table_of = getattr(self.game, "table")  # noqa: B009  (jeopardy games only)
+            scoring = list(table_of().best(roll.dice).scoring)
+            if len(scoring) == len(tray.zone):
+                return " (hot dice, left lying)"
+            self._take_out(scoring)
+            return self._mishap(f", took out {' '.join(map(str, scoring))}")
+        if self.game_id == "zakazana-cisla":
+            forbidden = self.game.describe(self.state)["forbidden"]
+            aside = [v for v in roll.dice if v in forbidden]
+            if not aside or len(aside) == len(roll.dice) or self.game.roll_size(self.state) == 0:
+                return ""
+            if self.game.to_move(self.state) != self.turn_of:
+                return ""
+            self._take_out(aside)
+            return self._mishap(f", put aside {' '.join(map(str, aside))}")
+        return ""
+
+    def _take_out(self, dice: list[int]) -> None:
+        """Dice the rules set aside taken out of the zone: one first, now and then (a reading
+        in between, when the tray settles with the others still in the zone)."""
+        if len(dice) > 1 and self.rng.random() < 0.3:
+            self.tray.take_out(dice[:1])
+            self.table.on_reading(self.tray.reading(), settled_now=True)
+            dice = dice[1:]
+        self.tray.take_out(dice)
+        self.table.on_reading(self.tray.reading(), settled_now=True)
+
+    def _mishap(self, what: str) -> str:
+        """Now and then a die in the zone is nudged a little while others are taken out."""
+        if not self.mishaps or not self.tray.zone or self.rng.random() > 0.15:
+            return what
+        die = self.rng.choice(self.tray.zone)
+        die.x += self.rng.choice((-6, 6))
+        die.y += self.rng.choice((-5, 5))
+        self.table.on_reading(self.tray.reading(), settled_now=True)
+        return f"{what}, nudged a {die.value}"
+
+    def _keep(self, keep: Keep) -> str:
+        tray, table = self.tray, self.table
+        if self.game_id in HOLDS:
+            held = Counter(tray.out)
+            want = Counter(keep.dice)
+            back = list((held - want).elements())
+            take = list((want - held).elements())
+            self._apply(keep)
+            if back:
+                tray.put_back(back)
+            if take:
+                tray.take_out(take)
+            if back or take:
+                table.on_reading(tray.reading(), settled_now=True)
+                # Every held die put back is no hold to see until the dice are thrown.
+                self.pending = not keep.dice
+                return self._mishap(f"hold {keep.dice}: back {back}, out {take}")
+            self.pending = True  # the table sees the hold when the others are thrown
+            return f"hold {keep.dice}: nothing moved"
+        # A set-aside: the dice taken out of the zone; by the keep button first, now and then.
+        suggestion = table.suggestion()
+        if suggestion == keep and self.rng.random() < 0.3:
+            self._apply(keep)
+            table.press("keep")
+            tray.take_out(list(keep.dice))
+            if tray.zone:
+                table.on_reading(tray.reading(), settled_now=True)
+            return f"keep button {keep}, then took them out"
+        self._apply(keep)
+        tray.take_out(list(keep.dice))
+        table.on_reading(tray.reading(), settled_now=True)
+        return self._mishap(f"took out {keep}")
+
+
+def play(
+    table_for: Callable[[], Table], game_id: str, seed: int, steps: int, **how: bool
+) -> list[Mismatch]:
+    """Play ``steps`` steps of seeded games (a new game after a parting or an end)."""
+    found = []
+    i = 0
+    while i < steps:
+        player = Player(table_for(), game_id, seed, **how)
+        while i < steps:
+            i += 1
+            if player.game.outcome(player.state) is not None:
+                break
+            bad = player.step(i)
+            if bad is not None:
+                found.append(bad)
+                break
+        seed += 1000
+    return found
