@@ -787,15 +787,19 @@ class Table:
 
     def _lying(self, history: History[Any], reading: SettledReading) -> bool:
         """Whether the dice may still lie as ``reading`` read them: the actions it made are in
-        effect and no throw has been entered since. A button or a phone moves no die, so the
-        dice left in the roll zone after the keep button are not thrown either."""
+        effect, no throw has been entered since, and the same player is to move. A button or a
+        phone moves no die, so the dice left in the roll zone after the keep button are not
+        thrown either; the next player gathers every die, and a die of that throw landing on an
+        old place with its old face is no reason to refuse it."""
         end = reading.before + len(reading.actions)
+        game = history.game
         return (
             reading.game_id == self.game_id
             and len(history) >= end
             and history.actions[reading.before : end] == reading.actions
             and history.state_after(end) == reading.state_after
             and not any(isinstance(a, Roll) for a in history.actions[end:])
+            and game.to_move(history.state) == game.to_move(reading.state_after)
         )
 
     def _check_unmoved(self, history: History[Any], last: SettledReading) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from pipcam.store import Store
 from pipcam.table import Table
-from scoring.core import Bank, Keep, Roll
+from scoring.core import Bank, Keep, Roll, Score
 from scoring.errors import IllegalAction
 from tests.pipcam._fakes import FakeDie, FakeReading
 
@@ -466,3 +466,21 @@ def test_a_die_thrown_where_a_die_set_aside_lay_is_thrown(store: Store) -> None:
     assert table.state_json()["table"]["problem"] == ""
     assert table.history is not None
     assert table.history.actions[-1] == Roll([1, 2, 3, 6])
+
+
+def test_the_next_players_throw_is_taken_wherever_its_dice_land(store: Store) -> None:
+    """The next player gathers every die and throws: one that lands on an old place with its
+    old face is no reason to refuse the throw (it was refused once the last player had written
+    a category, as if the die had never been picked up)."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    ann = [(3, 0, 0), (3, 60, 0), (3, 120, 0), (2, 180, 0), (5, 240, 0)]
+    table.on_reading(placed(*ann), settled_now=True)
+    table.act(Score("threes"), source="phone")
+    table.on_reading(
+        placed((3, 2, 1), (1, 300, 90), (6, 360, 90), (4, 420, 90), (4, 480, 90)),
+        settled_now=True,
+    )
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll([1, 3, 4, 4, 6])
+    assert table.state_json()["table"]["problem"] == ""
