@@ -32,6 +32,7 @@ from scoring.core import (
     JSON,
     Action,
     Bank,
+    Forbidden,
     Game,
     Keep,
     Phase,
@@ -830,6 +831,10 @@ class Table:
         phase = game.phase(state)
         if phase is Phase.FINISHED:
             return None
+        if phase is Phase.SETUP:
+            # Na zakázaná čísla's forbidden numbers: two dice thrown (a double is refused by the
+            # rules, and thrown again).
+            return [Forbidden(values)] if values and still != len(values) else None
         n = game.roll_size(state)
         if n:
             if not values:

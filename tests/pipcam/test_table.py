@@ -11,7 +11,7 @@ import pytest
 
 from pipcam.store import Store
 from pipcam.table import Table
-from scoring.core import Bank, Keep, Roll, Score
+from scoring.core import Bank, Forbidden, Keep, Roll, Score
 from scoring.errors import IllegalAction
 from tests.pipcam._fakes import FakeDie, FakeReading
 
@@ -484,3 +484,19 @@ def test_the_next_players_throw_is_taken_wherever_its_dice_land(store: Store) ->
     assert table.history is not None
     assert table.history.actions[-1] == Roll([1, 3, 4, 4, 6])
     assert table.state_json()["table"]["problem"] == ""
+
+
+def test_na_zakazana_cisla_forbidden_numbers_are_thrown_under_the_camera(store: Store) -> None:
+    """The set-up throw of two dice is read as the forbidden numbers; a double is refused, to
+    be thrown again, and the game's six dice follow."""
+    table = Table(store)
+    table.new_game({"game": "zakazana-cisla", "players": ["Ann", "Bob"]})
+    table.on_reading(thrown(3, 3), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == []
+    assert table.state_json()["table"]["problem_params"]["reason"]["code"] == "forbidden_double"
+    table.on_reading(thrown(6, 3), settled_now=True)
+    assert table.history.actions == [Forbidden([3, 6])]
+    assert table.state_json()["table"]["problem"] == ""
+    table.on_reading(thrown(1, 2, 5, 6, 3, 4), settled_now=True)
+    assert table.history.actions == [Forbidden([3, 6]), Roll([1, 2, 3, 4, 5, 6])]
