@@ -238,9 +238,15 @@ class Player:
             table.act(action, source="phone")
             return f"phone: {action}"
         if isinstance(action, Forbidden):
+            # Two dice thrown for the forbidden numbers (a double first, now and then, which
+            # the rules throw again); the others wait out of the zone.
+            if self.mishaps and self.rng.random() < 0.3:
+                tray.throw(self._gather(), [action.numbers[0]] * 2)
+                table.on_reading(tray.reading(), settled_now=True)
             self._apply(action)
-            table.act(action, source="phone")
-            return f"phone: {action}"
+            tray.throw(self._gather(), action.numbers)
+            table.on_reading(tray.reading(), settled_now=True)
+            return f"threw the forbidden numbers: {action}"
         raise AssertionError(action)
 
     def _after_roll(self, roll: Roll) -> str:
