@@ -172,7 +172,8 @@ class SettledReading:
     actions: list[Action]  # what it became (nothing when it was refused)
     state_after: Any
     # The dice of the last reading that the game took (a roll, a set-aside) if no throw has
-    # been entered since: a die lying where it lay there, showing the same face, was not thrown.
+    # been entered since in the same turn (Table._lying): a die lying where it lay there,
+    # showing the same face, was not thrown.
     lying: list[dict[str, JSON]] | None = None
     # The dice of a later reading that took no action and in which every die lay where it lay
     # here: some were taken out (1000's scoring dice, Na zakázaná čísla's forbidden ones), and a
