@@ -102,15 +102,23 @@ class Advice:
             lines.append(f"advice: {best.label}: it wins the game ({best.value:.1f} points)")
         else:
             lines.append(f"advice: {best.label} (expected {best.value:.1f}; {self.objective})")
+        lines.extend(_same(best, "  "))
         others = self.choices[1:most]
         if others:
             lines.append("other choices:")
             width = max(len(c.label) for c in others)
-            lines.extend(
-                f"  {c.label:<{width}}  {c.value:9.1f}  ({_behind(best, c)})" for c in others
-            )
+            for c in others:
+                lines.append(f"  {c.label:<{width}}  {c.value:9.1f}  ({_behind(best, c)})")
+                lines.extend(_same(c, "    "))
         lines.extend(self.notes)
         return "\n".join(lines)
+
+
+def _same(choice: Choice, indent: str) -> list[str]:
+    """The ways merged into ``choice``, on a line of their own if there are any."""
+    if not choice.same:
+        return []
+    return [f"{indent}(the same: {', '.join(c.label for c in choice.same)})"]
 
 
 def _behind(best: Choice, other: Choice) -> str:

@@ -403,6 +403,10 @@ def test_banks_that_come_to_the_same_are_one_choice(
             assert banked.scores == via.scores, way.label
     assert all(m.label not in by_label for c in advice.choices for m in c.same)
     assert "(-0.0)" not in advice.text()
+    text = advice.text(most=len(advice.choices))
+    for label, ways in merged.items():  # said under the choice they are merged into
+        assert f"{label}" in text
+        assert f"(the same: {', '.join(ways)})" in text
 
 
 # --------------------------------------------------------------------------------------------------

@@ -646,6 +646,11 @@ function hintPanel(state) {
   box.append(h("p", { class: "best" }, best.wins
     ? t("hint.wins", { action: choiceWords(best, game) })
     : t("hint.best", { action: choiceWords(best, game), value: points(best.value) })));
+  // Ways that come to the same (keep what the bank sets aside, then bank) are this choice.
+  if (best.same && best.same.length) {
+    box.append(h("p", { class: "muted", id: "hint-same" },
+      t("hint.same", { actions: best.same.map((c) => choiceWords(c, game)).join(", ") })));
+  }
   const others = advice.choices.slice(1, 4);
   if (others.length) {
     box.append(h("ul", { class: "others" }, ...others.map((c) => h("li", {}, t("hint.other", {

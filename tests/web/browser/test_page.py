@@ -935,6 +935,28 @@ def test_the_coach_gives_a_hint_where_the_player_has_a_choice(
     expect(hint).to_have_count(0)
 
 
+def test_a_hint_says_which_ways_come_to_the_same(
+    served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kymppitonni, 1500 in the turn and 1 1 5 2 2 3 showing: banking 1750 is best, and keeping
+    1 1 5 then banking is the same choice, said under it rather than listed as another."""
+    monkeypatch.setattr(served.table, "coach", True)
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    for action in (
+        {"roll": [1, 1, 1, 5, 5, 5]},
+        {"keep": [1, 1, 1, 5, 5, 5]},
+        {"roll": [1, 1, 5, 2, 2, 3]},
+    ):
+        served.post("/api/actions", action)
+    phone.get_by_role("button", name="Hint").click()
+    coach = phone.locator("#coach")
+    expect(coach.locator(".best")).to_have_text(
+        "Best: Bank the turn (expected 1,750.0)", timeout=30_000
+    )
+    expect(coach.locator("#hint-same")).to_have_text("The same: Keep 1 1 5, then bank.")
+    expect(coach.locator(".others li", has_text="Keep 1 1 5, then bank")).to_have_count(0)
+
+
 def test_do_it_takes_a_keep_then_the_bank_that_wins(
     served: Served, phone: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
