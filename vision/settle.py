@@ -122,9 +122,11 @@ class SettleDetector:
             status = "empty"
         else:
             status = "settled"
-        appearance = self._appearance(grey, mask)
-        roll = status == "settled" and self._armed and not self._same_as_reported(appearance)
+        roll = False
         if status == "settled" and self._armed:
+            # Once a settle, not every frame: what lies on the tray against the last report.
+            appearance = self._appearance(grey, mask)
+            roll = not self._same_as_reported(appearance)
             self._armed = False
             if roll:
                 self._reported = appearance
