@@ -778,13 +778,15 @@ class Table:
             self._changed()
             return self.state_json()
 
-    def _stands(self, history: History[Any], reading: SettledReading) -> bool:
-        """Whether the game is as ``reading`` left it: nothing has happened since."""
+    def _in_effect(self, history: History[Any], reading: SettledReading) -> bool:
+        """Whether the actions ``reading`` made are in effect, as it left the game (later
+        actions may follow them)."""
+        end = reading.before + len(reading.actions)
         return (
             reading.game_id == self.game_id
-            and len(history) == reading.before + len(reading.actions)
-            and history.actions[reading.before :] == reading.actions
-            and history.state == reading.state_after
+            and len(history) >= end
+            and history.actions[reading.before : end] == reading.actions
+            and history.state_after(end) == reading.state_after
         )
 
     def _lying(self, history: History[Any], reading: SettledReading) -> bool:
@@ -793,20 +795,17 @@ class Table:
         phone moves no die, so the dice left in the roll zone after the keep button are not
         thrown either; the next player gathers every die, and a die of that throw landing on an
         old place with its old face is no reason to refuse it."""
-        end = reading.before + len(reading.actions)
+        since = history.actions[reading.before + len(reading.actions) :]
         game = history.game
         return (
-            reading.game_id == self.game_id
-            and len(history) >= end
-            and history.actions[reading.before : end] == reading.actions
-            and history.state_after(end) == reading.state_after
-            and not any(isinstance(a, Roll) for a in history.actions[end:])
+            self._in_effect(history, reading)
+            and not any(isinstance(a, Roll) for a in since)
             and game.to_move(history.state) == game.to_move(reading.state_after)
         )
 
     def _check_unmoved(self, history: History[Any], last: SettledReading) -> None:
         """Refuse to correct a reading when the game has gone on since it was read."""
-        if not self._stands(history, last):
+        if not self._in_effect(history, last) or len(history) != last.before + len(last.actions):
             made = " then ".join(map(str, last.actions)) or "nothing"
             raise IllegalAction(
                 f"cannot correct the reading: the game has gone on since it was read (it made "
@@ -868,13 +867,14 @@ class Table:
             return None  # the dice as they were thrown, or thrown again where no throw is
         if on_table and len(values) < len(on_table) and contains(on_table, values):
             return [Keep(remove(on_table, values))]
-        if on_table and len(values) == len(on_table) and Keep([]) in game.legal_actions(state):
-            # Every die thrown again without holding any (Generał, Drápky).
-            if still:
-                raise self._not_thrown(still, len(values))
-            after = game.apply(state, Keep([]))
-            if game.roll_size(after) == len(values):
-                return [Keep([]), Roll(values)]
+        if on_table:
+            # Every die thrown again without holding any (Generał, Drápky), where it is not
+            # known which dice lay in the roll zone.
+            again = self._thrown_again(values, state, on_table, on_table)
+            if again is not None:
+                if still:
+                    raise self._not_thrown(still, len(values))
+                return again
         raise IllegalAction(
             f"the dice in the roll zone ({' '.join(map(str, sorted(values)))}) do not follow from "
             f"the dice on the table ({' '.join(map(str, sorted(on_table)))}); "
