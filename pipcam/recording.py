@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -132,22 +133,38 @@ class RecordedSource:
 
 @dataclass(frozen=True)
 class Scene:
-    """Dice in the roll zone and dice set aside to its left."""
+    """Dice in the roll zone and dice set aside to its left.
+
+    A scene whose dice in the zone are the last scene's less those it sets aside is a
+    set-aside: the dice left in the zone lie where they lay (a throw moves every die it throws,
+    and the table tells the two apart by that). Any other scene is a throw: its dice land anew.
+    """
 
     rolled: Sequence[int]
     aside: Sequence[int] = ()
 
 
 def _place(
-    values: Sequence[int], x0: float, x1: float, height: int, side: float, rng: random.Random
+    values: Sequence[int],
+    x0: float,
+    x1: float,
+    height: int,
+    side: float,
+    rng: random.Random,
+    before: Sequence[DieSpec] = (),
 ) -> list[DieSpec]:
-    """Dice at random spots in a column band, never touching."""
+    """Dice at random spots in a column band, never touching, and never where a die of
+    ``before`` with the same face lay (a thrown die that lands on its old place showing its old
+    face is taken for one not thrown: rare at a table, and not what a recording means)."""
     placed: list[DieSpec] = []
     for value in values:
         for _ in range(500):
             cx = rng.uniform(x0 + side, x1 - side)
             cy = rng.uniform(side, height - side)
-            if all((cx - d.cx) ** 2 + (cy - d.cy) ** 2 > (1.9 * side) ** 2 for d in placed):
+            same = [d for d in before if d.value == value]
+            if all((cx - d.cx) ** 2 + (cy - d.cy) ** 2 > (1.9 * side) ** 2 for d in placed) and all(
+                (cx - d.cx) ** 2 + (cy - d.cy) ** 2 > side**2 for d in same
+            ):
                 placed.append(DieSpec(value, cx, cy, side, angle=rng.uniform(0, 90)))
                 break
         else:  # pragma: no cover  (the bands are large enough for six dice)
@@ -187,13 +204,29 @@ def render_scenes(
     _write(folder / "empty.jpg", empty)
     steps.append({"frame": "empty.jpg", "seconds": hold})
     aside_specs: list[DieSpec] = []
+    rolled: list[DieSpec] = []
     for n, item in enumerate(plan):
         if isinstance(item, str):
             steps.append({"press": item})
             continue
-        if sorted(item.aside) != sorted(d.value for d in aside_specs):
+        was = Counter(d.value for d in aside_specs)
+        newly = Counter(item.aside) - was
+        lying = Counter(d.value for d in rolled)
+        set_aside = (
+            bool(newly)
+            and not was - Counter(item.aside)
+            and lying - Counter(item.rolled) == newly
+            and not Counter(item.rolled) - lying
+        )
+        if sorted(item.aside) != sorted(was.elements()):
             aside_specs = _grid(item.aside, zone_x0 * width, height, side, rng)
-        rolled = _place(item.rolled, zone_x0 * width, width, height, side, rng)
+        if set_aside:
+            left = list(rolled)
+            rolled = [
+                left.pop(next(i for i, d in enumerate(left) if d.value == v)) for v in item.rolled
+            ]
+        else:
+            rolled = _place(item.rolled, zone_x0 * width, width, height, side, rng, rolled)
         hand = make_frame(width, height, aside_specs, seed=seed)
         draw_hand(hand, rng.uniform(0.4, 0.7) * width, rng.uniform(0.3, 0.7) * height, width / 3)
         name = f"{n:03d}"

@@ -26,7 +26,7 @@ from device.panel import Panel
 from device.pins import PinMap
 from pipcam.config import Config
 from pipcam.photos import PhotoKeeper, export_photos
-from pipcam.recording import Scene, load_script, render_scenes
+from pipcam.recording import Scene, demo_folder, load_script, render_scenes
 from pipcam.run import CameraLoop, make_reader
 from pipcam.store import Store
 from pipcam.table import Table
@@ -156,6 +156,36 @@ def test_kymppitonni_whole_game(tmp_path: Path, server_for: Any) -> None:
     assert state["break"]["holder"] == "Ann"
     assert transcript.count('"roll"') == 6
     assert transcript.count('"keep"') == 4
+
+
+def test_the_embedded_recording_plays_the_game_it_tells(tmp_path: Path) -> None:
+    """`make run` without a Pi camera plays the embedded recording: read by the real reader,
+    it is the game pipcam.recording's DEMO_PLAN tells, action for action."""
+    with Store(tmp_path / "pipcam.db") as store:
+        table = play_recording(demo_folder(), store)
+        transcript = table.transcript()
+    actions = [json.loads(line) for line in transcript.splitlines()[1:]]
+    assert actions == [
+        {"roll": [1, 1, 2, 3, 4, 5]},
+        {"keep": [1, 1, 5]},  # the dice left in the zone lie where they lay: no throw
+        {"roll": [2, 3, 5]},
+        {"keep": [5]},
+        {"bank": True},  # Ann 300
+        {"roll": [2, 2, 2, 2, 3, 6]},  # Bob: four 2s
+        {"roll": [1, 1, 1, 5, 5, 5]},
+        {"keep": [1, 1, 1, 5, 5, 5]},  # hot dice
+        {"roll": [3, 3, 4, 4, 6, 6]},
+        {"keep": [3, 3, 4, 4, 6, 6]},  # confirm: three pairs
+        {"bank": True},  # Ann 300 + 1500 + 2000 = 3800
+        {"roll": [2, 3, 3, 4, 6, 6]},  # Bob: nothing scores
+        {"roll": [1, 2, 3, 4, 5, 6]},
+        {"keep": [1, 2, 3, 4, 5, 6]},  # confirm: the straight
+        {"bank": True},  # Ann 4800: over the target
+        {"roll": [2, 2, 3, 4, 6, 6]},  # Bob's equalizing turn: nothing scores
+    ]
+    state = table.state_json()
+    assert [p["score"] for p in state["players"]] == [4800, 0]
+    assert state["winners"] == ["Ann"]
 
 
 def test_general_whole_game(tmp_path: Path, server_for: Any) -> None:
