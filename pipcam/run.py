@@ -226,6 +226,7 @@ class _StatusOnly:
     def __init__(self, status: str) -> None:
         self.status = status
         self.dice: tuple[()] = ()
+        self.set_aside: tuple[()] = ()
 
 
 def _open_camera(

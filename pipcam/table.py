@@ -42,7 +42,7 @@ from scoring.core import (
     action_from_json,
     action_to_json,
 )
-from scoring.dice import contains, remove
+from scoring.dice import contains, remove, sub_multisets
 from scoring.errors import (
     IllegalAction,
     InvalidAction,
@@ -78,6 +78,8 @@ class ReadingLike(Protocol):
     def status(self) -> str: ...
     @property
     def dice(self) -> Sequence[DieLike]: ...
+    @property
+    def set_aside(self) -> Sequence[DieLike]: ...
 
 
 class TableRefusal(RefusalCode):
@@ -110,10 +112,15 @@ class TableRefusal(RefusalCode):
     """``n`` dice of the reading lean on something or cannot be read."""
     LEFT_LYING = "left_lying"
     """``still`` of the ``n`` dice to throw lie where they lay, showing the same faces."""
+    WHICH_ASIDE = "which_aside"
+    """``out`` dice left the roll zone while the others were thrown (``dice``, their faces), and
+    which were set aside is not known: one of ``choices`` (lists of faces; ``more``: others),
+    each the set-aside ``keeps`` (the same, with dice held before: Generał, Drápky)."""
     DICE_READ = "dice_read"
     """The dice read (``dice``) were refused for ``reason`` (``{"detail", "code", "params"}``)."""
 
 
+MAX_CHOICES = 4  # set-asides a refusal lists when it cannot tell which dice went out
 SAME_PLACE = 0.5  # box overlap (IoU) of a die that lies where it lay: a thrown die lands elsewhere
 
 
@@ -125,15 +132,29 @@ def unmoved(lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]) -
     >>> unmoved([a], [{"value": 5, "box": [4, 2, 44, 42]}]), unmoved([a], [{**a, "value": 6}])
     (1, 0)
     """
+    return len(dice) - len(moved(lying, dice))
+
+
+def moved(
+    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
+) -> list[dict[str, JSON]]:
+    """The dice of ``dice`` that do not lie where a die of ``lying`` lay showing the same face
+    (each die that lay answers for one die at most), in order.
+
+    >>> a = {"value": 5, "box": [0, 0, 40, 40]}
+    >>> moved([a], [{"value": 5, "box": [4, 2, 44, 42]}, {"value": 1, "box": [90, 0, 130, 40]}])
+    [{'value': 1, 'box': [90, 0, 130, 40]}]
+    """
     left = [d for d in lying if d.get("value") is not None]
-    still = 0
+    found: list[dict[str, JSON]] = []
     for die in dice:
         for i, old in enumerate(left):
             if old["value"] == die["value"] and iou(old["box"], die["box"]) >= SAME_PLACE:
                 del left[i]
-                still += 1
                 break
-    return still
+        else:
+            found.append(die)
+    return found
 
 
 def die_json(die: DieLike) -> dict[str, JSON]:
@@ -179,6 +200,11 @@ class SettledReading:
     # here: some were taken out (1000's scoring dice, Na zakázaná čísla's forbidden ones), and a
     # throw is compared with those left, not with the places of the dice taken out.
     left: list[dict[str, JSON]] | None = None
+    # The dice set aside (out of the roll zone) in this reading, and as ``lying`` and ``left``
+    # for them: a die set aside in the same motion as a throw is one that moved out there.
+    aside: list[dict[str, JSON]] = field(default_factory=list)
+    lying_aside: list[dict[str, JSON]] | None = None
+    left_aside: list[dict[str, JSON]] | None = None
 
 
 @dataclass(frozen=True)
@@ -317,6 +343,8 @@ class Table:
             history.push(action)
             self.version += 1
             self.view.problem = ""
+            if source != "camera":
+                self._adopt(action, history)
             if missed and self.last_reading is not None:
                 reading_id = self.last_reading.id
                 self._aside(lambda: self.store.record_missed(reading_id, missed))
@@ -324,6 +352,29 @@ class Table:
                 self._finish(self.game_id)
             self._changed()
             return self.state_json()
+
+    def _adopt(self, action: Action, history: History[Any]) -> None:
+        """A throw typed on a phone with the faces of the last settled reading, which the table
+        refused (which dice were set aside, too many dice in the zone), is that reading's throw:
+        the dice lie as it read them, so the next throw is told from dice left lying."""
+        last = self.last_reading
+        if not isinstance(action, Roll) or last is None or last.actions:
+            return
+        since = history.actions[last.before : len(history) - 1]
+        read = [d for d in last.dice if d["status"] != NO_DIE]
+        if (
+            last.game_id != self.game_id
+            or len(history) <= last.before
+            or any(isinstance(a, Roll) for a in since)
+            or sorted(action.dice) != sorted(d["value"] for d in read if d["status"] == "ok")
+            or any(d["status"] != "ok" for d in read)
+        ):
+            return
+        last.before = len(history) - 1
+        last.state_before = history.state_after(last.before)
+        last.actions = [action]
+        last.state_after = history.state
+        self._taken = last
 
     def _missed_by_camera(self, action: Action, history: History[Any]) -> int:
         """How many more dice a throw typed in place of the last settled reading has than that
@@ -608,6 +659,8 @@ class Table:
                 )
             history = self.history
             taken = self._taken
+            lying = taken is not None and history is not None and self._lying(history, taken)
+            aside = [die_json(d) for d in reading.set_aside]
             self.last_reading = SettledReading(
                 id=reading_id,
                 game_id=self.game_id,
@@ -618,16 +671,20 @@ class Table:
                 state_after=history.state if history is not None else None,
                 lying=(
                     (taken.dice if taken.left is None else taken.left)
-                    if taken is not None and history is not None and self._lying(history, taken)
+                    if taken is not None and lying
+                    else None
+                ),
+                aside=aside,
+                lying_aside=(
+                    (taken.aside if taken.left_aside is None else taken.left_aside)
+                    if taken is not None and lying
                     else None
                 ),
             )
             if history is None:
                 self._changed()
                 return reading_id
-            actions, problem = self._meaning(
-                self.view.dice_read, history.state, self.last_reading.lying
-            )
+            actions, problem = self._meaning(self.view.dice_read, history.state, self.last_reading)
             if problem:
                 self.report_problem(problem)
                 self._reading_problem = problem
@@ -638,11 +695,12 @@ class Table:
                 self.view.problem = ""
             self._reading_problem = ""
             if not actions:
-                lying = self.last_reading.lying
-                if taken is not None and lying is not None:
+                lying_then = self.last_reading.lying
+                if taken is not None and lying_then is not None:
                     read = [d for d in self.view.dice_read if d["status"] != NO_DIE]
-                    if unmoved(lying, read) == len(read):
+                    if unmoved(lying_then, read) == len(read):
                         taken.left = read
+                        taken.left_aside = aside
                 self._changed()
                 return reading_id
             try:
@@ -663,16 +721,16 @@ class Table:
             return reading_id
 
     def _meaning(
-        self,
-        dice: list[dict[str, JSON]],
-        state: Any,
-        lying: list[dict[str, JSON]] | None,
+        self, dice: list[dict[str, JSON]], state: Any, reading: SettledReading
     ) -> tuple[list[Action], str | None]:
-        """What settled dice mean in ``state``: the actions, or the problem to report.
+        """What settled dice (``dice``: those of the roll zone in ``reading``, perhaps corrected)
+        mean in ``state``: the actions, or the problem to report.
 
-        ``lying``: the dice of the reading the game last took, if no throw was entered since; then
-        whether every die was thrown is known (a die lying where it lay was not).
+        ``reading.lying``: the dice of the reading the game last took, if no throw was entered
+        since; then whether every die was thrown is known (a die lying where it lay was not), and
+        the dice newly out of the roll zone are those set aside in the same motion.
         """
+        lying = reading.lying
         dice = [d for d in dice if d["status"] != NO_DIE]  # a person said nothing is there
         doubtful = [d for d in dice if d["status"] != "ok" or d["value"] is None]
         if doubtful:
@@ -686,14 +744,17 @@ class Table:
                 {"n": len(doubtful)},
             )
         values = [int(d["value"]) for d in dice]
-        still = lay = None
+        still = lay = new_aside = None
+        if reading.lying_aside is not None:
+            seen = [d for d in reading.aside if d["status"] == "ok" and d["value"] is not None]
+            new_aside = [int(d["value"]) for d in moved(reading.lying_aside, seen)]
         if lying is not None:
             still = unmoved(lying, dice)
             lay = [
                 int(d["value"]) for d in lying if d["status"] != NO_DIE and d["value"] is not None
             ]
         try:
-            return self._action_from_dice(values, state, still, lay) or [], None
+            return self._action_from_dice(values, state, still, lay, new_aside) or [], None
         except (IllegalAction, InvalidAction) as exc:
             return [], exc.as_reason()
 
@@ -736,7 +797,7 @@ class Table:
             reopen = False
             if history is not None:
                 self._check_unmoved(history, last)
-                actions, problem = self._meaning(dice, last.state_before, last.lying)
+                actions, problem = self._meaning(dice, last.state_before, last)
                 state = last.state_before
                 for step in actions:  # every step must apply before anything is stored
                     try:
@@ -819,13 +880,16 @@ class Table:
         state: Any,
         still: int | None = None,
         lay: list[int] | None = None,
+        new_aside: list[int] | None = None,
     ) -> list[Action] | None:
         """What a settled set of dice in the roll zone means in ``state``, or None if nothing.
 
         ``lay``: the dice that lay in the roll zone at the reading the game last took, and
         ``still``: how many of ``values`` lie where they lay then (both None: not known). A
         throw moves every die it throws, so dice that did not move are no throw (a die picked up
-        and put back, one nudged), and the same faces thrown again are.
+        and put back, one nudged), and the same faces thrown again are. ``new_aside``: the
+        faces of the dice that came to lie out of the roll zone since (None: not known; the
+        camera may not see there).
         """
         game = self._need().game
         phase = game.phase(state)
@@ -861,6 +925,8 @@ class Table:
             # Every die moved: the dice that lay in the roll zone were thrown again, holding
             # the others (those out of it), whatever faces came up (the same ones too).
             again = self._thrown_again(values, state, on_table, lay)
+            if again is None and values:
+                again = self._aside_and_thrown(values, state, on_table, lay, new_aside or [])
             if again is not None:
                 return again
         if same:
@@ -896,6 +962,51 @@ class Table:
             return None
         return (
             [hold, Roll(values)] if game.roll_size(game.apply(state, hold)) == len(values) else None
+        )
+
+    def _aside_and_thrown(
+        self,
+        values: list[int],
+        state: Any,
+        on_table: list[int],
+        lay: list[int],
+        new_aside: list[int],
+    ) -> list[Action] | None:
+        """Dice taken out of the roll zone and the rest thrown in one motion (no reading in
+        between): the set-aside that leaves as many dice to throw as were thrown, then the
+        throw. Which dice went out is what the camera saw arrive out of the zone, or the only
+        set-aside the rules allow; else the table asks (``WHICH_ASIDE``). None when no
+        set-aside leaves that many dice to throw."""
+        if not contains(on_table, lay):
+            return None
+        game = self._need().game
+        legal = game.legal_actions(state)
+        held = remove(on_table, lay)
+        choices: list[tuple[Keep, tuple[int, ...]]] = []
+        for out in sub_multisets(lay):
+            keep = Keep([*held, *out])
+            if out and keep in legal and game.roll_size(game.apply(state, keep)) == len(values):
+                choices.append((keep, out))
+        seen = [keep for keep, out in choices if list(out) == sorted(new_aside)]
+        if len(seen) == 1 or len(choices) == 1:
+            return [(seen or [choices[0][0]])[0], Roll(values)]
+        if not choices:
+            return None
+        outs = [list(out) for _, out in choices]
+        shown = " or ".join(" ".join(map(str, out)) for out in outs[:MAX_CHOICES])
+        more = " or another" if len(outs) > MAX_CHOICES else ""
+        raise IllegalAction(
+            f"{len(outs[0])} dice left the roll zone while {len(values)} were thrown, and "
+            f"which were set aside is not known "
+            f"({shown}{more}): enter the set-aside and the throw on a phone",
+            code=TableRefusal.WHICH_ASIDE,
+            params={
+                "out": len(outs[0]),
+                "dice": sorted(values),
+                "choices": outs[:MAX_CHOICES],
+                "keeps": [list(keep.dice) for keep, _ in choices[:MAX_CHOICES]],
+                "more": len(outs) > MAX_CHOICES,
+            },
         )
 
     @staticmethod

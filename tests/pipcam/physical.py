@@ -60,11 +60,14 @@ class Mismatch:
 
 @dataclass
 class Tray:
-    """The dice: in the roll zone (with places) and out of it (values only)."""
+    """The dice: in the roll zone and out of it (set aside or held), each at its place."""
 
     rng: random.Random
     zone: list[Die] = field(default_factory=list)
-    out: list[int] = field(default_factory=list)
+    out: list[Die] = field(default_factory=list)
+    # Whether the camera sees the dice out of the roll zone (a calibrated zone inside the
+    # frame), or only the roll zone (the whole frame: dice set aside leave the picture).
+    sees_aside: bool = True
     # Careful throws never land a die where one taken out lay (with its face, the table could
     # take it for a die that was not thrown: a rare refusal, see unmoved()).
     careful: bool = False
@@ -92,23 +95,38 @@ class Tray:
         self.land(values, avoid=thrown)
         self.ghosts.clear()
 
+    @property
+    def held(self) -> list[int]:
+        return [d.value for d in self.out]
+
     def take_out(self, values: Sequence[int]) -> None:
+        """Dice of these faces moved from the roll zone to free places out of it."""
         for v in values:
             die = next(d for d in self.zone if d.value == v)
             self.zone.remove(die)
-            self.out.append(v)
+            places = {(d.x, d.y) for d in self.out}
+            x, y = next(
+                (ZONE + 100 + 60 * (i % 3), 60 * (i // 3))
+                for i in range(64)
+                if (ZONE + 100 + 60 * (i % 3), 60 * (i // 3)) not in places
+            )
+            self.out.append(Die(v, x, y))
             if self.careful:
                 self.ghosts.append(die)
 
     def put_back(self, values: Sequence[int]) -> None:
         for v in values:
-            self.out.remove(v)
+            self.out.remove(next(d for d in self.out if d.value == v))
         self.land(values)
 
     def reading(self) -> FakeReading:
         dice = list(self.zone)
         self.rng.shuffle(dice)
-        return FakeReading(tuple(FakeDie(d.value, box=d.box) for d in dice))
+        out = list(self.out) if self.sees_aside else []
+        return FakeReading(
+            tuple(FakeDie(d.value, box=d.box) for d in dice),
+            set_aside=tuple(FakeDie(d.value, box=d.box) for d in out),
+        )
 
 
 class Player:
@@ -123,12 +141,18 @@ class Player:
         mishaps: bool = True,
         swaps: bool = True,
         careful: bool = False,
+        one_motion: bool = False,
+        sees_aside: bool = True,
+        tally: Counter[str] | None = None,
     ) -> None:
         self.table = table
         self.game_id = game_id
         self.seed = seed
         self.rng = random.Random(seed)
-        self.tray = Tray(self.rng, careful=careful)
+        self.tray = Tray(self.rng, careful=careful, sees_aside=sees_aside)
+        self.one_motion = one_motion
+        self.held_unseen: Keep | None = None  # a hold made in one motion with the next throw
+        self.tally: Counter[str] = Counter() if tally is None else tally
         self.mishaps = mishaps
         self.swaps = swaps
         self.pending = False
@@ -187,7 +211,7 @@ class Player:
         """Without ``swaps`` a hold puts back held dice or takes more out, not both at once."""
         if self.swaps or self.game_id not in HOLDS:
             return True
-        held, want = Counter(self.tray.out), Counter(keep.dice)
+        held, want = Counter(self.tray.held), Counter(keep.dice)
         return not (held - want) or not (want - held)
 
     def step(self, i: int) -> Mismatch | None:
@@ -225,6 +249,9 @@ class Player:
             self._apply(action)
             tray.throw(thrown, action.dice)
             table.on_reading(tray.reading(), settled_now=True)
+            if self.held_unseen is not None:
+                self._answer(self.held_unseen, action)
+                self.held_unseen = None
             after = self._after_roll(action)
             return f"{what}: {action}{after}"
         if isinstance(action, Keep):
@@ -296,11 +323,18 @@ class Player:
     def _keep(self, keep: Keep) -> str:
         tray, table = self.tray, self.table
         if self.game_id in HOLDS:
-            held = Counter(tray.out)
+            held = Counter(tray.held)
             want = Counter(keep.dice)
             back = list((held - want).elements())
             take = list((want - held).elements())
             self._apply(keep)
+            if self.one_motion and take and not back and self.rng.random() < 0.4:
+                # Taken out in the motion that throws the others: no reading in between.
+                tray.take_out(take)
+                self.pending = True
+                self.held_unseen = keep
+                self.tally["one motion"] += 1
+                return f"hold {keep.dice}: out {take} as the others are thrown"
             if back:
                 tray.put_back(back)
             if take:
@@ -322,19 +356,49 @@ class Player:
                 table.on_reading(tray.reading(), settled_now=True)
             return f"keep button {keep}, then took them out"
         self._apply(keep)
+        if self.one_motion and self.rng.random() < 0.4 and self.game.roll_size(self.state):
+            return self._aside_and_throw(keep)
         tray.take_out(list(keep.dice))
         table.on_reading(tray.reading(), settled_now=True)
         return self._mishap(f"took out {keep}")
 
+    def _aside_and_throw(self, keep: Keep) -> str:
+        """The dice set aside and the others thrown in one motion (no reading in between)."""
+        tray = self.tray
+        self.tally["one motion"] += 1
+        roll = Roll([self.rng.randint(1, 6) for _ in range(self.game.roll_size(self.state))])
+        self._apply(roll)
+        tray.take_out(list(keep.dice))
+        thrown = list(tray.zone) if len(tray.zone) == len(roll.dice) else self._gather()
+        tray.throw(thrown, roll.dice)
+        self.table.on_reading(tray.reading(), settled_now=True)
+        self._answer(keep, roll)
+        return f"took out {keep} as the others were thrown: {roll}{self._after_roll(roll)}"
+
+    def _answer(self, keep: Keep, roll: Roll) -> None:
+        """Where the camera does not see out of the roll zone the table may ask which dice were
+        set aside: the player enters the set-aside and the throw on a phone."""
+        said = self.table.state_json()["table"]
+        if said["problem_code"] == "which_aside" and not self.tray.sees_aside:
+            self.tally["asked"] += 1
+            self.table.act(keep, source="phone")
+            self.table.act(roll, source="phone")
+
 
 def play(
-    table_for: Callable[[], Table], game_id: str, seed: int, steps: int, **how: bool
+    table_for: Callable[[], Table],
+    game_id: str,
+    seed: int,
+    steps: int,
+    tally: Counter[str] | None = None,
+    **how: bool,
 ) -> list[Mismatch]:
-    """Play ``steps`` steps of seeded games (a new game after a parting or an end)."""
+    """Play ``steps`` steps of seeded games (a new game after a parting or an end); ``tally``
+    counts the steps done in one motion and the set-asides the table asked about."""
     found = []
     i = 0
     while i < steps:
-        player = Player(table_for(), game_id, seed, **how)
+        player = Player(table_for(), game_id, seed, tally=tally, **how)
         while i < steps:
             i += 1
             if player.game.outcome(player.state) is not None:

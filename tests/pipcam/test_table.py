@@ -224,6 +224,112 @@ def test_dice_left_lying_are_no_throw_and_a_die_put_back_is_none_either(
     assert table.history.actions == [*then, Roll([4, 4, 6])]
 
 
+def aside(reading: FakeReading, *dice: tuple[int, int, int]) -> FakeReading:
+    """``reading`` with dice of value v set aside (out of the roll zone) at (x, y)."""
+    out = tuple(FakeDie(v, box=(x, y, x + 40, y + 40)) for v, x, y in dice)
+    return FakeReading(reading.dice, set_aside=out)
+
+
+OUT = 2000  # set-aside dice lie at x >= OUT, out of the roll zone
+
+
+@pytest.mark.parametrize(
+    ("game", "first", "then", "expected"),
+    [
+        # Kymppitonni: 1 and 5 out, four thrown; the camera sees the two arrive out there.
+        (
+            "kymppitonni",
+            [1, 5, 2, 3, 4, 6],
+            aside(thrown(2, 2, 3, 4), (1, OUT, 0), (5, OUT + 60, 0)),
+            [Keep([1, 5]), Roll([2, 2, 3, 4])],
+        ),
+        # The camera does not see out of the zone: 1 5 is the only set-aside of two dice.
+        ("kymppitonni", [1, 5, 2, 3, 4, 6], thrown(6, 6, 3, 2), [Keep([1, 5]), Roll([2, 3, 6, 6])]),
+        # Two of 1 1 5 could be 1 1 or 1 5: the camera saw 1 and 5 go out.
+        (
+            "kymppitonni",
+            [1, 1, 5, 2, 3, 4],
+            aside(thrown(4, 4, 4, 2), (1, OUT, 0), (5, OUT, 60)),
+            [Keep([1, 5]), Roll([2, 4, 4, 4])],
+        ),
+        # Hot dice: every die scored, all six scooped up and thrown again.
+        (
+            "kymppitonni",
+            [1, 1, 1, 5, 5, 5],
+            thrown(1, 1, 1, 5, 5, 5),
+            [Keep([1, 1, 1, 5, 5, 5]), Roll([1, 1, 1, 5, 5, 5])],
+        ),
+        # Generał: two held out of the zone, three thrown.
+        (
+            "general",
+            [6, 6, 1, 2, 3],
+            aside(thrown(6, 4, 5), (6, OUT, 0), (6, OUT, 60)),
+            [Keep([6, 6]), Roll([4, 5, 6])],
+        ),
+    ],
+)
+def test_dice_set_aside_and_the_rest_thrown_in_one_motion(
+    store: Store, game: str, first: list[int], then: FakeReading, expected: list[Any]
+) -> None:
+    """Dice taken out and the others thrown before the tray settles (no reading in between):
+    the set-aside, then the throw. Which dice went out is what the camera saw arrive out of
+    the roll zone, else the only set-aside the rules allow."""
+    table = Table(store)
+    table.new_game({"game": game, "players": ["Ann", "Bob"]})
+    table.on_reading(placed(*((v, 60 * i, 0) for i, v in enumerate(first))), settled_now=True)
+    table.on_reading(then, settled_now=True)
+    assert table.history is not None
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history.actions == [Roll(first), *expected]
+
+
+def test_a_set_aside_in_one_motion_that_the_camera_did_not_see_is_asked(store: Store) -> None:
+    """Two of 1 1 5 out and four thrown, out of the camera's sight: 1 1 or 1 5? The table asks
+    and takes nothing; the dice seen out of the zone at the next reading answer it."""
+    table = kymppi(store)
+    table.on_reading(
+        placed(*((v, 60 * i, 0) for i, v in enumerate([1, 1, 5, 2, 3, 4]))), settled_now=True
+    )
+    throw = thrown(6, 6, 2, 3)
+    table.on_reading(throw, settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 5, 2, 3, 4])]
+    said = table.state_json()["table"]
+    assert said["problem_code"] == "which_aside"
+    assert said["problem_params"] == {
+        "out": 2,
+        "dice": [2, 3, 6, 6],
+        "choices": [[1, 1], [1, 5]],
+        "keeps": [[1, 1], [1, 5]],
+        "more": False,
+    }
+    # The player moves the set-aside dice into the camera's view: now it is known.
+    table.on_reading(aside(throw, (1, OUT, 0), (1, OUT, 60)), settled_now=True)
+    assert table.history.actions == [Roll([1, 1, 5, 2, 3, 4]), Keep([1, 1]), Roll([2, 3, 6, 6])]
+    assert table.state_json()["table"]["problem"] == ""
+
+
+def test_general_third_throw_holding_one_more_in_one_motion(store: Store) -> None:
+    """Generał: two dice held since the second throw stay where they lay out of the zone; a
+    third die taken out beside them while the other two are thrown is the new hold."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    table.on_reading(
+        placed(*((v, 60 * i, 0) for i, v in enumerate([6, 6, 1, 2, 3]))), settled_now=True
+    )
+    second = aside(thrown(6, 4, 1), (6, OUT, 0), (6, OUT, 60))
+    table.on_reading(second, settled_now=True)
+    third = aside(thrown(2, 5), (6, OUT, 0), (6, OUT, 60), (6, OUT, 120))
+    table.on_reading(third, settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [
+        Keep([6, 6]),
+        Roll([1, 4, 6]),
+        Keep([6, 6, 6]),
+        Roll([2, 5]),
+    ]
+
+
 def test_a_die_thrown_again_alone_after_a_doubtful_throw_is_taken(store: Store) -> None:
     """A throw with a leaning die is refused; that die thrown again alone (the others lying
     still) makes the throw: the dice are compared with the throw the game last took, not with

@@ -15,8 +15,15 @@ from tests.pipcam._fakes import FakeDie, FakeReading
 
 
 def reading(*values: int) -> FakeReading:
-    """A settled reading of these faces, each read with confidence."""
-    return FakeReading(tuple(FakeDie(v, box=(i, i, i + 9, i + 9)) for i, v in enumerate(values)))
+    """A settled reading of these faces, each read with confidence. A die's place is set by
+    its face and how many of that face come before it, so dice taken out leave the others
+    where they lay."""
+    dice = [
+        FakeDie(v, box=(20 * v, 20 * k, 20 * v + 9, 20 * k + 9))
+        for i, v in enumerate(values)
+        for k in [values[:i].count(v)]
+    ]
+    return FakeReading(tuple(dice))
 
 
 @pytest.fixture
@@ -51,7 +58,7 @@ def test_applied_misread_roll_is_replaced_in_one_step(store: Store, table: Table
         "value": 6,
         "confidence": 1.0,
         "status": "ok",
-        "box": [5, 5, 14, 14],
+        "box": [80, 0, 89, 9],
     }
     assert events(store, table) == [
         ("action", {"roll": [1, 1, 2, 3, 4, 5]}, "camera"),
@@ -89,7 +96,7 @@ def test_a_phantom_die_said_not_there_lets_the_roll_through(store: Store, table:
         "value": None,
         "confidence": 1.0,
         "status": "no_die",
-        "box": [6, 6, 15, 15],
+        "box": [120, 0, 129, 9],
     }
     assert events(store, table) == [("action", {"roll": [1, 1, 2, 3, 4, 5]}, "phone")]
     (stored,) = store.readings()

@@ -9,13 +9,14 @@ table on a real store) must be the actions meant, with no problem on the screen.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from pipcam.store import Store
 from pipcam.table import Table
-from tests.pipcam.physical import N_DICE, play
+from tests.pipcam.physical import HOLDS, N_DICE, play
 
 STEPS = 150
 
@@ -28,3 +29,40 @@ def test_the_table_takes_the_game_the_players_meant(tmp_path: Path, game: str) -
     with Store(tmp_path / "pipcam.db") as store:
         found = play(lambda: Table(store), game, 7, STEPS, swaps=False, careful=True)
     assert [vars(m) for m in found] == []
+
+
+ONE_MOTION = sorted(g for g in N_DICE if g not in ("thousand", "sekvence", "zakazana-cisla"))
+
+
+@pytest.mark.parametrize("sees_aside", [True, False], ids=["sees-aside", "roll-zone-only"])
+@pytest.mark.parametrize("game", ONE_MOTION)
+def test_dice_set_aside_as_the_others_are_thrown(
+    tmp_path: Path, game: str, sees_aside: bool
+) -> None:
+    """Dice set aside or held in the motion that throws the others (no reading in between):
+    the table takes the set-aside and the throw. Where the camera sees the dice arrive out of
+    the roll zone it never needs to ask. Where it sees only the roll zone it asks when the
+    rules allow more than one set-aside of that many dice (any hold in Generał and Drápky),
+    and the player enters the set-aside and the throw on a phone. (1000 sets dice aside by
+    itself, Sekvence and Na zakázaná čísla keep none by choice.)"""
+    tally: Counter[str] = Counter()
+    with Store(tmp_path / "pipcam.db") as store:
+        found = play(
+            lambda: Table(store),
+            game,
+            11,
+            STEPS,
+            tally,
+            swaps=False,
+            careful=True,
+            one_motion=True,
+            sees_aside=sees_aside,
+        )
+    assert [vars(m) for m in found] == []
+    assert tally["one motion"] >= 10
+    if sees_aside:
+        assert tally["asked"] == 0
+    elif game in HOLDS:
+        assert tally["asked"] == tally["one motion"]
+    else:
+        assert 0 < tally["asked"] < tally["one motion"]

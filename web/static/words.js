@@ -119,6 +119,7 @@ const NAMED = {
   figure: (id) => categoryName("drapky", id),
   side: (id) => tOr(`tri.side_${id}`, id),
   allowed: (actions, params) => allowedWords(actions, params.roll, params.game),
+  choices: (outs, params) => [...outs.map(dice), ...(params.more ? ["…"] : [])].join(" / "),
 };
 
 const MOST = 12;

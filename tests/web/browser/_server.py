@@ -55,19 +55,24 @@ class FakeReading:
 
     dice: Sequence[FakeDie] = field(default_factory=tuple)
     status: str = "settled"
+    set_aside: Sequence[FakeDie] = field(default_factory=tuple)
 
 
 def reading(values: Sequence[int | None], *, doubtful: dict[int, str] | None = None) -> FakeReading:
-    """A settled reading of these faces; ``doubtful`` marks dice (by index) cocked or uncertain."""
+    """A settled reading of these faces; ``doubtful`` marks dice (by index) cocked or uncertain.
+
+    A die's place is set by its face and how many of that face come before it, so dice taken
+    out of the roll zone leave the others where they lay."""
     marks = doubtful or {}
     dice = tuple(
         FakeDie(
             value=v,
             confidence=0.41 if i in marks else 0.97,
             status=marks.get(i, "ok"),
-            box=(60 * i, 10, 60 * i + 40, 50),
+            box=(60 * (v or 0), 60 * k + 10, 60 * (v or 0) + 40, 60 * k + 50),
         )
         for i, v in enumerate(values)
+        for k in [list(values[:i]).count(v)]
     )
     return FakeReading(dice)
 
