@@ -567,6 +567,16 @@ function renderBoard() {
   }
 }
 
+/** Dice set aside as the others were thrown, unseen by the camera: one tap on the set-aside
+ * enters it and the throw the camera read. */
+function asideChoices(state) {
+  const { keeps, dice } = state.table.problem_params;
+  return h("div", { class: "actions", id: "aside-choices" }, ...keeps.map((keep, i) =>
+    button(describeAction({ keep }, state.game, "do"), async () => {
+      if (await act({ keep })) await act({ roll: dice });
+    }, "primary", `aside-${i}`)));
+}
+
 function fillBoard(state, body) {
   document.title = state.game ? `${gameName(state.game)} · pipcam` : "pipcam";
   $("title").textContent = state.game ? gameName(state.game) : "pipcam";
@@ -574,6 +584,7 @@ function fillBoard(state, body) {
     && wordRefusal(state.table.problem_code, state.table.problem_params, state.table.problem);
   const top = [];
   if (problem) top.push(h("div", { class: "problem", role: "alert", id: "problem" }, problem));
+  if (problem && state.table.problem_code === "which_aside") top.push(asideChoices(state));
   const camera = state.table && state.table.camera;
   if (camera && camera !== "ok" && camera !== "none") {
     top.push(h("p", { class: "problem soft" }, t("camera.problem", { status: t(`camera.${camera}`) })));

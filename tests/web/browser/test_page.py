@@ -19,7 +19,7 @@ import pytest
 from pipcam.photos import PhotoKeeper
 from pipcam.store import Store
 from pipcam.teach import DISPUTES
-from scoring.core import Place
+from scoring.core import Keep, Place, Roll
 from scoring.transcript import replay
 from tests.web.browser._server import (
     ARTIFACTS,
@@ -740,6 +740,38 @@ def test_refusals_and_problems_are_told_in_the_pages_language(served: Served, ri
             "The camera read 1 3 4 5. 1 2 cannot be set aside: every die set aside must score."
             " The best set-aside of 1 1 2 3 4 5 is 1 1 5 for 250."
         )
+    finally:
+        close(page)
+
+
+def test_a_set_aside_the_camera_did_not_see_is_one_tap(served: Served, rig: Rig) -> None:
+    """Two of 1 1 5 taken out as the other four were thrown, out of the camera's sight: the
+    phone asks which, in its language, with a button for each; one tap enters the set-aside
+    and the throw the camera read."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    page = open_page(rig, lang="fi-FI")
+    try:
+        served.table.on_reading(reading([1, 1, 5, 2, 3, 4]), settled_now=True)
+        thrown = FakeReading(
+            tuple(
+                FakeDie(v, box=(500 + 60 * i, 400, 540 + 60 * i, 440))
+                for i, v in enumerate([6, 2, 6, 3])
+            )
+        )
+        served.table.on_reading(thrown, settled_now=True)
+        expect(page.locator("#problem")).to_contain_text("(2 3 6 6)")
+        expect(page.locator("#problem")).to_contain_text("1 1 / 1 5")
+        choices = page.locator("#aside-choices button")
+        expect(choices).to_have_count(2)
+        shoot(page, "which-aside-fi")
+        choices.nth(1).click()
+        expect(page.locator("#problem")).to_have_count(0)
+        history = served.table.history
+        assert history is not None
+        end = time.monotonic() + 5
+        while len(history) < 3 and time.monotonic() < end:  # the throw follows the set-aside
+            time.sleep(0.05)
+        assert history.actions == [Roll([1, 1, 5, 2, 3, 4]), Keep([1, 5]), Roll([2, 3, 6, 6])]
     finally:
         close(page)
 
