@@ -37,6 +37,8 @@ from scoring.errors import (
     IllegalAction,
     InvalidAction,
     InvalidOption,
+    Reason,
+    RefusalCode,
     ScoringError,
     UnknownGame,
     refusal_json,
@@ -64,7 +66,16 @@ from web.stats import fairness
 
 _T = TypeVar("_T")
 
-__all__ = ["PIN_COOKIE", "HeaderIn", "PinGuard", "PinIn", "TableAPI", "TeachAPI", "create_app"]
+__all__ = [
+    "PIN_COOKIE",
+    "HeaderIn",
+    "Malformed",
+    "PinGuard",
+    "PinIn",
+    "TableAPI",
+    "TeachAPI",
+    "create_app",
+]
 
 STATIC = Path(__file__).parent / "static"
 SQLITE_INT_MAX = 2**63 - 1  # the largest id SQLite stores: a larger one is no game (422, not 500)
@@ -317,10 +328,83 @@ BODY_NOT_OBJECT = frozenset({"dict_type", "model_attributes_type"})
 """Pydantic's error types for a body that is not a JSON object at all."""
 
 
+class Malformed(RefusalCode):
+    """A request FastAPI could not take (422), as the phones word it: its first problem, the
+    ``field`` named as the request names it (``players.0``: the first player's name)."""
+
+    NOT_JSON = "not_json"
+    """The body is not valid JSON."""
+    NOT_OBJECT = "not_object"
+    """The body is no JSON object (a list, a string, null, or not sent as JSON)."""
+    FIELD_MISSING = "field_missing"
+    """``field`` is not there."""
+    FIELD_EMPTY = "field_empty"
+    """``field`` (a text or a list) is empty."""
+    FIELD_TOO_LONG = "field_too_long"
+    """The text ``field`` has more than ``n`` characters."""
+    FIELD_TOO_SHORT = "field_too_short"
+    """The text ``field`` has fewer than ``n`` characters."""
+    FIELD_TOO_MANY = "field_too_many_items"
+    """The list ``field`` has more than ``n`` items."""
+    FIELD_TOO_FEW = "field_too_few_items"
+    """The list ``field`` has fewer than ``n`` items."""
+    FIELD_ABOVE = "field_above"
+    """The number ``field`` is above ``most``."""
+    FIELD_BELOW = "field_below"
+    """The number ``field`` is below ``least``."""
+    FIELD_NOT_WHOLE = "field_not_whole"
+    """``field`` is not a whole number."""
+    FIELD_NOT_NUMBER = "field_not_number"
+    """``field`` is not a number."""
+    FIELD_INVALID = "field_invalid"
+    """``field`` is not valid (another type, text that is not valid Unicode)."""
+
+
+_WHERE = frozenset({"body", "query", "path", "header", "cookie"})
+_WHOLE = frozenset({"int_type", "int_parsing", "int_from_float", "int_parsing_size"})
+_NUMBER = frozenset({"float_type", "float_parsing", "finite_number"})
+
+
+def _code_of(error: Any) -> tuple[Malformed, dict[str, Any]]:
+    """The code and params of one of pydantic's problems (its type and limits)."""
+    kind = error.get("type")
+    ctx = error.get("ctx") or {}
+    field = ".".join(str(p) for p in error.get("loc", ()) if p not in _WHERE)
+    if kind == "json_invalid":
+        return Malformed.NOT_JSON, {}
+    if not field and kind in BODY_NOT_OBJECT:
+        return Malformed.NOT_OBJECT, {}
+    named = {"field": field}
+    if kind == "missing":
+        return Malformed.FIELD_MISSING, named
+    if kind in ("string_too_short", "too_short"):
+        least = int(ctx.get("min_length", 1))
+        if least <= 1:
+            return Malformed.FIELD_EMPTY, named
+        short = Malformed.FIELD_TOO_SHORT if kind == "string_too_short" else Malformed.FIELD_TOO_FEW
+        return short, {**named, "n": least}
+    if kind in ("string_too_long", "too_long"):
+        long = Malformed.FIELD_TOO_LONG if kind == "string_too_long" else Malformed.FIELD_TOO_MANY
+        return long, {**named, "n": int(ctx.get("max_length", 0))}
+    if kind == "less_than_equal":
+        return Malformed.FIELD_ABOVE, {**named, "most": ctx.get("le")}
+    if kind == "greater_than_equal":
+        return Malformed.FIELD_BELOW, {**named, "least": ctx.get("ge")}
+    if kind in _WHOLE:
+        return Malformed.FIELD_NOT_WHOLE, named
+    if kind in _NUMBER:
+        return Malformed.FIELD_NOT_NUMBER, named
+    return Malformed.FIELD_INVALID, named
+
+
 def validation_text(exc: RequestValidationError) -> str:
-    """Pydantic's list of problems as one sentence for ``detail``."""
+    """Pydantic's list of problems as one sentence for ``detail``.
+
+    It is a :class:`Reason` with the code and params of the first problem, which the phones
+    word in their language (one thing to put right at a time)."""
     parts = []
-    for error in exc.errors():
+    errors = exc.errors()
+    for error in errors:
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
         if error.get("type") == "json_invalid":
             reason = error.get("ctx", {}).get("error", "invalid JSON")
@@ -331,7 +415,16 @@ def validation_text(exc: RequestValidationError) -> str:
         else:
             message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
             parts.append(f"{where}: {message}" if where else message)
-    return "; ".join(parts) or "the request is not valid"
+    text = "; ".join(parts) or "the request is not valid"
+    if not errors:
+        return text
+    code, params = _code_of(errors[0])
+    return Reason(text, code, _plain(params))
+
+
+def _plain(params: dict[str, Any]) -> dict[str, Any]:
+    """Params as JSON can carry them: a limit pydantic gives as a float is a whole number."""
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in params.items()}
 
 
 def _wait_text(seconds: float) -> str:
@@ -397,7 +490,8 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return SafeJSONResponse({"detail": validation_text(exc)}, status_code=422)
+        # The English detail for API clients, with the code and params the phones word.
+        return SafeJSONResponse(refusal_json(validation_text(exc)), status_code=422)
 
     async def cannot_keep(_request: Request, exc: Exception) -> JSONResponse:
         return SafeJSONResponse({"detail": str(exc)}, status_code=503)

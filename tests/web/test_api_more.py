@@ -182,24 +182,56 @@ def test_correct_replaces_the_misread_roll(served: Served, store: Store) -> None
     assert [d["value"] for d in correction.replaced] == [1, 1, 5, 2, 3, 4]
 
 
+def malformed(detail: str, code: str, **params: Any) -> dict[str, Any]:
+    """A 422 body of FastAPI's validation: the English detail, and the code and params of its
+    first problem, which a phone words in its language."""
+    return {"detail": detail, "code": code, "params": params}
+
+
 @pytest.mark.parametrize(
-    ("body", "status", "detail"),
+    ("body", "status", "answer"),
     [
-        ({"die": 0, "value": 7}, 422, "value: Input should be less than or equal to 6"),
-        ({"die": 0, "value": -1}, 422, "value: Input should be greater than or equal to 0"),
-        ({"die": 9, "value": 3}, 422, "the last reading has 6 dice (0 to 5); there is no die 9"),
-        ({"die": "0", "value": 3}, 422, "die: Input should be a valid integer"),
-        ({"die": 0}, 422, "value: Field required"),
+        (
+            {"die": 0, "value": 7},
+            422,
+            malformed(
+                "value: Input should be less than or equal to 6",
+                "field_above",
+                field="value",
+                most=6,
+            ),
+        ),
+        (
+            {"die": 0, "value": -1},
+            422,
+            malformed(
+                "value: Input should be greater than or equal to 0",
+                "field_below",
+                field="value",
+                least=0,
+            ),
+        ),
+        (
+            {"die": 9, "value": 3},
+            422,
+            {"detail": "the last reading has 6 dice (0 to 5); there is no die 9"},
+        ),
+        (
+            {"die": "0", "value": 3},
+            422,
+            malformed("die: Input should be a valid integer", "field_not_whole", field="die"),
+        ),
+        ({"die": 0}, 422, malformed("value: Field required", "field_missing", field="value")),
     ],
 )
 def test_correct_refuses_bad_requests(
-    served: Served, body: dict[str, Any], status: int, detail: str
+    served: Served, body: dict[str, Any], status: int, answer: dict[str, Any]
 ) -> None:
     """A die not in the reading or a face not on a die is a 422 that says so; nothing changes."""
     served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
     before = served.client.get("/api/state").json()
     r = served.pinned.post("/api/correct", json=body)
-    assert (r.status_code, r.json()) == (status, {"detail": detail})
+    assert (r.status_code, r.json()) == (status, answer)
     assert served.client.get("/api/state").json() == before
 
 
@@ -367,10 +399,62 @@ def test_any_bad_request_is_a_4xx_with_a_detail(
     r = served.pinned.request(method, path, content=content, headers=headers)
     assert r.status_code == status, r.text
     body = r.json()
-    assert list(body) == ["detail"]
+    assert list(body) in (["detail"], ["detail", "code", "params"])
     assert isinstance(body["detail"], str)
     assert detail in body["detail"]
     assert "Traceback" not in r.text
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "code", "params"),
+    [
+        ("/api/actions", b"{", "not_json", {}),
+        ("/api/actions", b"[1, 2]", "not_object", {}),
+        ("/api/games", b"{}", "field_missing", {"field": "game"}),
+        ("/api/games", b'{"game": "general", "players": []}', "field_empty", {"field": "players"}),
+        ("/api/pin", b'{"pin": ""}', "field_empty", {"field": "pin"}),
+        (
+            "/api/games",
+            b'{"game": "general", "players": ["' + b"x" * 41 + b'"]}',
+            "field_too_long",
+            {"field": "players.0", "n": 40},
+        ),
+        (
+            "/api/games",
+            b'{"game": "general", "players": [' + b'"a", ' * 12 + b'"b"]}',
+            "field_too_many_items",
+            {"field": "players", "n": 12},
+        ),
+        ("/api/correct", b'{"die": 0, "value": 7}', "field_above", {"field": "value", "most": 6}),
+        (
+            "/api/teach/place",
+            b'{"reading": 1, "x": -0.5, "y": 0.5, "value": 3}',
+            "field_below",
+            {"field": "x", "least": 0},
+        ),
+        ("/api/undo?seen=abc", b"", "field_not_whole", {"field": "seen"}),
+        (
+            "/api/teach/place",
+            b'{"reading": 1, "x": "left", "y": 0.5, "value": 3}',
+            "field_not_number",
+            {"field": "x"},
+        ),
+        (
+            "/api/games",
+            b'{"game": "general", "players": "Ann"}',
+            "field_invalid",
+            {"field": "players"},
+        ),
+    ],
+)
+def test_a_malformed_request_carries_the_code_the_phones_word(
+    served: Served, path: str, content: bytes, code: str, params: dict[str, Any]
+) -> None:
+    """FastAPI's 422 keeps its English detail, and says its first problem as a code and params
+    (the field, the limit) that a phone words in its language (words.js wordRefusal)."""
+    r = served.pinned.post(path, content=content, headers=JSON_TYPE)
+    assert r.status_code == 422, r.text
+    assert (r.json()["code"], r.json()["params"]) == (code, params)
 
 
 class Broken(Table):

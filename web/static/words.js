@@ -112,7 +112,8 @@ export function wordRefusal(code, params, detail) {
 
 /** Params worded by their name: the boxes of a Generał sheet, a Drápky figure, the side of a
  * triangle's cell (the engine's "top", "bottom", "left", "right" as a whole phrase, "left side",
- * so each language makes its words agree), and the actions allowed now. */
+ * so each language makes its words agree), the actions allowed now, and the field of a request
+ * the server could not take. */
 const NAMED = {
   box: (id) => categoryName("general", id),
   boxes: (ids) => ids.map((id) => categoryName("general", id)).join(", "),
@@ -120,7 +121,19 @@ const NAMED = {
   side: (id) => tOr(`tri.side_${id}`, id),
   allowed: (actions, params) => allowedWords(actions, params.roll, params.game),
   choices: (outs, params) => [...outs.map(dice), ...(params.more ? ["…"] : [])].join(" / "),
+  field: (path) => fieldWords(path),
 };
+
+/** A field of a request as the server names it (die, seen, players.0) in the page's words: an
+ * item of a list says which one ("name of player 1"); a field the page has no words for is
+ * named as sent. */
+function fieldWords(path) {
+  const [name, index, ...rest] = String(path).split(".");
+  if (/^\d+$/.test(index || "") && !rest.length && has(`field.${name}_item`)) {
+    return tr(`field.${name}_item`, { i: Number(index) + 1 });
+  }
+  return index === undefined ? tOr(`field.${name}`, name) : String(path);
+}
 
 const MOST = 12;
 

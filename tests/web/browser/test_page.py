@@ -833,6 +833,58 @@ def test_a_triangle_refusal_is_told_in_the_pages_language(served: Served, rig: R
 
 
 @pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        (
+            "cs-CZ",
+            "Nesrozumitelné: Pole „jméno hráče 2“ je příliš dlouhé (nejvýš znaků: 40): zkraťte ho"
+            " a zkuste to znovu.",
+        ),
+        (
+            "pl-PL",
+            "Niezrozumiałe: Pole „imię gracza 2” jest za długie (maksymalna liczba znaków: 40):"
+            " skróć je i spróbuj ponownie.",
+        ),
+        (
+            "fi-FI",
+            "Ei ymmärretty: Kenttä ”pelaajan 2 nimi” on liian pitkä (enintään 40 merkkiä):"
+            " lyhennä sitä ja yritä uudestaan.",
+        ),
+        (
+            "nl-NL",
+            "Niet begrepen: Het veld ‘naam van speler 2’ is te lang (hoogstens 40 tekens): maak"
+            " het korter en probeer het nog eens.",
+        ),
+        (
+            "ru-RU",
+            "Запрос не понят: Поле «имя игрока 2» слишком длинное (максимум символов: 40):"
+            " сократите его и попробуйте ещё раз.",
+        ),
+        (
+            "en-GB",
+            "Not understood: The field “name of player 2” is too long (at most 40 characters):"
+            " shorten it and try again.",
+        ),
+    ],
+    ids=["cs", "pl", "fi", "nl", "ru", "en"],
+)
+def test_a_malformed_request_is_told_in_the_pages_language(
+    served: Served, rig: Rig, lang: str, said: str
+) -> None:
+    """FastAPI's 422 (a name longer than the table takes) names the field and what to do in the
+    phone's language, not in pydantic's English, which stays in the detail for API clients."""
+    served.new_game("sekvence", ["Ann", "Bob"])
+    page = open_page(rig, lang=lang)
+    try:
+        post = "(body) => import('/static/api.js').then(m => m.post('/api/games', body))"
+        page.evaluate(post, {"game": "sekvence", "players": ["Ann", "B" * 41]})
+        expect(page.locator("#toast")).to_have_text(said)
+        assert "String should have" not in page.locator("#toast").inner_text()
+    finally:
+        close(page)
+
+
+@pytest.mark.parametrize(
     ("lang", "game", "rolls", "said"),
     [
         (
