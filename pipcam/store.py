@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from scoring.core import JSON, action_from_json, action_to_json
-from scoring.errors import InvalidOption, ScoringError
+from scoring.errors import InvalidOption, Reason, RefusalCode, ScoringError
 from scoring.history import History
 from scoring.transcript import dump, parse_header, start
 
@@ -38,6 +38,7 @@ __all__ = [
     "NoSuchGame",
     "Store",
     "StoreError",
+    "StoreProblem",
     "StoredCorrection",
     "StoredEvent",
     "StoredGame",
@@ -151,8 +152,33 @@ _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
 NO_DIE = "no_die"
 
 
+class StoreProblem(RefusalCode):
+    """The store's failures while the table runs (a full disk), which the phones word in their
+    language; the English message, with the file's path and the command to run, goes to the log."""
+
+    DISK_FULL = "disk_full"
+    """The disk of the game store is full."""
+    STORE_READ_ONLY = "store_read_only"
+    """The game store cannot be written (no write access, or it cannot be opened)."""
+    STORE_BUSY = "store_busy"
+    """Another program holds the game store."""
+    STORE_DAMAGED = "store_damaged"
+    """The game store is damaged: it is to be moved aside (the command is in the log)."""
+    STORE_FAILED = "store_failed"
+    """The game store cannot be read or written for another reason (a failing disk)."""
+
+
 class StoreError(Exception):
-    """The game store cannot be used; the message names the file and says what to do."""
+    """The game store cannot be used; the message names the file and says what to do.
+
+    A failure the phones word (a full disk) is made from a :class:`Reason` with its code.
+    """
+
+    @property
+    def reason(self) -> str:
+        """The message: the :class:`Reason` it was made from, when it has a code."""
+        first = self.args[0] if self.args else ""
+        return first if isinstance(first, Reason) else str(self)
 
 
 class NoSuchGame(StoreError, LookupError):
@@ -479,25 +505,37 @@ class Store:
         name = getattr(exc, "sqlite_errorname", "")
         reason = str(exc)
         if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
-            return StoreError(self._damaged(reason))
+            return StoreError(Reason(self._damaged(reason), StoreProblem.STORE_DAMAGED))
         if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
             return StoreError(
-                f"cannot write the game store {self.path} ({reason}); give this user "
-                f"write access to it and to its folder, or pick another folder with --data"
+                Reason(
+                    f"cannot write the game store {self.path} ({reason}); give this user "
+                    f"write access to it and to its folder, or pick another folder with --data",
+                    StoreProblem.STORE_READ_ONLY,
+                )
             )
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
             return StoreError(
-                f"the game store {self.path} is in use by another program ({reason}); "
-                "stop the other pipcam and try again"
+                Reason(
+                    f"the game store {self.path} is in use by another program ({reason}); "
+                    "stop the other pipcam and try again",
+                    StoreProblem.STORE_BUSY,
+                )
             )
         if name.startswith("SQLITE_FULL"):
             return StoreError(
-                f"the disk of the game store {self.path} is full ({reason}); "
-                "free some space and try again"
+                Reason(
+                    f"the disk of the game store {self.path} is full ({reason}); "
+                    "free some space and try again",
+                    StoreProblem.DISK_FULL,
+                )
             )
         return StoreError(
-            f"the game store {self.path} cannot be read or written ({reason}); "
-            "check the disk (dmesg) and try again, or pick another folder with --data"
+            Reason(
+                f"the game store {self.path} cannot be read or written ({reason}); "
+                "check the disk (dmesg) and try again, or pick another folder with --data",
+                StoreProblem.STORE_FAILED,
+            )
         )
 
     # -- life cycle -----------------------------------------------------------------------------

@@ -476,7 +476,7 @@ class Table:
     def _store_failed(self, exc: StoreError) -> None:
         """Show the store's failure as the problem; logged once per new message."""
         with self.lock:
-            message = str(exc)
+            message = exc.reason  # a full disk is worded by the phones
             if message != self._store_problem:
                 log.error("%s", message)
             self._store_problem = message

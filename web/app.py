@@ -494,7 +494,9 @@ def create_app(
         return SafeJSONResponse(refusal_json(validation_text(exc)), status_code=422)
 
     async def cannot_keep(_request: Request, exc: Exception) -> JSONResponse:
-        return SafeJSONResponse({"detail": str(exc)}, status_code=503)
+        # A failure the phones word (a full disk) is made from a Reason: its code goes along.
+        said = exc.args[0] if exc.args and isinstance(exc.args[0], Reason) else str(exc)
+        return SafeJSONResponse(refusal_json(said), status_code=503)
 
     for error in unavailable:
         app.add_exception_handler(error, cannot_keep)

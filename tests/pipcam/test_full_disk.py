@@ -16,6 +16,7 @@ from pipcam.run import CameraLoop, led_status
 from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from scoring.core import Keep, Roll
+from scoring.errors import refusal_json
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.web.test_api import PIN
 from tests.web.test_api_more import serving
@@ -111,8 +112,11 @@ def test_phones_get_the_stores_message_with_503(store: Store, disk: Disk) -> Non
     ):
         disk.full = True
         r = client.post("/api/actions", json={"roll": [1, 1, 5, 2, 3, 4]})
-        assert (r.status_code, r.json()) == (503, {"detail": full_message(store)})
-        assert client.get("/api/state").json()["table"]["problem"] == full_message(store)
+        # The English for the log and API clients; the code the phones word in their language.
+        refused = {"detail": full_message(store), "code": "disk_full", "params": {}}
+        assert (r.status_code, r.json()) == (503, refused)
+        problem = client.get("/api/state").json()["table"]
+        assert (problem["problem"], problem["problem_code"]) == (full_message(store), "disk_full")
         disk.full = False
         r = client.post("/api/actions", json={"roll": [1, 1, 5, 2, 3, 4]})
         assert r.status_code == 200
@@ -192,3 +196,27 @@ def test_a_roll_the_store_could_not_keep_is_dropped_when_the_dice_move(
     now[0] = 5.0
     loop.step(None)  # the same tray again (the detector reports no roll): nothing read
     assert table.state_json()["actions"] == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("SQLITE_FULL", "disk_full"),
+        ("SQLITE_READONLY_DBMOVED", "store_read_only"),
+        ("SQLITE_CANTOPEN", "store_read_only"),
+        ("SQLITE_BUSY", "store_busy"),
+        ("SQLITE_CORRUPT", "store_damaged"),
+        ("SQLITE_NOTADB", "store_damaged"),
+        ("SQLITE_IOERR_WRITE", "store_failed"),
+    ],
+)
+def test_each_failure_of_the_store_carries_the_code_the_phones_word(
+    store: Store, name: str, code: str
+) -> None:
+    """The English message (path, command) is for the log; the phones word the code."""
+    error = sqlite3.OperationalError("it failed")
+    error.sqlite_errorname = name
+    failure = store._failure(error)
+    said = refusal_json(failure.reason)
+    assert (said["detail"], said["code"]) == (str(failure), code)
+    assert str(store.path) in str(failure)

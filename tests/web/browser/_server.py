@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from pipcam.store import Store
+from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from pipcam.teach import DISPUTES, Teacher
 from scoring.core import Bank, Keep, Roll, Score, action_to_json
@@ -121,7 +121,7 @@ def serve(tmp_path: Path) -> Iterator[Served]:
             disputes=tmp_path / "tune" / DISPUTES,
         )
         config = uvicorn.Config(
-            create_app(table, pin=PIN, teacher=teacher),
+            create_app(table, pin=PIN, teacher=teacher, unavailable=(StoreError,)),
             host="127.0.0.1",
             port=port,
             log_level="warning",

@@ -6,8 +6,10 @@ handing the table settled readings. Screenshots go to ``artifacts/`` (git-ignore
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -882,6 +884,42 @@ def test_a_malformed_request_is_told_in_the_pages_language(
         assert "String should have" not in page.locator("#toast").inner_text()
     finally:
         close(page)
+
+
+def test_a_full_disk_is_told_in_the_pages_language(
+    served: Served, rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change the table cannot keep (its disk is full) is told on a Finnish phone in Finnish,
+    as the refusal (503) and as the table's problem; the English with the path goes to the log."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    store = served.table.store
+    real = store._transaction
+
+    @contextlib.contextmanager
+    def full(*, write: bool) -> Iterator[Any]:
+        if write:
+            error = sqlite3.OperationalError("database or disk is full")
+            error.sqlite_errorname = "SQLITE_FULL"
+            raise store._failure(error) from error
+        with real(write=write) as db:
+            yield db
+
+    page = open_page(rig, lang="fi-FI")
+    try:
+        monkeypatch.setattr(store, "_transaction", full)
+        post = "(body) => import('/static/api.js').then(m => m.post('/api/actions', body))"
+        page.evaluate(post, {"roll": [1, 1, 5, 2, 3, 4]})
+        said = (
+            "Pöydän levy on täynnä, joten se ei voi tallentaa peliä: vapauta levyltä tilaa"
+            " (pöydän loki kertoo, mistä) ja yritä uudestaan."
+        )
+        expect(page.locator("#toast")).to_have_text(said)
+        expect(page.locator("#problem")).to_have_text(said)
+        assert "is full" in served.table.state_json()["table"]["problem"]
+    finally:
+        monkeypatch.undo()
+        close(page)
+    served.new_game("kymppitonni", ["Ann", "Bob"])  # a write that succeeds takes the problem back
 
 
 @pytest.mark.parametrize(
