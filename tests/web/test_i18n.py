@@ -140,3 +140,32 @@ def test_the_one_form_names_its_number(lang: str) -> None:
     """Russian "one" is 21 and 31 as well as 1, so its form says {n} where English says 1."""
     words = _words(lang)
     assert [key for key, text in words.items() if key.endswith("_one") and "{n}" not in text] == []
+
+
+def option_docs() -> dict[str, str]:
+    """Every option of every game, by its page key ``opt.<game>.<option>``, with its doc."""
+    from scoring.core import describe_options
+    from scoring.registry import available
+
+    return {
+        f"opt.{cls.game_id}.{info.name}": info.doc
+        for cls in available()
+        for info in describe_options(cls.options_type)
+    }
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_games_option_has_its_help_in_every_language(lang: str) -> None:
+    """The new-game form says what each option does in the page's language (words.js
+    optionHelp), not in the engine's English doc."""
+    words = _words(lang)
+    assert [key for key in option_docs() if key not in words] == []
+
+
+def test_the_english_help_of_an_option_is_its_doc() -> None:
+    """The page's English is the engine's doc, so a doc changed in scoring/ is changed here too
+    (and its translations looked at)."""
+    english = _words("en")
+    docs = option_docs()
+    assert {key: english.get(key) for key in docs} == docs
+    assert len(docs) > 50

@@ -5,7 +5,7 @@ import { $, h, toast } from "./dom.js";
 import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
 import { gameSheet } from "./sheets.js";
 import { COLOURS, faceBars, lineChart } from "./svg.js";
-import { describeAction, describeEvent, NATIVE_NAMES, sameMultiset, wordRefusal } from "./words.js";
+import { describeAction, describeEvent, NATIVE_NAMES, optionHelp, sameMultiset, wordRefusal } from "./words.js";
 
 let current = null; // the last state shown
 let catalog = null; // GET /api/catalog, or null while it cannot be had
@@ -823,7 +823,7 @@ async function showNewGame() {
         h("option", { value: "" }, t("new.no_preset")), ...presets.map((p) => h("option", { value: p }, p)));
       fields.push(h("label", { class: "field" }, h("span", {}, t("new.preset")), sel));
     }
-    for (const o of g.options || []) fields.push(optionField(o));
+    for (const o of g.options || []) fields.push(optionField(g.id, o));
     optionsBox.replaceChildren(...(fields.length ? fields : [h("p", { class: "muted" }, t("new.no_options"))]));
   }
 
@@ -837,13 +837,14 @@ async function showNewGame() {
   drawOptions();
 }
 
-function optionField(o) {
+function optionField(game, o) {
   const id = `opt-${o.name}`;
   const label = o.name.replace(/_/g, " ");
+  const help = optionHelp(game, o); // the page's words; the engine's doc is English
   let input;
   if (o.kind === "bool") {
     input = h("input", { type: "checkbox", id, checked: Boolean(o.default) });
-    return h("label", { class: "field check", title: o.doc }, input, h("span", {}, label), h("small", {}, o.doc));
+    return h("label", { class: "field check", title: help }, input, h("span", {}, label), h("small", {}, help));
   }
   if (o.kind === "choice" && o.choices) {
     input = h("select", { id }, ...o.choices.map((c) => h("option", { value: JSON.stringify(c) }, String(c))));
@@ -854,7 +855,7 @@ function optionField(o) {
   } else {
     input = h("input", { type: "text", id, value: o.default ?? "", placeholder: o.default === null ? t("new.off") : "" });
   }
-  return h("label", { class: "field", title: o.doc }, h("span", {}, label), input, h("small", {}, o.doc));
+  return h("label", { class: "field", title: help }, h("span", {}, label), input, h("small", {}, help));
 }
 
 function setOption(o, value) {

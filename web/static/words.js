@@ -155,5 +155,11 @@ function allowedWords(actions, roll, game) {
   return words.join(", ");
 }
 
+/** What a game's option does (its help on the new-game form) in the page's language; the
+ * engine's English doc for an option the page has no words for. */
+export function optionHelp(game, option) {
+  return tOr(`opt.${game}.${option.name}`, option.doc);
+}
+
 export const sameMultiset = (a, b) =>
   a.length === b.length && [...a].sort().join() === [...b].sort().join();

@@ -1116,6 +1116,39 @@ def test_the_new_game_form_seats_as_many_as_the_game_needs(served: Served, phone
     assert served.table.state_json()["game"] == "general"
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("cs-CZ", "kdo první dosáhne tolika bodů, hned vyhrává"),
+        ("pl-PL", "kto pierwszy zdobędzie tyle punktów, od razu wygrywa"),
+        ("fi-FI", "ensimmäinen näin moneen pisteeseen yltävä voittaa heti"),
+        ("nl-NL", "wie als eerste zoveel punten haalt, wint meteen"),
+        ("ru-RU", "первый, кто наберёт столько очков, сразу побеждает"),
+    ],
+    ids=["cs", "pl", "fi", "nl", "ru"],
+)
+def test_the_new_game_form_says_what_options_do_in_the_pages_language(
+    served: Served, rig: Rig, lang: str, said: str
+) -> None:
+    """Each option's help on the new-game form is in the phone's language, for every game: no
+    engine doc (English) is left on the form."""
+    served.new_game("sekvence", ["Ann", "Bob"])
+    catalog = served.pinned.get("/api/catalog").json()
+    page = open_page(rig, lang=lang)
+    try:
+        page.click("#tab-new")
+        page.select_option("#new-game", "sekvence")
+        expect(page.locator("#opt-target").locator("xpath=..").locator("small")).to_have_text(said)
+        for game in catalog:
+            page.select_option("#new-game", game["id"])
+            shown = page.locator("#new-options small").all_inner_texts()
+            assert len(shown) == len(game["options"])
+            english = [o["doc"] for o in game["options"] if o["doc"] in shown]
+            assert english == [], (game["id"], english)
+    finally:
+        close(page)
+
+
 def test_statistics(served: Served, phone: Any) -> None:
     """The scores chart has one line per player; the dice get counts and a verdict."""
     served.new_game("sekvence", ["Eva", "Jan"])
