@@ -13,8 +13,9 @@ import logging
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from coach.report import Coach, coach_for, coach_problem
@@ -205,6 +206,19 @@ class SettledReading:
     aside: list[dict[str, JSON]] = field(default_factory=list)
     lying_aside: list[dict[str, JSON]] | None = None
     left_aside: list[dict[str, JSON]] | None = None
+
+
+@dataclass(frozen=True)
+class Motion:
+    """What moved since the reading the game last took, if no throw was entered since (faces
+    only; a die moved within the roll zone, or within the area out of it, is in neither list
+    of the two areas it did not leave)."""
+
+    lay: list[int]  # the dice in the roll zone then
+    still: int  # dice of the roll zone now that lie where a die lay then, with its face
+    moved: list[int]  # the others of the roll zone now: thrown, or put there by hand
+    out: list[int]  # dice newly out of the roll zone (set aside, held)
+    back: list[int]  # dice no longer out of it (held dice put back into play)
 
 
 @dataclass(frozen=True)
@@ -744,17 +758,23 @@ class Table:
                 {"n": len(doubtful)},
             )
         values = [int(d["value"]) for d in dice]
-        still = lay = new_aside = None
-        if reading.lying_aside is not None:
-            seen = [d for d in reading.aside if d["status"] == "ok" and d["value"] is not None]
-            new_aside = [int(d["value"]) for d in moved(reading.lying_aside, seen)]
+        motion = None
         if lying is not None:
-            still = unmoved(lying, dice)
-            lay = [
-                int(d["value"]) for d in lying if d["status"] != NO_DIE and d["value"] is not None
-            ]
+            lay = [d for d in lying if d["status"] != NO_DIE and d["value"] is not None]
+            now = [d for d in reading.aside if d["status"] == "ok" and d["value"] is not None]
+            then = [d for d in reading.lying_aside or [] if d["value"] is not None]
+            out = Counter(int(d["value"]) for d in moved(then, now))
+            back = Counter(int(d["value"]) for d in moved(now, then))
+            shifted = moved(lay, dice)
+            motion = Motion(
+                lay=[int(d["value"]) for d in lay],
+                still=len(dice) - len(shifted),
+                moved=[int(d["value"]) for d in shifted],
+                out=sorted((out - back).elements()),  # a die moved within the area is neither
+                back=sorted((back - out).elements()),
+            )
         try:
-            return self._action_from_dice(values, state, still, lay, new_aside) or [], None
+            return self._action_from_dice(values, state, motion) or [], None
         except (IllegalAction, InvalidAction) as exc:
             return [], exc.as_reason()
 
@@ -875,22 +895,15 @@ class Table:
             )
 
     def _action_from_dice(
-        self,
-        values: list[int],
-        state: Any,
-        still: int | None = None,
-        lay: list[int] | None = None,
-        new_aside: list[int] | None = None,
+        self, values: list[int], state: Any, motion: Motion | None = None
     ) -> list[Action] | None:
         """What a settled set of dice in the roll zone means in ``state``, or None if nothing.
 
-        ``lay``: the dice that lay in the roll zone at the reading the game last took, and
-        ``still``: how many of ``values`` lie where they lay then (both None: not known). A
-        throw moves every die it throws, so dice that did not move are no throw (a die picked up
-        and put back, one nudged), and the same faces thrown again are. ``new_aside``: the
-        faces of the dice that came to lie out of the roll zone since (None: not known; the
-        camera may not see there).
+        ``motion``: what moved since the reading the game last took (None: not known). A throw
+        moves every die it throws, so dice that did not move are no throw (a die picked up and
+        put back, one nudged), and the same faces thrown again are.
         """
+        still = None if motion is None else motion.still
         game = self._need().game
         phase = game.phase(state)
         if phase is Phase.FINISHED:
@@ -921,12 +934,8 @@ class Table:
             if isinstance(turn, dict):
                 on_table = list(turn.get("dice", []))
         same = sorted(values) == sorted(on_table)
-        if still == 0 and lay is not None:
-            # Every die moved: the dice that lay in the roll zone were thrown again, holding
-            # the others (those out of it), whatever faces came up (the same ones too).
-            again = self._thrown_again(values, state, on_table, lay)
-            if again is None and values:
-                again = self._aside_and_thrown(values, state, on_table, lay, new_aside or [])
+        if motion is not None and contains(on_table, motion.lay):
+            again = self._after_motion(values, state, on_table, motion)
             if again is not None:
                 return again
         if same:
@@ -949,6 +958,35 @@ class Table:
             params={"dice": sorted(values), "table": sorted(on_table)},
         )
 
+    def _after_motion(
+        self, values: list[int], state: Any, on_table: list[int], motion: Motion
+    ) -> list[Action] | None:
+        """The actions that the dice's motion since the reading the game last took shows, or
+        None when the faces alone must tell (see :meth:`_action_from_dice`)."""
+        game = self._need().game
+        held = remove(on_table, motion.lay)  # out of the roll zone then (Generał, Drápky)
+        if not contains(held, motion.back):
+            # Dice set aside earlier in the turn gathered up again (hot dice): no hold changed.
+            motion = replace(motion, back=[])
+        if (
+            motion.back
+            and sorted(motion.moved) == motion.back
+            and contains(motion.lay, motion.out)
+            and motion.still == len(motion.lay) - len(motion.out)
+        ):
+            # Held dice put back into the zone by hand, showing their faces, and others taken
+            # out: a new hold, no throw.
+            keep = Keep([*remove(held, motion.back), *motion.out])
+            return [keep] if keep in game.legal_actions(state) else None
+        if motion.still or not values:
+            return None
+        # Every die in the roll zone moved: those that lay there were thrown again, holding
+        # the others (those out of it), whatever faces came up (the same ones too).
+        again = None if motion.back else self._thrown_again(values, state, on_table, motion.lay)
+        if again is not None:
+            return again
+        return self._aside_and_thrown(values, state, on_table, motion)
+
     def _thrown_again(
         self, values: list[int], state: Any, on_table: list[int], lay: list[int]
     ) -> list[Action] | None:
@@ -965,29 +1003,26 @@ class Table:
         )
 
     def _aside_and_thrown(
-        self,
-        values: list[int],
-        state: Any,
-        on_table: list[int],
-        lay: list[int],
-        new_aside: list[int],
+        self, values: list[int], state: Any, on_table: list[int], motion: Motion
     ) -> list[Action] | None:
-        """Dice taken out of the roll zone and the rest thrown in one motion (no reading in
-        between): the set-aside that leaves as many dice to throw as were thrown, then the
-        throw. Which dice went out is what the camera saw arrive out of the zone, or the only
-        set-aside the rules allow; else the table asks (``WHICH_ASIDE``). None when no
-        set-aside leaves that many dice to throw."""
-        if not contains(on_table, lay):
-            return None
+        """Dice taken out of the roll zone (and held ones put back) as the rest were thrown, in
+        one motion (no reading in between): the set-aside or hold that leaves as many dice to
+        throw as were thrown, then the throw. Which dice went out is what the camera saw arrive
+        out of the zone, or the only set-aside the rules allow; else the table asks
+        (``WHICH_ASIDE``). None when no set-aside leaves that many dice to throw."""
+        held = remove(remove(on_table, motion.lay), motion.back)
         game = self._need().game
         legal = game.legal_actions(state)
-        held = remove(on_table, lay)
         choices: list[tuple[Keep, tuple[int, ...]]] = []
-        for out in sub_multisets(lay):
+        for out in sub_multisets(motion.lay):
             keep = Keep([*held, *out])
-            if out and keep in legal and game.roll_size(game.apply(state, keep)) == len(values):
+            if (
+                (out or motion.back)
+                and keep in legal
+                and game.roll_size(game.apply(state, keep)) == len(values)
+            ):
                 choices.append((keep, out))
-        seen = [keep for keep, out in choices if list(out) == sorted(new_aside)]
+        seen = [keep for keep, out in choices if list(out) == motion.out]
         if len(seen) == 1 or len(choices) == 1:
             return [(seen or [choices[0][0]])[0], Roll(values)]
         if not choices:

@@ -330,6 +330,31 @@ def test_general_third_throw_holding_one_more_in_one_motion(store: Store) -> Non
     ]
 
 
+@pytest.mark.parametrize("thrown_too", [False, True], ids=["by-hand", "with-the-throw"])
+def test_general_a_held_die_put_back_and_another_taken_out(store: Store, thrown_too: bool) -> None:
+    """Generał, 6 6 held out of the zone and 6 4 1 thrown: one 6 put back into the zone and the
+    4 taken out is the hold 4 6; the camera sees which dice left the area out of the zone and
+    which arrived. The same in the motion that throws the three in the zone: the hold, then
+    the throw."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    table.on_reading(
+        placed(*((v, 60 * i, 0) for i, v in enumerate([6, 6, 1, 2, 3]))), settled_now=True
+    )
+    second = placed((6, 100, 300), (4, 200, 300), (1, 300, 300))
+    table.on_reading(aside(second, (6, OUT, 0), (6, OUT, 60)), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep([6, 6]), Roll([1, 4, 6])]
+    if thrown_too:
+        table.on_reading(aside(thrown(5, 5, 6), (6, OUT, 0), (4, OUT, 120)), settled_now=True)
+        assert table.history.actions[3:] == [Keep([4, 6]), Roll([5, 5, 6])]
+    else:
+        swapped = placed((6, 100, 300), (1, 300, 300), (6, 500, 500))
+        table.on_reading(aside(swapped, (6, OUT, 0), (4, OUT, 120)), settled_now=True)
+        assert table.history.actions[3:] == [Keep([4, 6])]
+    assert table.state_json()["table"]["problem"] == ""
+
+
 def test_a_die_thrown_again_alone_after_a_doubtful_throw_is_taken(store: Store) -> None:
     """A throw with a leaning die is refused; that die thrown again alone (the others lying
     still) makes the throw: the dice are compared with the throw the game last took, not with

@@ -23,11 +23,10 @@ STEPS = 150
 
 @pytest.mark.parametrize("game", sorted(N_DICE))
 def test_the_table_takes_the_game_the_players_meant(tmp_path: Path, game: str) -> None:
-    """No parting in a few hundred steps. A hold that puts some held dice back and takes others
-    out in one move is left out: the roll zone alone cannot tell it from a throw (see
-    physical.Player._may_hold)."""
+    """No parting in a few hundred steps, held dice put back and others taken out in one move
+    (Generał, Drápky) too: the camera sees the dice out of the roll zone."""
     with Store(tmp_path / "pipcam.db") as store:
-        found = play(lambda: Table(store), game, 7, STEPS, swaps=False, careful=True)
+        found = play(lambda: Table(store), game, 7, STEPS, swaps=True, careful=True)
     assert [vars(m) for m in found] == []
 
 
@@ -41,10 +40,10 @@ def test_dice_set_aside_as_the_others_are_thrown(
 ) -> None:
     """Dice set aside or held in the motion that throws the others (no reading in between):
     the table takes the set-aside and the throw. Where the camera sees the dice arrive out of
-    the roll zone it never needs to ask. Where it sees only the roll zone it asks when the
-    rules allow more than one set-aside of that many dice (any hold in Generał and Drápky),
-    and the player enters the set-aside and the throw on a phone. (1000 sets dice aside by
-    itself, Sekvence and Na zakázaná čísla keep none by choice.)"""
+    the roll zone (and held dice go back into play) it never needs to ask. Where it sees only
+    the roll zone it asks when the rules allow more than one set-aside of that many dice (any
+    hold in Generał and Drápky), and the player enters the set-aside and the throw on a phone.
+    (1000 sets dice aside by itself, Sekvence and Na zakázaná čísla keep none by choice.)"""
     tally: Counter[str] = Counter()
     with Store(tmp_path / "pipcam.db") as store:
         found = play(
@@ -53,7 +52,9 @@ def test_dice_set_aside_as_the_others_are_thrown(
             11,
             STEPS,
             tally,
-            swaps=False,
+            # Seen only in the roll zone, held dice put back with others taken out look like a
+            # throw of dice with those faces (physical.Player._may_hold).
+            swaps=sees_aside,
             careful=True,
             one_motion=True,
             sees_aside=sees_aside,
