@@ -623,6 +623,18 @@ class Store:
             (seq,) = self._insert_events(db, game_id, [row], source=source, now=now)
         return seq
 
+    def replace_last(self, game_id: int, action: dict[str, JSON], *, source: str) -> int:
+        """Undo the last action and log ``action`` in its place, in one commit (a set-aside
+        that grew as more dice were taken out); return the new action's sequence number."""
+        rows = [
+            self._event_row("undo", None, source=source),
+            self._event_row("action", action, source=source),
+        ]
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            seqs = self._insert_events(db, game_id, rows, source=source, now=now)
+        return seqs[-1]
+
     def undo_ending(self, game_id: int, *, source: str) -> int:
         """Undo the action that ended a game, which goes on again: one step, committed.
 

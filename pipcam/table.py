@@ -698,6 +698,13 @@ class Table:
             if history is None:
                 self._changed()
                 return reading_id
+            grown = self._grown_keep(history, self.last_reading)
+            if grown is WAIT:
+                self._changed()  # more dice are being taken out: nothing to say yet
+                return reading_id
+            if isinstance(grown, Keep):
+                self._replace_keep(history, grown)
+                return reading_id
             actions, problem = self._meaning(self.view.dice_read, history.state, self.last_reading)
             if problem:
                 self.report_problem(problem)
@@ -733,6 +740,59 @@ class Table:
             finally:
                 self.last_reading.state_after = history.state
             return reading_id
+
+    def _grown_keep(self, history: History[Any], reading: SettledReading) -> Keep | str | None:
+        """The set-aside grown by dice taken out after it, the others lying where they lay (dice
+        taken out one by one with a pause between, or after the keep button), if the rules allow
+        it in place of the one taken; ``WAIT`` if they allow it only with more dice taken out
+        (one 2 of three); else None. One set-aside is taken per throw."""
+        if reading.lying is None or not len(history):
+            return None
+        keep = history.actions[-1]
+        dice = [d for d in reading.dice if d["status"] != NO_DIE]
+        if (
+            not isinstance(keep, Keep)
+            or any(d["status"] != "ok" or d["value"] is None for d in dice)
+            or unmoved(reading.lying, dice) != len(dice)
+        ):
+            return None
+        before = history.state_after(len(history) - 1)
+        game = history.game
+        on_table = _on_table(game, before)
+        values = [int(d["value"]) for d in dice]
+        n = game.roll_size(history.state)
+        if game.to_move(before) != game.to_move(history.state) or len(values) >= n:
+            return None
+        if not contains(on_table, values):
+            return None
+        grown = Keep(remove(on_table, values))
+        if not contains(grown.dice, keep.dice):
+            return None
+        legal = game.legal_actions(before)
+        if grown in legal:
+            return grown
+        return WAIT if _grows_into(grown, legal) else None
+
+    def _replace_keep(self, history: History[Any], grown: Keep) -> None:
+        """Take ``grown`` in place of the game's last action (its smaller set-aside), stored in
+        one commit: the set-aside of this reading."""
+        assert self.game_id is not None
+        assert self.last_reading is not None
+        with self._storing():
+            self.store.replace_last(self.game_id, action_to_json(grown), source="camera")
+        history.pop()
+        history.push(grown)
+        self.version += 1
+        last = self.last_reading
+        last.before = len(history) - 1
+        last.state_before = history.state_after(last.before)
+        last.actions = [grown]
+        last.state_after = history.state
+        self._taken = last
+        if self._reading_problem and self.view.problem == self._reading_problem:
+            self.view.problem = ""
+        self._reading_problem = ""
+        self._changed()
 
     def _meaning(
         self, dice: list[dict[str, JSON]], state: Any, reading: SettledReading
@@ -916,6 +976,11 @@ class Table:
         if n:
             if not values:
                 return None
+            if still == len(values):
+                # No die moved: dice are being taken out (after the keep button, 1000's scoring
+                # dice) or gathered up to be thrown with those out of the zone (hot dice). A
+                # count that is wrong is said when the dice are thrown.
+                return None
             if len(values) != n:
                 raise IllegalAction(
                     f"{len(values)} dice are in the roll zone but {n} were to be thrown; "
@@ -928,11 +993,7 @@ class Table:
             if still:
                 raise self._not_thrown(still, n)
             return [Roll(values)]
-        on_table = list(game.describe(state).get("dice", []) or [])
-        if not on_table:
-            turn = game.describe(state).get("turn")
-            if isinstance(turn, dict):
-                on_table = list(turn.get("dice", []))
+        on_table = _on_table(game, state)
         same = sorted(values) == sorted(on_table)
         if motion is not None and contains(on_table, motion.lay):
             again = self._after_motion(values, state, on_table, motion)
@@ -941,7 +1002,11 @@ class Table:
         if same:
             return None  # the dice as they were thrown, or thrown again where no throw is
         if on_table and len(values) < len(on_table) and contains(on_table, values):
-            return [Keep(remove(on_table, values))]
+            keep = Keep(remove(on_table, values))
+            legal = game.legal_actions(state)
+            if still == len(values) and keep not in legal and _grows_into(keep, legal):
+                return None  # one 2 of three taken out: the others are coming
+            return [keep]
         if on_table:
             # Every die thrown again without holding any (Generał, Drápky), where it is not
             # known which dice lay in the roll zone.
@@ -1286,6 +1351,27 @@ class Table:
                 listener(state)
             except Exception:  # one broken listener (a phone) must not stop the table
                 continue
+
+
+WAIT = "wait"  # Table._grown_keep: more dice are being taken out
+
+
+def _grows_into(keep: Keep, legal: Sequence[Action]) -> bool:
+    """Whether a legal set-aside holds ``keep``'s dice and more."""
+    return any(
+        isinstance(a, Keep) and len(a.dice) > len(keep.dice) and contains(a.dice, keep.dice)
+        for a in legal
+    )
+
+
+def _on_table(game: Game[Any, Any], state: Any) -> list[int]:
+    """The dice of the last throw that are still in play (all five in Generał)."""
+    said = game.describe(state)
+    on_table = list(said.get("dice", []) or [])
+    turn = said.get("turn")
+    if not on_table and isinstance(turn, dict):
+        on_table = list(turn.get("dice", []))
+    return on_table
 
 
 def _rolls_in_effect(events: list[tuple[str, dict[str, JSON] | None]]) -> list[list[int]]:

@@ -351,16 +351,27 @@ class Player:
         if suggestion == keep and self.rng.random() < 0.3:
             self._apply(keep)
             table.press("keep")
-            tray.take_out(list(keep.dice))
-            if tray.zone:
-                table.on_reading(tray.reading(), settled_now=True)
-            return f"keep button {keep}, then took them out"
+            how = self._take_out_set_aside(keep, empty=False)
+            return f"keep button {keep}, then took them out{how}"
         self._apply(keep)
         if self.one_motion and self.rng.random() < 0.4 and self.game.roll_size(self.state):
             return self._aside_and_throw(keep)
-        tray.take_out(list(keep.dice))
-        table.on_reading(tray.reading(), settled_now=True)
-        return self._mishap(f"took out {keep}")
+        how = self._take_out_set_aside(keep)
+        return self._mishap(f"took out {keep}{how}")
+
+    def _take_out_set_aside(self, keep: Keep, *, empty: bool = True) -> str:
+        """The dice of a set-aside taken out of the zone: now and then one at a time, the tray
+        settling between (a lone 2 of three is no set-aside yet). ``empty``: an empty roll zone
+        is a reading too (after the keep button it says nothing new)."""
+        dice = list(keep.dice)
+        slowly = len(dice) > 1 and self.rng.random() < 0.3
+        if slowly:
+            self.rng.shuffle(dice)
+        for group in [[v] for v in dice] if slowly else [dice]:
+            self.tray.take_out(group)
+            if self.tray.zone or empty:
+                self.table.on_reading(self.tray.reading(), settled_now=True)
+        return " one by one" if slowly else ""
 
     def _aside_and_throw(self, keep: Keep) -> str:
         """The dice set aside and the others thrown in one motion (no reading in between)."""

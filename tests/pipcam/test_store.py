@@ -142,6 +142,22 @@ def test_new_game_round_trip(store: Store) -> None:
     )
 
 
+def test_replace_last_is_an_undo_and_an_action_in_one_commit(store: Store) -> None:
+    """A grown set-aside takes the last one's place: both events or neither."""
+    game_id = store.new_game(HEADER)
+    with pytest.raises(ValueError, match="nothing to undo"):
+        store.replace_last(game_id, {"keep": [1]}, source="camera")
+    assert store.current_game() == StoredGame(game_id, HEADER, [])
+    store.append(game_id, "action", {"roll": [1, 5, 2, 3, 4, 6]}, source="camera")
+    store.append(game_id, "action", {"keep": [1]}, source="camera")
+    assert store.replace_last(game_id, {"keep": [1, 5]}, source="camera") == 4
+    assert list(store.game(game_id).events[1:]) == [
+        ("action", {"keep": [1]}),
+        ("undo", None),
+        ("action", {"keep": [1, 5]}),
+    ]
+
+
 def test_players_and_options_are_queryable(store: Store, db: Path) -> None:
     """Players and options are rows of their own, not only header JSON."""
     first = store.new_game(HEADER)

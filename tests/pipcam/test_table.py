@@ -565,15 +565,57 @@ def test_dice_left_in_the_zone_after_the_keep_button_are_no_throw(store: Store) 
     assert table.history.actions[-1] == Roll([2, 6, 6])
 
 
+@pytest.mark.parametrize(
+    ("first", "out", "then"),
+    [
+        # The 1 out, a pause (the tray settles: keep 1), then the 5: one set-aside of 1 5.
+        ([1, 5, 2, 3, 4, 6], [[1], [5]], [[1], [1, 5]]),
+        # One 2 of three is no set-aside (nothing said), two neither, three are.
+        ([2, 2, 2, 3, 4, 6], [[2], [2], [2]], [None, None, [2, 2, 2]]),
+        # The 1 first, then three 2s one by one: 1 2 and 1 2 2 wait for the last 2.
+        ([1, 2, 2, 2, 4, 6], [[1], [2], [2], [2]], [[1], [1], [1], [1, 2, 2, 2]]),
+    ],
+)
+def test_a_set_aside_taken_out_die_by_die_is_one_set_aside(
+    tmp_path: Path, first: list[int], out: list[list[int]], then: list[list[int] | None]
+) -> None:
+    """Kymppitonni allows one set-aside a throw: dice taken out one by one, the tray settling
+    between, make one set-aside that grows (it was refused: "4 dice are in the roll zone but 5
+    were to be thrown", and the game could not go on). A part of a set-aside the rules refuse
+    alone waits for the rest, and nothing is said meanwhile. The stored log replays to it."""
+    places = [(v, 60 * i, 0) for i, v in enumerate(first)]
+    with Store(tmp_path / "pipcam.db") as store:
+        table = kymppi(store)
+        table.on_reading(placed(*places), settled_now=True)
+        for dice, kept in zip(out, then, strict=True):
+            for v in dice:
+                places.remove(next(p for p in places if p[0] == v))
+            table.on_reading(placed(*places), settled_now=True)
+            assert table.history is not None
+            assert table.state_json()["table"]["problem"] == ""
+            assert table.history.actions[1:] == ([] if kept is None else [Keep(kept)])
+        table.on_reading(thrown(*([6] * len(places))), settled_now=True)
+        assert table.history is not None
+        assert table.history.actions[-1] == Roll([6] * len(places))
+        before = table.state_json()
+    with Store(tmp_path / "pipcam.db") as store:
+        again = Table(store)
+        assert again.resume()
+        assert again.state_json()["turn"] == before["turn"]
+
+
 def test_scoring_dice_taken_out_one_by_one_leave_no_problem_said(store: Store) -> None:
-    """1000: with one of the two scoring dice out, the zone holds a die too many (said); with
-    both out the dice lie as they should, and that is no longer said."""
+    """1000: with one of the two scoring dice out, the zone holds a die too many, lying where it
+    lay: the player is taking the dice out, and nothing is said (it was, and the red LED blinked
+    at every pause); with both out the dice lie as they should."""
     table = Table(store)
     table.new_game({"game": "thousand", "players": ["Ann", "Bob"]})
     first = [(1, 0, 0), (5, 60, 0), (2, 120, 0), (3, 180, 0), (6, 240, 0)]
     table.on_reading(placed(*first), settled_now=True)
     table.on_reading(placed(*first[1:]), settled_now=True)  # the 1 out
-    assert table.state_json()["table"]["problem_code"] == "roll_zone_count"
+    assert table.state_json()["table"]["problem"] == ""
+    table.on_reading(placed(*first[1:3], (3, 200, 100), first[4]), settled_now=True)
+    assert table.state_json()["table"]["problem_code"] == "roll_zone_count"  # one moved: said
     table.on_reading(placed(*first[2:]), settled_now=True)  # the 5 out
     assert table.state_json()["table"]["problem"] == ""
     table.on_reading(thrown(4, 4, 6), settled_now=True)
