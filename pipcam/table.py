@@ -742,40 +742,46 @@ class Table:
             return reading_id
 
     def _grown_keep(self, history: History[Any], reading: SettledReading) -> Keep | str | None:
-        """The set-aside grown by dice taken out after it, the others lying where they lay (dice
-        taken out one by one with a pause between, or after the keep button), if the rules allow
-        it in place of the one taken; ``WAIT`` if they allow it only with more dice taken out
-        (one 2 of three); else None. One set-aside is taken per throw."""
+        """The set-aside changed by dice taken out after it or put back into the roll zone, the
+        others lying where they lay (dice taken out one by one with a pause between, or after
+        the keep button; a player who thinks again), if the rules allow it in place of the one
+        taken; ``WAIT`` if they allow it only with more dice taken out (one 2 of three); else
+        None. One set-aside is taken per throw."""
         if reading.lying is None or not len(history):
             return None
         keep = history.actions[-1]
         dice = [d for d in reading.dice if d["status"] != NO_DIE]
-        if (
-            not isinstance(keep, Keep)
-            or any(d["status"] != "ok" or d["value"] is None for d in dice)
-            or unmoved(reading.lying, dice) != len(dice)
+        if not isinstance(keep, Keep) or any(
+            d["status"] != "ok" or d["value"] is None for d in dice
         ):
             return None
         before = history.state_after(len(history) - 1)
         game = history.game
-        on_table = _on_table(game, before)
-        values = [int(d["value"]) for d in dice]
-        n = game.roll_size(history.state)
-        if game.to_move(before) != game.to_move(history.state) or len(values) >= n:
+        if game.to_move(before) != game.to_move(history.state):
             return None
-        if not contains(on_table, values):
+        legal = game.legal_actions(before)
+        back = [int(d["value"]) for d in moved(reading.lying, dice)]
+        lay = [d for d in reading.lying if d["status"] != NO_DIE and d["value"] is not None]
+        if back:
+            # Dice put back among those lying still, with faces of the set-aside: it shrinks.
+            if len(dice) - len(back) != len(lay) or not contains(keep.dice, back):
+                return None
+            shrunk = Keep(remove(keep.dice, back))
+            return shrunk if shrunk.dice and shrunk in legal else None
+        values = [int(d["value"]) for d in dice]
+        on_table = _on_table(game, before)
+        if len(values) >= game.roll_size(history.state) or not contains(on_table, values):
             return None
         grown = Keep(remove(on_table, values))
         if not contains(grown.dice, keep.dice):
             return None
-        legal = game.legal_actions(before)
         if grown in legal:
             return grown
         return WAIT if _grows_into(grown, legal) else None
 
     def _replace_keep(self, history: History[Any], grown: Keep) -> None:
-        """Take ``grown`` in place of the game's last action (its smaller set-aside), stored in
-        one commit: the set-aside of this reading."""
+        """Take ``grown`` in place of the game's last action (the set-aside before dice were
+        taken out or put back), stored in one commit: the set-aside of this reading."""
         assert self.game_id is not None
         assert self.last_reading is not None
         with self._storing():

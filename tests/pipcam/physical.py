@@ -353,10 +353,23 @@ class Player:
             table.press("keep")
             how = self._take_out_set_aside(keep, empty=False)
             return f"keep button {keep}, then took them out{how}"
+        before = self.state
         self._apply(keep)
         if self.one_motion and self.rng.random() < 0.4 and self.game.roll_size(self.state):
             return self._aside_and_throw(keep)
         how = self._take_out_set_aside(keep)
+        if self.mishaps and len(keep.dice) > 1 and self.rng.random() < 0.15:
+            # The player thinks again and puts one die back: a smaller set-aside, if allowed.
+            value = self.rng.choice(keep.dice)
+            rest = list(keep.dice)
+            rest.remove(value)
+            smaller = Keep(rest)
+            if smaller in self.game.legal_actions(before):
+                self.tray.put_back([value])
+                self.table.on_reading(self.tray.reading(), settled_now=True)
+                self.meant[-1] = smaller
+                self.state = self.game.apply(before, smaller)
+                return f"took out {keep}{how}, put a {value} back"
         return self._mishap(f"took out {keep}{how}")
 
     def _take_out_set_aside(self, keep: Keep, *, empty: bool = True) -> str:

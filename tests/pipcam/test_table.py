@@ -604,6 +604,22 @@ def test_a_set_aside_taken_out_die_by_die_is_one_set_aside(
         assert again.state_json()["turn"] == before["turn"]
 
 
+def test_a_die_of_the_set_aside_put_back_shrinks_it(store: Store) -> None:
+    """Kymppitonni: 1 and 5 taken out (keep 1 5), then the player thinks again and puts the 5
+    back into the roll zone: the set-aside is the 1 alone, and the five dice are thrown."""
+    table = kymppi(store)
+    places = [(v, 60 * i, 0) for i, v in enumerate([1, 5, 2, 3, 4, 6])]
+    table.on_reading(placed(*places), settled_now=True)
+    table.on_reading(placed(*places[2:]), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep([1, 5])]
+    table.on_reading(placed(*places[2:], (5, 400, 300)), settled_now=True)
+    assert table.history.actions[1:] == [Keep([1])]
+    assert table.state_json()["table"]["problem"] == ""
+    table.on_reading(thrown(2, 2, 3, 5, 6), settled_now=True)
+    assert table.history.actions[1:] == [Keep([1]), Roll([2, 2, 3, 5, 6])]
+
+
 def test_scoring_dice_taken_out_one_by_one_leave_no_problem_said(store: Store) -> None:
     """1000: with one of the two scoring dice out, the zone holds a die too many, lying where it
     lay: the player is taking the dice out, and nothing is said (it was, and the red LED blinked

@@ -2,9 +2,10 @@
 
 Seeded games of every dice game (tests/pipcam/physical.py): throws land at fresh places, the
 dice set aside or held are taken out of the roll zone and the others stay where they lay, the
-keep button is pressed before the dice are taken out now and then, a die is nudged, and the next
-player gathers the dice the last turn left lying. After every step the table's actions (a real
-table on a real store) must be the actions meant, with no problem on the screen.
+keep button is pressed before the dice are taken out now and then, a set-aside is taken out die
+by die or a die of it put back, a die is nudged, and the next player gathers the dice the last
+turn left lying. After every step the table's actions (a real table on a real store) must be
+the actions meant, with no problem on the screen.
 """
 
 from __future__ import annotations
