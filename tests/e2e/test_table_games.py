@@ -231,6 +231,33 @@ def test_general_whole_game(tmp_path: Path, server_for: Any) -> None:
     assert state["actions"] == 2 * (13 + 13) + 2
 
 
+def test_general_holds_made_as_the_others_are_thrown(tmp_path: Path) -> None:
+    """Generał: the dice to hold taken out of the roll zone as the others are thrown, with no
+    still tray between; the real reader sees the dice arrive out of the zone, and the table
+    takes the hold and the throw."""
+    plan: list[Scene | str] = [
+        Scene([6, 6, 1, 2, 3]),
+        Scene([6, 4, 1], aside=[6, 6]),  # 6 6 held, three thrown
+        Scene([5, 6], aside=[6, 6, 6]),  # a third 6 held, two thrown
+        "confirm",
+    ]
+    header = {"game": "general", "players": ["Ann", "Bob"], "options": {}}
+    folder = record(tmp_path, header, plan)
+    with Store(tmp_path / "pipcam.db") as store:
+        table = play_recording(folder, store)
+        transcript = table.transcript()
+    actions = [json.loads(line) for line in transcript.splitlines()[1:]]
+    assert actions[:5] == [
+        {"roll": [1, 2, 3, 6, 6]},
+        {"keep": [6, 6]},
+        {"roll": [1, 4, 6]},
+        {"keep": [6, 6, 6]},
+        {"roll": [5, 6]},
+    ]
+    assert len(actions) == 6
+    assert "score" in actions[5]
+
+
 def test_kept_photos_export_as_labelled_data_the_evaluator_reads(tmp_path: Path) -> None:
     """`pipcam run --keep-photos` then `pipcam photos`: every settled frame of a game comes out
     labelled with the dice that were on it (roll zone and set aside), in the shared data format
