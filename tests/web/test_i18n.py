@@ -169,3 +169,30 @@ def test_the_english_help_of_an_option_is_its_doc() -> None:
     docs = option_docs()
     assert {key: english.get(key) for key in docs} == docs
     assert len(docs) > 50
+
+
+def option_words() -> set[str]:
+    """The page's keys for every option's name (``opt_name.<game>.<option>``) and every choice
+    that is a word (``opt_choice.<game>.<option>.<value>``; a number is shown as it is)."""
+    from scoring.registry import available
+    from web.schemas import GamePublic
+
+    keys: set[str] = set()
+    for cls in available():
+        for option in GamePublic.of(cls).options:
+            keys.add(f"opt_name.{cls.game_id}.{option.name}")
+            for value in option.choices or []:
+                if isinstance(value, str):
+                    keys.add(f"opt_choice.{cls.game_id}.{option.name}.{value}")
+    return keys
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_option_and_choice_has_its_name_in_every_language(lang: str) -> None:
+    """The new-game form names each option and each choice in the page's language (words.js
+    optionName, choiceWord): an option or choice added in scoring/ fails here until it has
+    words, and one taken away leaves none behind."""
+    words = {key for key in _words(lang) if key.startswith(("opt_name.", "opt_choice."))}
+    expected = option_words()
+    assert (sorted(expected - words), sorted(words - expected)) == ([], [])
+    assert len(expected) > 90

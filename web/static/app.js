@@ -5,7 +5,8 @@ import { $, h, toast } from "./dom.js";
 import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
 import { gameSheet } from "./sheets.js";
 import { COLOURS, faceBars, lineChart } from "./svg.js";
-import { describeAction, describeEvent, NATIVE_NAMES, optionHelp, sameMultiset, wordRefusal } from "./words.js";
+import { choiceWord, describeAction, describeEvent, NATIVE_NAMES, optionHelp, optionName, sameMultiset,
+  wordRefusal } from "./words.js";
 
 let current = null; // the last state shown
 let catalog = null; // GET /api/catalog, or null while it cannot be had
@@ -839,7 +840,7 @@ async function showNewGame() {
 
 function optionField(game, o) {
   const id = `opt-${o.name}`;
-  const label = o.name.replace(/_/g, " ");
+  const label = optionName(game, o);
   const help = optionHelp(game, o); // the page's words; the engine's doc is English
   let input;
   if (o.kind === "bool") {
@@ -847,7 +848,7 @@ function optionField(game, o) {
     return h("label", { class: "field check", title: help }, input, h("span", {}, label), h("small", {}, help));
   }
   if (o.kind === "choice" && o.choices) {
-    input = h("select", { id }, ...o.choices.map((c) => h("option", { value: JSON.stringify(c) }, String(c))));
+    input = h("select", { id }, ...o.choices.map((c) => h("option", { value: JSON.stringify(c) }, choiceWord(game, o, c))));
     input.value = JSON.stringify(o.default);
   } else if (o.kind === "int" || o.kind === "int_or_off") {
     input = h("input", { type: "text", inputmode: "numeric", id, value: o.default ?? "",

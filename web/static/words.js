@@ -161,5 +161,18 @@ export function optionHelp(game, option) {
   return tOr(`opt.${game}.${option.name}`, option.doc);
 }
 
+/** An option's name on the new-game form in the page's language; the engine's name, spaced out,
+ * for one the page has no words for. */
+export function optionName(game, option) {
+  return tOr(`opt_name.${game}.${option.name}`, option.name.replace(/_/g, " "));
+}
+
+/** One choice of an option (general_joker "forced") in the page's language; a number, or a
+ * choice the page has no words for, as the engine writes it. The value sent stays the engine's. */
+export function choiceWord(game, option, value) {
+  return typeof value === "string" ? tOr(`opt_choice.${game}.${option.name}.${value}`, value)
+    : String(value);
+}
+
 export const sameMultiset = (a, b) =>
   a.length === b.length && [...a].sort().join() === [...b].sort().join();

@@ -50,6 +50,7 @@ Page = sync_api.Page
 expect = sync_api.expect
 
 TIMEOUT_MS = 5000
+I18N = Path(__file__).resolve().parents[3] / "web" / "static" / "i18n"
 CATCH_ERRORS = """
 window.__errors = [];
 addEventListener("error", (e) => window.__errors.push(e.message));
@@ -1147,6 +1148,51 @@ def test_the_new_game_form_says_what_options_do_in_the_pages_language(
             assert english == [], (game["id"], english)
     finally:
         close(page)
+
+
+@pytest.mark.parametrize(
+    ("lang", "name", "choice"),
+    [
+        ("cs-CZ", "Generał jako žolík", "volný"),
+        ("pl-PL", "Generał jako joker", "dowolny"),
+        ("fi-FI", "Generał jokerina", "vapaa"),
+        ("nl-NL", "Generał als joker", "vrij"),
+        ("ru-RU", "Generał как джокер", "свободный"),
+    ],
+    ids=["cs", "pl", "fi", "nl", "ru"],
+)
+def test_the_new_game_form_names_options_and_choices_in_the_pages_language(
+    served: Served, rig: Rig, lang: str, name: str, choice: str
+) -> None:
+    """The new-game form names every option and every worded choice in the phone's language
+    (its own words for every one, none left in the engine's English), and the game starts with
+    the engine's value of the choice picked by its words."""
+    served.new_game("general", ["Ann", "Bob"])
+    catalog = served.pinned.get("/api/catalog").json()
+    words = json.loads((I18N / f"{lang[:2]}.json").read_text(encoding="utf-8"))
+    page = open_page(rig, lang=lang)
+    try:
+        page.click("#tab-new")
+        page.select_option("#new-game", "general")
+        joker = page.locator("#opt-general_joker")
+        expect(joker.locator("xpath=..").locator("span")).to_have_text(name)
+        for game in catalog:
+            page.select_option("#new-game", game["id"])
+            for option in game["options"]:
+                key = f"{game['id']}.{option['name']}"
+                label = page.locator(f"#opt-{option['name']}").locator("xpath=..").locator("span")
+                expect(label).to_have_text(words[f"opt_name.{key}"])
+                listed = page.locator(f"#opt-{option['name']} option").all_inner_texts()
+                choices = option["choices"] or []
+                assert listed == [words.get(f"opt_choice.{key}.{c}", str(c)) for c in choices]
+        page.select_option("#new-game", "general")
+        page.select_option("#opt-general_joker", label=choice)
+        page.click("#start-game")
+        expect(page.locator("#view-board")).to_be_visible()
+    finally:
+        close(page)
+    assert served.table.header is not None
+    assert served.table.header.options == {"general_joker": "free"}
 
 
 def test_statistics(served: Served, phone: Any) -> None:
