@@ -30,7 +30,7 @@ from typing import (
 )
 
 from scoring.dice import Dice, dice, outcomes
-from scoring.errors import IllegalAction, InvalidAction, InvalidOption, Reason, Refusal
+from scoring.errors import IllegalAction, InvalidAction, InvalidOption, Reason, Refusal, Setup
 
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts."""
@@ -296,11 +296,39 @@ def _describe(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
+def _kinds(tp: Any) -> list[dict[str, JSON]]:
+    """What a type takes, as the phones word it: ``{"kind": k}`` or ``{"choice": value}``.
+
+    >>> _kinds(Literal["off", "free"] | None)
+    [{'choice': 'off'}, {'choice': 'free'}, {'kind': 'off'}]
+    """
+    origin = get_origin(tp)
+    if origin is Literal:
+        return [{"choice": a} for a in get_args(tp)]
+    if origin in (Union, types.UnionType):
+        return [k for a in get_args(tp) for k in _kinds(a)]
+    names = {type(None): "off", bool: "yes_no", int: "whole", float: "number", str: "text"}
+    return [{"kind": names.get(tp, "text")}]
+
+
+def shown(value: JSON) -> str:
+    """A value given for an option as the phones show it: a text as it is, else as JSON.
+
+    >>> shown("abc"), shown(True), shown([1, 2])
+    ('abc', 'true', '[1, 2]')
+    """
+    return value if isinstance(value, str) else _as_json(value)
+
+
 def _coerce(name: str, tp: Any, value: JSON, on_value: Any) -> Any:
     """Turn a JSON value or a command-line string into the option's type, or say what it takes."""
     origin = get_origin(tp)
     wanted = _describe(tp)
-    bad = InvalidOption(f"option {name} takes {wanted}, not {value!r}")
+    bad = InvalidOption(
+        f"option {name} takes {wanted}, not {value!r}",
+        code=Setup.OPTION_VALUE,
+        params={"option": name, "value": shown(value), "takes": _kinds(tp)},
+    )
     if isinstance(value, str) and tp is not str and origin is not Literal:
         low = value.strip().lower()
         if low in ("on", "true", "yes"):
@@ -378,21 +406,31 @@ def parse_options(
         name = given["preset"]
         if name not in presets:
             known = ", ".join(presets) or "none"
-            raise InvalidOption(f"unknown preset {name!r}; the presets are: {known}")
+            raise InvalidOption(
+                f"unknown preset {name!r}; the presets are: {known}",
+                code=Setup.UNKNOWN_PRESET,
+                params={"preset": shown(name), "presets": list(presets)},
+            )
         merged.update(presets[name])
     merged.update({k: v for k, v in given.items() if k != "preset"})
     values: dict[str, Any] = {}
     for key, value in merged.items():
         if key not in fields:
             known = ", ".join(sorted(fields))
-            raise InvalidOption(f"unknown option {key!r}; the options are: {known}")
+            raise InvalidOption(
+                f"unknown option {key!r}; the options are: {known}",
+                code=Setup.UNKNOWN_OPTION,
+                params={"option": key, "options": list(fields)},
+            )
         values[key] = _coerce(key, hints[key], value, fields[key].metadata.get("on"))
         lowest = fields[key].metadata.get("lowest")
         number = values[key]
         if lowest is not None and type(number) is int and number < lowest:
             off = "off or " if type(None) in get_args(hints[key]) else ""
             raise InvalidOption(
-                f"option {key} takes {off}a whole number of at least {lowest}, not {number}"
+                f"option {key} takes {off}a whole number of at least {lowest}, not {number}",
+                code=Setup.OPTION_AT_LEAST_OR_OFF if off else Setup.OPTION_AT_LEAST,
+                params={"option": key, "least": lowest, "value": number},
             )
     result = cls(**values)
     check = getattr(result, "check", None)
@@ -468,8 +506,17 @@ class Game(ABC, Generic[S, OptT]):
 
     @classmethod
     def from_json(cls, options: Mapping[str, JSON] | None = None) -> Self:
-        """The game with options from a transcript header (``{"preset": "niemo", ...}``)."""
-        return cls(parse_options(cls.options_type, options or {}, cls.presets))
+        """The game with options from a transcript header (``{"preset": "niemo", ...}``).
+
+        A refusal says which game's options it is about (``game``), for the phones' words.
+        """
+        try:
+            parsed = parse_options(cls.options_type, options or {}, cls.presets)
+        except InvalidOption as exc:
+            if exc.code is not None:
+                exc.params.setdefault("game", cls.game_id)
+            raise
+        return cls(parsed)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options!r})"

@@ -142,6 +142,60 @@ class Refusal(RefusalCode):
     ``game`` says whose categories a ``score`` names."""
 
 
+class Setup(RefusalCode):
+    """Refusals of a new game's header (``transcript.start``): the game, the players, the options.
+
+    An option's refusal also carries ``game`` (the game's id), so that the page names the option
+    (``option``) and its choices in its own words.
+    """
+
+    UNKNOWN_GAME = "unknown_game"
+    """No game answers to ``game``; ``games`` lists the ids."""
+    NO_ENGINE = "no_engine"
+    """The game ``game`` is listed but has no engine in this version."""
+    PLAYER_COUNT = "player_count"
+    """The game is played by ``least`` to ``most`` players, not ``n``."""
+    NO_NAME = "no_name"
+    """A player has no name (an empty one, or only spaces)."""
+    NAME_TWICE = "name_twice"
+    """Two players are called ``name``."""
+    NAMES_ALIKE = "names_alike"
+    """The names ``a`` and ``b`` look the same (case, spaces, invisible characters)."""
+    NAME_CONTROL = "name_control"
+    """The name ``name`` has a control character (a line break, a tab)."""
+    NAME_SPACE = "name_space"
+    """The name ``name`` starts or ends with a space."""
+    UNKNOWN_PRESET = "unknown_preset"
+    """No preset ``preset``; ``presets`` lists them."""
+    UNKNOWN_OPTION = "unknown_option"
+    """No option ``option``; ``options`` lists them."""
+    OPTION_VALUE = "option_value"
+    """``option`` does not take ``value``; ``takes`` lists what it does, each ``{"kind": k}``
+    (``whole``, ``number``, ``yes_no``, ``text``, ``off``) or ``{"choice": value}``."""
+    OPTION_AT_LEAST = "option_at_least"
+    """``option`` takes a whole number of at least ``least``, not ``value``."""
+    OPTION_AT_LEAST_OR_OFF = "option_at_least_or_off"
+    """``option`` takes off or a whole number of at least ``least``, not ``value``."""
+    OPTION_BETWEEN = "option_between"
+    """``option`` takes a whole number from ``least`` to ``most``, not ``value``."""
+    OPTION_FORMAT = "option_format"
+    """``option`` is written like ``example``, not ``value``."""
+    PIT_ORDER = "pit_order"
+    """1000: the pit ``pit`` does not go from low to high."""
+    PITS_OVERLAP = "pits_overlap"
+    """1000: the pits of ``value`` overlap."""
+    BOARD_SHAPE = "board_shape"
+    """Triangles: no board ``value`` (a shape, or a size it does not come in)."""
+    BOARD_CELL = "board_cell"
+    """Triangles: ``cell`` of ``board_cells`` is not written as a cell."""
+    CELL_TWICE = "cell_twice"
+    """Triangles: ``board_cells`` lists ``cell`` twice."""
+    CELL_TOO_FAR = "cell_too_far"
+    """Triangles: ``cell`` is too far out; coordinates run from ``least`` to ``most``."""
+    DEAL_TOO_LARGE = "deal_too_large"
+    """Triangles: ``deal`` stones for each of ``n`` players need ``need``; there are ``stones``."""
+
+
 class Reason(str):
     """An English reason that also carries its refusal code and params, for the phones.
 

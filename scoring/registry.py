@@ -7,7 +7,7 @@ import unicodedata
 from typing import Any
 
 from scoring.core import Game
-from scoring.errors import UnknownGame
+from scoring.errors import Setup, UnknownGame
 
 # id -> "module:Class"; modules are imported on first use so a broken game cannot break the others.
 _GAMES: dict[str, str] = {
@@ -61,14 +61,16 @@ def game_class(game_id: str) -> GameClass:
     """The engine class of an exact game id."""
     spec = _GAMES.get(game_id)
     if spec is None:
-        raise UnknownGame(f"unknown game {game_id!r}; the games are: {', '.join(_GAMES)}")
+        raise _unknown(game_id)
     module_name, _, cls_name = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise
-        raise UnknownGame(f"game {game_id!r} has no engine yet") from exc
+        raise UnknownGame(
+            f"game {game_id!r} has no engine yet", code=Setup.NO_ENGINE, params={"game": game_id}
+        ) from exc
     cls: GameClass = getattr(module, cls_name)
     return cls
 
@@ -91,4 +93,12 @@ thousand, triangles, jednicky-a-petky, sest-kostek, drapky, sekvence, zakazana-c
     for alias, game_id in ALIASES.items():
         if _fold(alias) == key:
             return game_class(game_id)
-    raise UnknownGame(f"unknown game {name!r}; the games are: {', '.join(_GAMES)}")
+    raise _unknown(name)
+
+
+def _unknown(name: str) -> UnknownGame:
+    return UnknownGame(
+        f"unknown game {name!r}; the games are: {', '.join(_GAMES)}",
+        code=Setup.UNKNOWN_GAME,
+        params={"game": name, "games": list(_GAMES)},
+    )

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.core import JSON, Action, Game, action_from_json, action_to_json, options_to_json
-from scoring.errors import InvalidAction, InvalidOption, ScoringError
+from scoring.errors import InvalidAction, InvalidOption, ScoringError, Setup
 from scoring.history import History
 from scoring.registry import find_game
 
@@ -50,10 +50,16 @@ def check_new_players(players: Sequence[str]) -> None:
     for name in players:
         if any(unicodedata.category(c) == "Cc" for c in name):
             raise InvalidAction(
-                f"the name {name!r} has a control character (a line break, a tab); type it again"
+                f"the name {name!r} has a control character (a line break, a tab); type it again",
+                code=Setup.NAME_CONTROL,
+                params={"name": name},
             )
         if name != name.strip():
-            raise InvalidAction(f"the name {name!r} starts or ends with a space; leave it out")
+            raise InvalidAction(
+                f"the name {name!r} starts or ends with a space; leave it out",
+                code=Setup.NAME_SPACE,
+                params={"name": name},
+            )
         looks = "".join(
             c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf"
         )
@@ -61,9 +67,16 @@ def check_new_players(players: Sequence[str]) -> None:
         if key in seen:
             raise InvalidAction(
                 f"the names {seen[key]!r} and {name!r} look the same; give each player a name of"
-                " their own"
+                " their own",
+                code=Setup.NAMES_ALIKE,
+                params={"a": seen[key], "b": name},
             )
         seen[key] = name
+
+
+def is_str(value: object) -> bool:
+    """Whether ``value`` is a string (a name, blank or not)."""
+    return isinstance(value, str)
 
 
 def parse_header(obj: JSON) -> Header:
@@ -83,9 +96,19 @@ def parse_header(obj: JSON) -> Header:
         or not players
         or not all(isinstance(p, str) and p.strip() for p in players)
     ):
-        raise InvalidAction('the header needs "players": a list of names such as ["Ann", "Bob"]')
-    if len(set(players)) != len(players):
-        raise InvalidAction(f"two players share a name in {players!r}; give each a different name")
+        raise InvalidAction(
+            'the header needs "players": a list of names such as ["Ann", "Bob"]',
+            code=Setup.NO_NAME
+            if isinstance(players, list) and players and all(map(is_str, players))
+            else None,
+        )
+    twice = [p for i, p in enumerate(players) if p in players[:i]]
+    if twice:
+        raise InvalidAction(
+            f"two players share a name in {players!r}; give each a different name",
+            code=Setup.NAME_TWICE,
+            params={"name": twice[0]},
+        )
     if not isinstance(options, dict):
         raise InvalidAction(f'"options" is a JSON object of option names, not {options!r}')
     return Header(game, tuple(players), dict(options))
@@ -102,7 +125,9 @@ def start(header: Header, *, stored: bool = False) -> History[Any]:
     fewest = 1 if stored else cls.min_players
     if not fewest <= n <= cls.max_players:
         raise InvalidAction(
-            f"{cls.game_id} is played by {cls.min_players} to {cls.max_players} players, not {n}"
+            f"{cls.game_id} is played by {cls.min_players} to {cls.max_players} players, not {n}",
+            code=Setup.PLAYER_COUNT,
+            params={"game": cls.game_id, "least": cls.min_players, "most": cls.max_players, "n": n},
         )
     game: Game[Any, Any] = cls.from_json(header.options)
     return History(game, game.initial_state(header.players))

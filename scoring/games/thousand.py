@@ -13,7 +13,7 @@ from typing import Literal
 
 from scoring.core import JSON, Action, Bank, option
 from scoring.dice import Dice
-from scoring.errors import InvalidOption, Reason, Refusal
+from scoring.errors import InvalidOption, Reason, Refusal, Setup
 from scoring.jeopardy import (
     CombinationTable,
     EventNote,
@@ -51,16 +51,26 @@ def parse_pits(text: str | None) -> tuple[Pit, ...]:
         bottom, dash, top = part.strip().partition("-")
         if not dash or not bottom.strip().isdigit() or not top.strip().isdigit():
             raise InvalidOption(
-                f"option pits takes ranges like 200-300,600-700 (or off), not {text!r}"
+                f"option pits takes ranges like 200-300,600-700 (or off), not {text!r}",
+                code=Setup.OPTION_FORMAT,
+                params={"option": "pits", "value": text, "example": "200-300,600-700"},
             )
         low, high = int(bottom), int(top)
         if low >= high:
-            raise InvalidOption(f"option pits: the pit {part.strip()} must go from low to high")
+            raise InvalidOption(
+                f"option pits: the pit {part.strip()} must go from low to high",
+                code=Setup.PIT_ORDER,
+                params={"option": "pits", "pit": part.strip()},
+            )
         pits.append((low, high))
     pits.sort()
     for (_, high), (low, _) in zip(pits, pits[1:], strict=False):
         if low < high:
-            raise InvalidOption(f"option pits: the pits of {text!r} overlap")
+            raise InvalidOption(
+                f"option pits: the pits of {text!r} overlap",
+                code=Setup.PITS_OVERLAP,
+                params={"option": "pits", "value": text},
+            )
     return tuple(pits)
 
 
@@ -122,15 +132,32 @@ class ThousandOptions:
         """Refuse option values that make no game."""
         parse_pits(self.pits)
         if not 0 < self.barrel_at < TARGET:
-            raise InvalidOption(f"option barrel_at must be between 1 and 999, not {self.barrel_at}")
+            raise InvalidOption(
+                f"option barrel_at must be between 1 and 999, not {self.barrel_at}",
+                code=Setup.OPTION_BETWEEN,
+                params={
+                    "option": "barrel_at",
+                    "least": 1,
+                    "most": TARGET - 1,
+                    "value": self.barrel_at,
+                },
+            )
         for name in ("barrel_attempts", "third_fall", "bolts_limit"):
             value = getattr(self, name)
             if value is not None and value < 1:
-                raise InvalidOption(f"option {name} must be at least 1, not {value}")
+                raise InvalidOption(
+                    f"option {name} must be at least 1, not {value}",
+                    code=Setup.OPTION_AT_LEAST,
+                    params={"option": name, "least": 1, "value": value},
+                )
         for name in ("open_min", "overtake_penalty", "barrel_fall_penalty", "bolt_penalty"):
             value = getattr(self, name)
             if value < 0:
-                raise InvalidOption(f"option {name} cannot be negative, not {value}")
+                raise InvalidOption(
+                    f"option {name} cannot be negative, not {value}",
+                    code=Setup.OPTION_AT_LEAST,
+                    params={"option": name, "least": 0, "value": value},
+                )
 
 
 @dataclass(frozen=True, slots=True)

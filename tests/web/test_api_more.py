@@ -511,3 +511,48 @@ def test_earlier_games_are_listed_with_their_transcripts(served: Served) -> None
     assert (r.status_code, r.json()) == (404, {"detail": "there is no game 999 at this table"})
     for beyond in (0, 2**63):  # no id SQLite can hold: refused by the route, not a 500
         assert served.client.get(f"/api/games/{beyond}/transcript").status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("header", "answer"),
+    [
+        (
+            {"game": "sekvence", "players": ["Ann", "Bob"], "options": {"target": "abc"}},
+            {
+                "detail": "option target takes int, not 'abc'",
+                "code": "option_value",
+                "params": {
+                    "option": "target",
+                    "value": "abc",
+                    "takes": [{"kind": "whole"}],
+                    "game": "sekvence",
+                },
+            },
+        ),
+        (
+            {"game": "general", "players": ["Ann", "Ann"]},
+            {
+                "detail": "two players share a name in ['Ann', 'Ann']; give each a different name",
+                "code": "name_twice",
+                "params": {"name": "Ann"},
+            },
+        ),
+        (
+            {"game": "general", "players": ["Ann"]},
+            {
+                "detail": "general is played by 2 to 12 players, not 1",
+                "code": "player_count",
+                "params": {"game": "general", "least": 2, "most": 12, "n": 1},
+            },
+        ),
+    ],
+)
+def test_a_new_game_the_rules_refuse_carries_its_code(
+    served: Served, header: dict[str, Any], answer: dict[str, Any]
+) -> None:
+    """A 422 from the rules (an option, the names, the count) keeps its English detail for API
+    clients and the command line, with the code and params a phone words; nothing changes."""
+    before = served.client.get("/api/state").json()
+    r = served.pinned.post("/api/games", json=header)
+    assert (r.status_code, r.json()) == (422, answer)
+    assert served.client.get("/api/state").json() == before

@@ -112,8 +112,9 @@ export function wordRefusal(code, params, detail) {
 
 /** Params worded by their name: the boxes of a Generał sheet, a Drápky figure, the side of a
  * triangle's cell (the engine's "top", "bottom", "left", "right" as a whole phrase, "left side",
- * so each language makes its words agree), the actions allowed now, and the field of a request
- * the server could not take. */
+ * so each language makes its words agree), the actions allowed now, the field of a request
+ * the server could not take, and a new game's options (named as the form names them) and what
+ * one takes. */
 const NAMED = {
   box: (id) => categoryName("general", id),
   boxes: (ids) => ids.map((id) => categoryName("general", id)).join(", "),
@@ -122,7 +123,16 @@ const NAMED = {
   allowed: (actions, params) => allowedWords(actions, params.roll, params.game),
   choices: (outs, params) => [...outs.map(dice), ...(params.more ? ["…"] : [])].join(" / "),
   field: (path) => fieldWords(path),
+  option: (name, params) => optionName(params.game, { name }),
+  options: (names, params) => names.map((name) => optionName(params.game, { name })).join(", "),
+  takes: (kinds, params) => orList(kinds.map((k) => ("choice" in k
+    ? choiceWord(params.game, { name: params.option }, k.choice) : tr(`takes.${k.kind}`)))),
 };
+
+/** Alternatives as a list ending in the page's "or": "forced, free or off". */
+function orList(words) {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")}${tr("takes.or")}${words.at(-1)}`;
+}
 
 /** A field of a request as the server names it (die, seen, players.0) in the page's words: an
  * item of a list says which one ("name of player 1"); a field the page has no words for is

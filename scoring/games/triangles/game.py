@@ -43,7 +43,7 @@ from scoring.core import (
     action_to_json,
     option,
 )
-from scoring.errors import InvalidAction, InvalidOption, Reason, Refusal
+from scoring.errors import InvalidAction, InvalidOption, Reason, Refusal, Setup
 from scoring.games.triangles.lattice import make_board, parse_cell
 from scoring.games.triangles.placement import (
     Layout,
@@ -78,7 +78,11 @@ def parse_points(text: str, count: int, name: str) -> tuple[int, ...]:
         values = ()
     if len(values) != count:
         example = "5/15/25" if count == 3 else "3/8"
-        raise InvalidOption(f"{name} takes {count} numbers like {example!r}, not {text!r}")
+        raise InvalidOption(
+            f"{name} takes {count} numbers like {example!r}, not {text!r}",
+            code=Setup.OPTION_FORMAT,
+            params={"option": name, "value": str(text), "example": example},
+        )
     return values
 
 
@@ -124,7 +128,11 @@ class TrianglesOptions:
         parse_points(self.ring_points, 3, "ring_points")
         parse_points(self.wide_ring_points, 2, "wide_ring_points")
         if isinstance(self.deal, int) and not 1 <= self.deal <= N_STONES:
-            raise InvalidOption(f'deal takes "equal" or a number of stones 1-76, not {self.deal}')
+            raise InvalidOption(
+                f'deal takes "equal" or a number of stones 1-76, not {self.deal}',
+                code=Setup.OPTION_BETWEEN,
+                params={"option": "deal", "least": 1, "most": N_STONES, "value": self.deal},
+            )
         make_board(self.board, self.board_cells)
 
 
@@ -223,7 +231,15 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         each = N_STONES // n if self.options.deal == "equal" else int(self.options.deal)
         if each * n > N_STONES:
             raise InvalidOption(
-                f"deal {each} needs {each * n} stones for {n} players; there are {N_STONES}"
+                f"deal {each} needs {each * n} stones for {n} players; there are {N_STONES}",
+                code=Setup.DEAL_TOO_LARGE,
+                params={
+                    "game": self.game_id,
+                    "deal": each,
+                    "need": each * n,
+                    "n": n,
+                    "stones": N_STONES,
+                },
             )
         return TrianglesState(
             players=tuple(players),

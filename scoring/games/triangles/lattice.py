@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple, TypeAlias
 
-from scoring.errors import InvalidAction, InvalidOption
+from scoring.errors import InvalidAction, InvalidOption, Setup
 
 Vertex: TypeAlias = tuple[int, int]
 
@@ -157,7 +157,11 @@ def shape_cells(spec: str) -> list[Cell]:
     """
     m = _SHAPE_RE.fullmatch(spec.strip().lower())
     if m is None:
-        raise InvalidOption(f"unknown board {spec!r}; {BOARD_HELP}")
+        raise InvalidOption(
+            f"unknown board {spec!r}; {BOARD_HELP}",
+            code=Setup.BOARD_SHAPE,
+            params={"option": "board", "value": spec},
+        )
     shape, a, b = m.group(1), m.group(2), m.group(3)
     if shape == "hexagon" and b is None:
         side = int(a) if a else 4
@@ -172,7 +176,11 @@ def shape_cells(spec: str) -> list[Cell]:
         height = int(b) if b else width
         if 1 <= width <= 20 and 1 <= height <= 20:
             return rhombus_cells(width, height)
-    raise InvalidOption(f"board {spec!r} has no such size; {BOARD_HELP}")
+    raise InvalidOption(
+        f"board {spec!r} has no such size; {BOARD_HELP}",
+        code=Setup.BOARD_SHAPE,
+        params={"option": "board", "value": spec},
+    )
 
 
 def listed_cells(text: str) -> list[Cell]:
@@ -187,13 +195,25 @@ def listed_cells(text: str) -> list[Cell]:
         try:
             cells.append(parse_cell(word))
         except InvalidAction as exc:
-            raise InvalidOption(f"board_cells: {exc}") from exc
+            raise InvalidOption(
+                f"board_cells: {exc}",
+                code=Setup.BOARD_CELL,
+                params={"option": "board_cells", "cell": word},
+            ) from exc
     if not cells:
-        raise InvalidOption('board_cells lists no cells; write them like "U(0,0) D(0,0) U(1,0)"')
+        raise InvalidOption(
+            'board_cells lists no cells; write them like "U(0,0) D(0,0) U(1,0)"',
+            code=Setup.OPTION_FORMAT,
+            params={"option": "board_cells", "value": text, "example": "U(0,0) D(0,0) U(1,0)"},
+        )
     seen: set[Cell] = set()
     for cell in cells:
         if cell in seen:
-            raise InvalidOption(f"board_cells lists {cell} twice")
+            raise InvalidOption(
+                f"board_cells lists {cell} twice",
+                code=Setup.CELL_TWICE,
+                params={"option": "board_cells", "cell": str(cell)},
+            )
         seen.add(cell)
     return cells
 
@@ -230,7 +250,14 @@ class Board:
         for cell in ordered:
             if not (MIN_COORD <= cell.i <= MAX_COORD and MIN_COORD <= cell.j <= MAX_COORD):
                 raise InvalidOption(
-                    f"cell {cell} is too far out; coordinates run from {MIN_COORD} to {MAX_COORD}"
+                    f"cell {cell} is too far out; coordinates run from {MIN_COORD} to {MAX_COORD}",
+                    code=Setup.CELL_TOO_FAR,
+                    params={
+                        "option": "board_cells",
+                        "cell": str(cell),
+                        "least": MIN_COORD,
+                        "most": MAX_COORD,
+                    },
                 )
         self.spec = spec
         self.cells: tuple[Cell, ...] = tuple(ordered)

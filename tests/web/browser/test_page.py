@@ -1195,6 +1195,59 @@ def test_the_new_game_form_names_options_and_choices_in_the_pages_language(
     assert served.table.header.options == {"general_joker": "free"}
 
 
+@pytest.mark.parametrize(
+    ("lang", "option", "names"),
+    [
+        (
+            "cs-CZ",
+            "Nesrozumitelné: Do volby „cíl“ patří celé číslo, ne „abc“.",
+            "Nesrozumitelné: Dva hráči se jmenují Ann: dejte každému vlastní jméno.",
+        ),
+        (
+            "pl-PL",
+            "Niezrozumiałe: Opcja „cel” przyjmuje liczbę całkowitą, a nie „abc”.",
+            "Niezrozumiałe: Dwóch graczy nazywa się Ann: nadaj każdemu inne imię.",
+        ),
+        (
+            "fi-FI",
+            "Ei ymmärretty: Asetukseen ”tavoite” käy kokonaisluku, ei ”abc”.",
+            "Ei ymmärretty: Kahden pelaajan nimi on Ann: anna jokaiselle oma nimi.",
+        ),
+        (
+            "nl-NL",
+            "Niet begrepen: De optie ‘doel’ verwacht een geheel getal, niet ‘abc’.",
+            "Niet begrepen: Twee spelers heten Ann: geef elk een eigen naam.",
+        ),
+        (
+            "ru-RU",
+            "Запрос не понят: Настройка «цель» принимает целое число, а не «abc».",
+            "Запрос не понят: Двух игроков зовут Ann: дайте каждому своё имя.",
+        ),
+    ],
+    ids=["cs", "pl", "fi", "nl", "ru"],
+)
+def test_a_new_game_the_rules_refuse_is_told_in_the_pages_language(
+    served: Served, rig: Rig, lang: str, option: str, names: str
+) -> None:
+    """The new-game form's refusals from the rules (an option's value, two players of one name)
+    are told in the phone's language, the option named as the form names it; nothing starts."""
+    served.new_game("sekvence", ["Ann", "Bob"])
+    page = open_page(rig, lang=lang)
+    try:
+        page.click("#tab-new")
+        page.select_option("#new-game", "sekvence")
+        page.fill("#opt-target", "abc")
+        page.click("#start-game")
+        expect(page.locator("#toast")).to_have_text(option)
+        page.fill("#opt-target", "100")
+        page.locator(".player-name").nth(1).fill("Ann")
+        page.click("#start-game")
+        expect(page.locator("#toast")).to_have_text(names)
+    finally:
+        close(page)
+    assert [p["name"] for p in served.table.state_json()["players"]] == ["Ann", "Bob"]
+
+
 def test_statistics(served: Served, phone: Any) -> None:
     """The scores chart has one line per player; the dice get counts and a verdict."""
     served.new_game("sekvence", ["Eva", "Jan"])
