@@ -264,13 +264,65 @@ class Phase(enum.Enum):
     FINISHED = "finished"
 
 
+class EndReason(enum.StrEnum):
+    """Why a game ended, as the phones word it (``end.<code>``, with the params of its
+    :class:`Ending`)."""
+
+    LAST_ROUND = "last_round"
+    """The game's last round was played (Generał: every box filled; Na zakázaná čísla)."""
+    TARGET = "target"
+    """``player`` reached ``target`` and won at once (the Czech games, Sekvence, Kymppitonni
+    without the equalizing round)."""
+    TARGET_ROUND = "target_round"
+    """Kymppitonni: ``player`` reached ``target``, and the round was played to its end."""
+    BARREL = "barrel"
+    """1000: ``player`` passed from the barrel to ``points``."""
+    PASSED = "passed"
+    """1000 without the barrel required: ``player`` passed to ``points``."""
+    FIVE_OF_A_KIND = "five_of_a_kind"
+    """1000: ``player`` threw five ``face``s with all five dice."""
+    ALL_FIGURES = "all_figures"
+    """Drápky: ``player`` recorded all 14 figures."""
+    LAST_STONE = "last_stone"
+    """Triangles: ``player`` laid their last stone; the others' stones held were subtracted."""
+    NO_FIT = "no_fit"
+    """Triangles: no player could lay a stone; the stones held were subtracted."""
+
+
+class Ending(str):
+    """Why a game ended, in English, with its code and params for the phones (as a
+    :class:`~scoring.errors.Reason` carries a refusal's).
+
+    >>> why = Ending("Ann reached 100", EndReason.TARGET, {"player": "Ann", "target": 100})
+    >>> why == "Ann reached 100", why.code.value, why.params
+    (True, 'target', {'player': 'Ann', 'target': 100})
+    """
+
+    code: EndReason
+    params: dict[str, JSON]
+
+    def __new__(cls, text: str, code: EndReason, params: dict[str, JSON] | None = None) -> Self:
+        out = super().__new__(cls, text)
+        out.code = code
+        out.params = dict(params or {})
+        return out
+
+    def __getnewargs__(self) -> tuple[str, EndReason, dict[str, JSON]]:  # type: ignore[override]
+        return (str(self), self.code, self.params)
+
+    def to_json(self) -> dict[str, JSON]:
+        """The English ``reason`` with its ``code`` and ``params``."""
+        return {"reason": str(self), "code": self.code.value, "params": self.params}
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a finished game ended: the winners (indices into players) and the final totals."""
+    """How a finished game ended: the winners (indices into players), the final totals, and why
+    it ended."""
 
     winners: tuple[int, ...]
     totals: tuple[int, ...]
-    reason: str
+    reason: Ending
 
 
 S = TypeVar("S")
@@ -649,6 +701,7 @@ class Game(ABC, Generic[S, OptT]):
             ],
             "finished": out is not None,
             "winners": [names[i] for i in out.winners] if out else [],
+            **({"ending": out.reason.to_json()} if out else {}),
             "to_move": names[mover] if mover is not None else None,
             "phase": self.phase(state).value,
             "roll_size": self.roll_size(state),

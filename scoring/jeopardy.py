@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import ClassVar, Generic, TypeVar
 
-from scoring.core import JSON, Action, Bank, Game, Keep, Outcome, Phase, Roll
+from scoring.core import JSON, Action, Bank, Ending, EndReason, Game, Keep, Outcome, Phase, Roll
 from scoring.dice import FACES, Counts, Dice, contains, counts, from_counts, sub_multisets
 from scoring.errors import IllegalAction, InvalidAction, Reason, Refusal
 
@@ -430,6 +430,8 @@ class JeopardyGame(Game[JeopardyState[X], OptT], Generic[X, OptT]):
     def outcome(self, state: JeopardyState[X]) -> Outcome | None:
         if state.winners is None:
             return None
+        # The games set ``end_reason`` to an Ending as they set ``winners``.
+        assert isinstance(state.end_reason, Ending)
         return Outcome(state.winners, state.scores, state.end_reason)
 
     def roll_size(self, state: JeopardyState[X]) -> int:
@@ -726,7 +728,14 @@ def end_at_target(state: JeopardyState[X], target: int) -> JeopardyState[X]:
     """The end of the Czech games: the player who has just reached the target wins at once."""
     p = state.turn.player
     if state.scores[p] >= target:
-        return replace(state, winners=(p,), end_reason=f"{state.players[p]} reached {target}")
+        name = state.players[p]
+        return replace(
+            state,
+            winners=(p,),
+            end_reason=Ending(
+                f"{name} reached {target}", EndReason.TARGET, {"player": name, "target": target}
+            ),
+        )
     return state
 
 

@@ -11,7 +11,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, Stop, option
+from scoring.core import (
+    JSON,
+    Action,
+    Ending,
+    EndReason,
+    Game,
+    Keep,
+    Outcome,
+    Phase,
+    Roll,
+    Score,
+    Stop,
+    option,
+)
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
 from scoring.errors import InvalidAction, Reason, Refusal
 from scoring.sheet import sheet_text
@@ -320,7 +333,8 @@ class Drapky(Game[DrapkyState, DrapkyOptions]):
         if state.finisher is None:
             return None
         name = state.players[state.finisher]
-        return Outcome((state.finisher,), self.totals(state), f"{name} recorded all 14 figures")
+        said = Ending(f"{name} recorded all 14 figures", EndReason.ALL_FIGURES, {"player": name})
+        return Outcome((state.finisher,), self.totals(state), said)
 
     # -- refusals --------------------------------------------------------------------------------
 

@@ -12,7 +12,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple, TypeAlias
 
-from scoring.core import JSON, Action, Game, Keep, Outcome, Phase, Roll, Score, option
+from scoring.core import (
+    JSON,
+    Action,
+    Ending,
+    EndReason,
+    Game,
+    Keep,
+    Outcome,
+    Phase,
+    Roll,
+    Score,
+    option,
+)
 from scoring.dice import Dice, contains, counts, dice, sub_multisets
 from scoring.errors import InvalidAction, Reason, Refusal
 from scoring.sheet import sheet_text
@@ -452,7 +464,7 @@ class General(Game[GeneralState, GeneralOptions]):
         totals = self.totals(state)
         best = max(totals)
         winners = tuple(i for i, t in enumerate(totals) if t == best)
-        return Outcome(winners, totals, "every box is filled")
+        return Outcome(winners, totals, Ending("every box is filled", EndReason.LAST_ROUND))
 
     # -- refusals --------------------------------------------------------------------------------
 

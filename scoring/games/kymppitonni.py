@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
 
-from scoring.core import JSON, option
+from scoring.core import JSON, Ending, EndReason, option
 from scoring.dice import Dice
 from scoring.errors import Reason, Refusal
 from scoring.jeopardy import (
@@ -229,8 +229,14 @@ class Kymppitonni(JeopardyGame[BreakState, KymppitonniOptions]):
             winners: tuple[int, ...] = (trigger,)
         else:
             winners = highest(state.scores)
+        name = state.players[trigger]
+        code = EndReason.TARGET_ROUND if o.equalizing_round else EndReason.TARGET
         return replace(
-            state, winners=winners, end_reason=f"{state.players[trigger]} reached {o.target}"
+            state,
+            winners=winners,
+            end_reason=Ending(
+                f"{name} reached {o.target}", code, {"player": name, "target": o.target}
+            ),
         )
 
     def sure_winners(self, state: KState) -> tuple[int, ...] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from scoring.core import JSON, Action, Game, Outcome, Phase, Roll, option
+from scoring.core import JSON, Action, Ending, EndReason, Game, Outcome, Phase, Roll, option
 from scoring.dice import Dice
 from scoring.errors import InvalidAction
 
@@ -101,7 +101,10 @@ class Sekvence(Game[SekvenceState, SekvenceOptions]):
     def outcome(self, state: SekvenceState) -> Outcome | None:
         if state.winner is None:
             return None
-        return Outcome((state.winner,), state.scores, f"reached {self.options.target}")
+        target = self.options.target
+        name = state.players[state.winner]
+        said = Ending(f"reached {target}", EndReason.TARGET, {"player": name, "target": target})
+        return Outcome((state.winner,), state.scores, said)
 
     def score_roll(self, roll: Sequence[int]) -> dict[str, JSON]:
         """``pipcam score``: the points of one throw under these options."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
 
-from scoring.core import JSON, Action, Bank, option
+from scoring.core import JSON, Action, Bank, Ending, EndReason, option
 from scoring.dice import Dice
 from scoring.errors import InvalidOption, Reason, Refusal, Setup
 from scoring.jeopardy import (
@@ -315,7 +315,7 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
         return replace(
             state,
             extra=replace(state.extra, winner=p),
-            end_reason=said,
+            end_reason=Ending(said, EndReason.FIVE_OF_A_KIND, {"player": name, "face": roll[0]}),
             last_event=said,
             event=event,
         )
@@ -347,7 +347,11 @@ class Thousand(JeopardyGame[ThousandExtra, ThousandOptions]):
                 state,
                 scores=_set(state.scores, p, new),
                 extra=replace(extra, winner=p),
-                end_reason=f"{name} reached {new}",
+                end_reason=Ending(
+                    f"{name} reached {new}",
+                    EndReason.BARREL if extra.on_barrel[p] else EndReason.PASSED,
+                    {"player": name, "points": new},
+                ),
                 last_event=won.sentence(),
                 event=won,
             )

@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from scoring.core import JSON, Action, Forbidden, Game, Keep, Outcome, Phase, Roll, option
+from scoring.core import (
+    JSON,
+    Action,
+    Ending,
+    EndReason,
+    Forbidden,
+    Game,
+    Keep,
+    Outcome,
+    Phase,
+    Roll,
+    option,
+)
 from scoring.dice import Dice
 from scoring.errors import Reason, Refusal
 
@@ -140,7 +152,8 @@ class ZakazanaCisla(Game[ZakazanaCislaState, ZakazanaCislaOptions]):
         best = max(totals)
         winners = tuple(p for p, t in enumerate(totals) if t == best)
         rounds = self.options.rounds
-        return Outcome(winners, totals, f"highest score after {rounds} round{'s' * (rounds > 1)}")
+        said = f"highest score after {rounds} round{'s' * (rounds > 1)}"
+        return Outcome(winners, totals, Ending(said, EndReason.LAST_ROUND))
 
     def explain_illegal(self, state: ZakazanaCislaState, action: Action) -> str:
         """Why an action is refused, in the table's words."""

@@ -35,6 +35,8 @@ from scoring.core import (
     JSON,
     Action,
     Draw,
+    Ending,
+    EndReason,
     Game,
     Outcome,
     Pass,
@@ -164,7 +166,7 @@ class TrianglesState:
     hand: int | None = None
     written: str = ""  # the stone in hand as its draw wrote it (rotations count from that)
     passes: int = 0  # passes in a row
-    end: str = ""  # why the game ended; empty while it goes on
+    end: str = ""  # why the game ended (an Ending); empty while it goes on
     moves: tuple[Move, ...] = ()
 
 
@@ -302,7 +304,10 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
         totals = self.totals(state)
         top = max(totals)
         winners = tuple(n for n, t in enumerate(totals) if t == top)
-        return Outcome(winners, totals, f"{state.end}; the stones still held are subtracted")
+        # ``end`` is an Ending from the action that ended the game.
+        assert isinstance(state.end, Ending)
+        said = f"{state.end}; the stones still held are subtracted"
+        return Outcome(winners, totals, Ending(said, state.end.code, state.end.params))
 
     def best_placements(self, state: TrianglesState, stone: str) -> tuple[Placement, ...]:
         """Every legal (cell, rotation) of ``stone`` now, with its value, best first."""
@@ -584,7 +589,7 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
                 written="",
                 passes=passes,
                 player=(p + 1) % n,
-                end="no player could lay a stone" if passes >= n else "",
+                end=Ending("no player could lay a stone", EndReason.NO_FIT) if passes >= n else "",
             )
         assert isinstance(action, Place)
         stone, offset = parse_stone(action.stone)
@@ -608,7 +613,13 @@ class Triangles(Game[TrianglesState, TrianglesOptions]):
             written="",
             passes=0,
             player=(p + 1) % n,
-            end=f"{state.players[p]} laid the last stone" if counts[p] == 0 else "",
+            end=Ending(
+                f"{state.players[p]} laid the last stone",
+                EndReason.LAST_STONE,
+                {"player": state.players[p]},
+            )
+            if counts[p] == 0
+            else "",
             moves=(*state.moves, move),
         )
 
