@@ -1317,6 +1317,7 @@ class Table:
                 {"name": n, "score": s} for n, s in zip(names, game.totals(state), strict=True)
             ],
             "winners": [names[i] for i in out.winners] if out else [],
+            "ending": out.reason.to_json() if out else None,
             "actions": len(history),
         }
 

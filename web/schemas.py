@@ -199,6 +199,15 @@ class PlayerPublic(BaseModel):
     score: int
 
 
+class EndingPublic(BaseModel):
+    """Why a finished game ended: the engine's English, and the code and params a phone words it
+    by (``end.<code>``)."""
+
+    reason: str = Field(description='in English, such as "Ann reached 10000"')
+    code: str = Field(description="last_round, target, target_round, barrel, passed, ...")
+    params: dict[str, Any] = Field(description="the player, the target, the points")
+
+
 class DieReadPublic(BaseModel):
     """One die as the camera read it (or as a phone corrected it)."""
 
@@ -263,6 +272,7 @@ class StatePublic(BaseModel):
     players: list[PlayerPublic]
     finished: bool
     winners: list[str]
+    ending: EndingPublic | None = Field(default=None, description="once the game is over")
     to_move: str | None
     phase: str | None = None
     roll_size: int | None = None
@@ -403,6 +413,7 @@ class EarlierGamePublic(BaseModel):
     ended: bool = Field(description="true if it was played to the end, false if it was left")
     players: list[PlayerPublic] = Field(description="scores when it stopped, in seat order")
     winners: list[str]
+    ending: EndingPublic | None = Field(description="why it ended; null if it was left")
     actions: int = Field(description="actions in effect")
 
 

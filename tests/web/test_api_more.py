@@ -18,6 +18,7 @@ import uvicorn
 
 from pipcam.store import Store
 from pipcam.table import Table
+from scoring.core import Roll
 from scoring.registry import available
 from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.pipcam.test_table_corrections import reading
@@ -502,6 +503,13 @@ def test_earlier_games_are_listed_with_their_transcripts(served: Served) -> None
         ("kymppitonni", True, final["winners"])
     ]
     assert games[0]["players"] == final["players"]
+    trigger = final["ending"]["params"]["player"]
+    assert final["ending"] == {
+        "reason": f"{trigger} reached 10000",
+        "code": "target_round",
+        "params": {"player": trigger, "target": 10000},
+    }
+    assert games[0]["ending"] == final["ending"]
     r = served.client.get(f"/api/games/{games[0]['id']}/transcript")
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("application/x-ndjson")
@@ -511,6 +519,10 @@ def test_earlier_games_are_listed_with_their_transcripts(served: Served) -> None
     assert (r.status_code, r.json()) == (404, {"detail": "there is no game 999 at this table"})
     for beyond in (0, 2**63):  # no id SQLite can hold: refused by the route, not a 500
         assert served.client.get(f"/api/games/{beyond}/transcript").status_code == 422
+    served.table.act(Roll([1, 2, 3, 4, 5]), source="phone")
+    served.table.new_game({"game": "general", "players": ["Cy", "Di"]})
+    left = served.client.get("/api/games").json()[0]
+    assert (left["game"], left["ended"], left["ending"]) == ("general", False, None)
 
 
 @pytest.mark.parametrize(

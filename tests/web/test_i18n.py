@@ -196,3 +196,13 @@ def test_every_option_and_choice_has_its_name_in_every_language(lang: str) -> No
     expected = option_words()
     assert (sorted(expected - words), sorted(words - expected)) == ([], [])
     assert len(expected) > 90
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_end_reason_has_words_in_every_language(lang: str) -> None:
+    """Why a game ended (scoring.core.EndReason) is told in the page's language (words.js
+    wordEnding), at the end of the game and among the earlier games."""
+    from scoring.core import EndReason
+
+    words = _words(lang)
+    assert [code for code in EndReason if f"end.{code}" not in words] == []

@@ -6,7 +6,7 @@ import { LANGUAGES, language, preferred, setLanguage, t } from "./i18n.js";
 import { gameSheet } from "./sheets.js";
 import { COLOURS, faceBars, lineChart } from "./svg.js";
 import { choiceWord, describeAction, describeEvent, NATIVE_NAMES, optionHelp, optionName, sameMultiset,
-  wordRefusal } from "./words.js";
+  wordEnding, wordRefusal } from "./words.js";
 
 let current = null; // the last state shown
 let catalog = null; // GET /api/catalog, or null while it cannot be had
@@ -608,6 +608,9 @@ function fillBoard(state, body) {
     cellFilter = null;
     showAllPlacements = false;
   }
+  // Why the game ended, unless simply its last round was played.
+  const ending = state.finished ? wordEnding(state.ending) : null;
+  if (ending) parts.push(h("p", { class: "ending", id: "ending" }, ending));
   parts.push(playersList(state), diceRead(state));
   if (!parts.at(-1)) parts.pop();
   if (!state.finished) {
@@ -737,6 +740,7 @@ async function showEarlier() {
         g.ended ? null : h("span", { class: "tag" }, t("earlier.left"))),
       h("p", { class: "earlier-scores" }, ...g.players.map((p, i) => h("span", {},
         i ? " · " : "", g.winners.includes(p.name) ? `🏆 ${p.name}` : p.name, ` ${p.score}`))),
+      wordEnding(g.ending) ? h("p", { class: "earlier-ending muted" }, wordEnding(g.ending)) : null,
       h("a", { href: `/api/games/${g.id}/transcript`, download: `pipcam-game-${g.id}.jsonl` },
         t("earlier.transcript"))))));
 }

@@ -184,5 +184,14 @@ export function choiceWord(game, option, value) {
     : String(value);
 }
 
+/** Why a game ended (state.ending, or an earlier game's) in the page's language; null when it
+ * is simply that the last round was played, or for a game that has not ended. The engine's
+ * English for a code the page has no words for. */
+export function wordEnding(ending) {
+  if (!ending || ending.code === "last_round") return null;
+  const key = `end.${ending.code}`;
+  return has(key) ? tr(key, ending.params || {}) : ending.reason;
+}
+
 export const sameMultiset = (a, b) =>
   a.length === b.length && [...a].sort().join() === [...b].sort().join();

@@ -1248,6 +1248,53 @@ def test_a_new_game_the_rules_refuse_is_told_in_the_pages_language(
     assert [p["name"] for p in served.table.state_json()["players"]] == ["Ann", "Bob"]
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("cs-CZ", "{player} je v cíli (300) a kolo se dohrálo do konce."),
+        ("pl-PL", "{player} osiąga cel (300), a runda została dograna do końca."),
+        ("fi-FI", "{player} saavutti tavoitteen (300 pistettä), ja kierros pelattiin loppuun."),
+        ("nl-NL", "{player} haalde het doel van 300 punten, en de ronde is uitgespeeld."),
+        ("ru-RU", "{player} достигает цели (300), и круг доигран до конца."),
+    ],
+    ids=["cs", "pl", "fi", "nl", "ru"],
+)
+def test_why_a_game_ended_is_told_in_the_pages_language(
+    served: Served, rig: Rig, lang: str, said: str
+) -> None:
+    """At the end of a game the board says why it ended (Kymppitonni: who reached the target,
+    and the round played out), and so does the History view among the earlier games; a game
+    that simply ran its last round says nothing more."""
+    from tests.pipcam.test_table import play_to_the_end
+
+    served.new_game("kymppitonni", ["Ann", "Bob"], {"target": 300})
+    play_to_the_end(served.table)
+    ending = served.table.state_json()["ending"]
+    assert ending["code"] == "target_round"
+    said = said.format(player=ending["params"]["player"])
+    page = open_page(rig, lang=lang)
+    try:
+        expect(page.locator("#ending")).to_have_text(said)
+        served.new_game("zakazana-cisla", ["Ann", "Bob"])
+        page.click("#tab-history")
+        expect(page.locator("#earlier-list li").first.locator(".earlier-ending")).to_have_text(said)
+    finally:
+        close(page)
+
+
+def test_a_game_that_ran_its_last_round_says_no_more(served: Served, phone: Any) -> None:
+    """Generał ends when every box is filled: the board names the winners, and no reason."""
+    served.new_game("general", ["Ann", "Bob"])
+    state = served.table.state_json()
+    while not state["finished"]:
+        scores = [a for a in state["legal"] if "score" in a]
+        action = scores[0] if scores else {"roll": [6] * state["roll_size"]}
+        state = served.table.act_json(action, source="phone")
+    assert state["ending"]["code"] == "last_round"
+    expect(phone.locator("#status")).to_contain_text("Game over")
+    expect(phone.locator("#ending")).to_have_count(0)
+
+
 def test_statistics(served: Served, phone: Any) -> None:
     """The scores chart has one line per player; the dice get counts and a verdict."""
     served.new_game("sekvence", ["Eva", "Jan"])
