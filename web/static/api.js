@@ -73,7 +73,8 @@ export async function post(path, body) {
     }
     if (r.status === 429) toast(t("error.wait", { detail: why }), "wait");
     else if (r.status === 409) toast(t("error.illegal", { detail: why }));
-    else if (r.status === 422) toast(t("error.malformed", { detail: why }));
+    // A worded refusal says itself what was wrong; only a bare one is prefixed.
+    else if (r.status === 422) toast(r.data && r.data.code ? why : t("error.malformed", { detail: why }));
     else toast(why);
     return null;
   }

@@ -840,32 +840,32 @@ def test_a_triangle_refusal_is_told_in_the_pages_language(served: Served, rig: R
     [
         (
             "cs-CZ",
-            "Nesrozumitelné: Pole „jméno hráče 2“ je příliš dlouhé (nejvýš znaků: 40): zkraťte ho"
+            "Pole „jméno hráče 2“ je příliš dlouhé (nejvýš znaků: 40): zkraťte ho"
             " a zkuste to znovu.",
         ),
         (
             "pl-PL",
-            "Niezrozumiałe: Pole „imię gracza 2” jest za długie (maksymalna liczba znaków: 40):"
+            "Pole „imię gracza 2” jest za długie (maksymalna liczba znaków: 40):"
             " skróć je i spróbuj ponownie.",
         ),
         (
             "fi-FI",
-            "Ei ymmärretty: Kenttä ”pelaajan 2 nimi” on liian pitkä (enintään 40 merkkiä):"
+            "Kenttä ”pelaajan 2 nimi” on liian pitkä (enintään 40 merkkiä):"
             " lyhennä sitä ja yritä uudestaan.",
         ),
         (
             "nl-NL",
-            "Niet begrepen: Het veld ‘naam van speler 2’ is te lang (hoogstens 40 tekens): maak"
+            "Het veld ‘naam van speler 2’ is te lang (hoogstens 40 tekens): maak"
             " het korter en probeer het nog eens.",
         ),
         (
             "ru-RU",
-            "Запрос не понят: Поле «имя игрока 2» слишком длинное (максимум символов: 40):"
+            "Поле «имя игрока 2» слишком длинное (максимум символов: 40):"
             " сократите его и попробуйте ещё раз.",
         ),
         (
             "en-GB",
-            "Not understood: The field “name of player 2” is too long (at most 40 characters):"
+            "The field “name of player 2” is too long (at most 40 characters):"
             " shorten it and try again.",
         ),
     ],
@@ -1200,28 +1200,28 @@ def test_the_new_game_form_names_options_and_choices_in_the_pages_language(
     [
         (
             "cs-CZ",
-            "Nesrozumitelné: Do volby „cíl“ patří celé číslo, ne „abc“.",
-            "Nesrozumitelné: Dva hráči se jmenují Ann: dejte každému vlastní jméno.",
+            "Do volby „cíl“ patří celé číslo, ne „abc“.",
+            "Dva hráči se jmenují Ann: dejte každému vlastní jméno.",
         ),
         (
             "pl-PL",
-            "Niezrozumiałe: Opcja „cel” przyjmuje liczbę całkowitą, a nie „abc”.",
-            "Niezrozumiałe: Dwóch graczy nazywa się Ann: nadaj każdemu inne imię.",
+            "Opcja „cel” przyjmuje liczbę całkowitą, a nie „abc”.",
+            "Dwóch graczy nazywa się Ann: nadaj każdemu inne imię.",
         ),
         (
             "fi-FI",
-            "Ei ymmärretty: Asetukseen ”tavoite” käy kokonaisluku, ei ”abc”.",
-            "Ei ymmärretty: Kahden pelaajan nimi on Ann: anna jokaiselle oma nimi.",
+            "Asetukseen ”tavoite” käy kokonaisluku, ei ”abc”.",
+            "Kahden pelaajan nimi on Ann: anna jokaiselle oma nimi.",
         ),
         (
             "nl-NL",
-            "Niet begrepen: De optie ‘doel’ verwacht een geheel getal, niet ‘abc’.",
-            "Niet begrepen: Twee spelers heten Ann: geef elk een eigen naam.",
+            "De optie ‘doel’ verwacht een geheel getal, niet ‘abc’.",
+            "Twee spelers heten Ann: geef elk een eigen naam.",
         ),
         (
             "ru-RU",
-            "Запрос не понят: Настройка «цель» принимает целое число, а не «abc».",
-            "Запрос не понят: Двух игроков зовут Ann: дайте каждому своё имя.",
+            "Настройка «цель» принимает целое число, а не «abc».",
+            "Двух игроков зовут Ann: дайте каждому своё имя.",
         ),
     ],
     ids=["cs", "pl", "fi", "nl", "ru"],
