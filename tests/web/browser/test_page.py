@@ -1275,6 +1275,7 @@ def test_why_a_game_ended_is_told_in_the_pages_language(
     page = open_page(rig, lang=lang)
     try:
         expect(page.locator("#ending")).to_have_text(said)
+        shoot(page, f"ending-{lang}")
         served.new_game("zakazana-cisla", ["Ann", "Bob"])
         page.click("#tab-history")
         expect(page.locator("#earlier-list li").first.locator(".earlier-ending")).to_have_text(said)
