@@ -654,8 +654,8 @@ ENGLISH_EVENT = re.compile(r"threw|set aside|turn total|dice left|banked|no comb
     [
         (
             "cs-CZ",
-            "Ann hodil 1 1 2 3 4 5",
-            "Ann odložil 1 1 5 za 250: body v tahu 250, zbývá kostek: 3",
+            "Ann: hod 1 1 2 3 4 5",
+            "Ann odkládá 1 1 5 za 250: body v tahu 250, zbývá kostek: 3",
         ),
         (
             "pl-PL",
@@ -705,7 +705,7 @@ def test_a_pass_in_1000_is_told_in_the_pages_language(served: Served, rig: Rig) 
     try:
         served.post("/api/actions", {"roll": [5, 5, 5, 2, 3]})
         served.post("/api/actions", {"bank": True})
-        expect(page.locator("#turn-box .event")).to_have_text("Ann zapsal 50: 0 → 50")
+        expect(page.locator("#turn-box .event")).to_have_text("Ann zapisuje 50: 0 → 50")
     finally:
         close(page)
 
@@ -930,7 +930,7 @@ def test_a_full_disk_is_told_in_the_pages_language(
             "cs-CZ",
             "thousand",
             [[5, 5, 5, 2, 3], "bank", [2, 3, 4, 6, 6], [2, 3, 4, 6, 6]],
-            "Ann hodil 2 3 4 6 6: žádná kombinace; šroub 1 z 3",
+            "Ann: hod 2 3 4 6 6, žádná kombinace; šroub 1 z 3",
         ),
         (
             "fi-FI",
@@ -1201,7 +1201,7 @@ def test_the_new_game_form_names_options_and_choices_in_the_pages_language(
         (
             "cs-CZ",
             "Do volby „cíl“ patří celé číslo, ne „abc“.",
-            "Dva hráči se jmenují Ann: dejte každému vlastní jméno.",
+            "Jméno Ann je tu dvakrát: dejte každému vlastní jméno.",
         ),
         (
             "pl-PL",
