@@ -659,8 +659,8 @@ ENGLISH_EVENT = re.compile(r"threw|set aside|turn total|dice left|banked|no comb
         ),
         (
             "pl-PL",
-            "Ann wyrzucił 1 1 2 3 4 5",
-            "Ann odłożył 1 1 5 za 250: suma tury 250, zostało kości: 3",
+            "Ann: rzut 1 1 2 3 4 5",
+            "Ann odkłada 1 1 5 za 250: suma tury 250, zostało kości: 3",
         ),
         (
             "fi-FI",
@@ -1206,7 +1206,7 @@ def test_the_new_game_form_names_options_and_choices_in_the_pages_language(
         (
             "pl-PL",
             "Opcja „cel” przyjmuje liczbę całkowitą, a nie „abc”.",
-            "Dwóch graczy nazywa się Ann: nadaj każdemu inne imię.",
+            "Imię Ann jest podane dwa razy: nadaj każdemu inne imię.",
         ),
         (
             "fi-FI",
