@@ -72,6 +72,10 @@ class Tray:
     # take it for a die that was not thrown: a rare refusal, see unmoved()).
     careful: bool = False
     ghosts: list[Die] = field(default_factory=list)
+    # Camera faults out of the roll zone, per reading: one die there read with another face,
+    # or not seen at all (the reading of the dice in the zone is right).
+    misreads: float = 0.0
+    misses: float = 0.0
 
     def _free(self, taken: list[tuple[int, int]]) -> tuple[int, int]:
         while True:
@@ -99,20 +103,38 @@ class Tray:
     def held(self) -> list[int]:
         return [d.value for d in self.out]
 
+    def _out_place(self) -> tuple[int, int]:
+        places = {(d.x, d.y) for d in self.out}
+        return next(
+            (ZONE + 100 + 60 * (i % 3), 60 * (i // 3))
+            for i in range(64)
+            if (ZONE + 100 + 60 * (i % 3), 60 * (i // 3)) not in places
+        )
+
     def take_out(self, values: Sequence[int]) -> None:
         """Dice of these faces moved from the roll zone to free places out of it."""
         for v in values:
             die = next(d for d in self.zone if d.value == v)
             self.zone.remove(die)
-            places = {(d.x, d.y) for d in self.out}
-            x, y = next(
-                (ZONE + 100 + 60 * (i % 3), 60 * (i // 3))
-                for i in range(64)
-                if (ZONE + 100 + 60 * (i % 3), 60 * (i // 3)) not in places
-            )
+            x, y = self._out_place()
             self.out.append(Die(v, x, y))
             if self.careful:
                 self.ghosts.append(die)
+
+    def bounce(self, die: Die) -> None:
+        """A thrown die that bounced out of the zone comes to rest among the dice out of it,
+        showing any face."""
+        self.zone.remove(die)
+        x, y = self.rng.randrange(ZONE + 60, ZONE + 300), self.rng.randrange(0, 300)
+        self.out.append(Die(self.rng.randint(1, 6), x, y))
+
+    def tidy(self) -> None:
+        """The dice out of the zone pushed together elsewhere there (faces unchanged)."""
+        dice, self.out = self.out, []
+        dx = self.rng.choice((0, 1, 2))
+        for d in dice:
+            x, y = self._out_place()
+            self.out.append(Die(d.value, x + 200 * dx, y + 300))
 
     def put_back(self, values: Sequence[int]) -> None:
         for v in values:
@@ -123,6 +145,12 @@ class Tray:
         dice = list(self.zone)
         self.rng.shuffle(dice)
         out = list(self.out) if self.sees_aside else []
+        if out and self.rng.random() < self.misreads:
+            i = self.rng.randrange(len(out))
+            wrong = self.rng.choice([v for v in range(1, 7) if v != out[i].value])
+            out[i] = Die(wrong, out[i].x, out[i].y)
+        if out and self.rng.random() < self.misses:
+            del out[self.rng.randrange(len(out))]
         return FakeReading(
             tuple(FakeDie(d.value, box=d.box) for d in dice),
             set_aside=tuple(FakeDie(d.value, box=d.box) for d in out),
@@ -143,14 +171,30 @@ class Player:
         careful: bool = False,
         one_motion: bool = False,
         sees_aside: bool = True,
+        bounces: float = 0.0,
+        tidies: float = 0.0,
+        misreads: float = 0.0,
+        misses: float = 0.0,
+        between_turns: float = 0.0,
         tally: Counter[str] | None = None,
     ) -> None:
+        """``bounces``: how often a throw bounces a die out of the zone among the dice there
+        (it is thrown again); ``tidies``: how often the dice out of the zone are pushed
+        elsewhere there as the others are thrown; ``misreads``, ``misses``: how often a reading
+        gets a die out of the zone wrong or misses it; ``between_turns``: how often the dice
+        are moved between a turn's end and the next throw (the set-aside taken away, some dice
+        picked up, those out of the zone pushed into it), with a reading after each move."""
         self.table = table
         self.game_id = game_id
         self.seed = seed
         self.rng = random.Random(seed)
-        self.tray = Tray(self.rng, careful=careful, sees_aside=sees_aside)
+        self.tray = Tray(
+            self.rng, careful=careful, sees_aside=sees_aside, misreads=misreads, misses=misses
+        )
         self.one_motion = one_motion
+        self.bounces = bounces
+        self.tidies = tidies
+        self.between_turns = between_turns
         self.held_unseen: Keep | None = None  # a hold made in one motion with the next throw
         self.tally: Counter[str] = Counter() if tally is None else tally
         self.mishaps = mishaps
@@ -220,6 +264,8 @@ class Player:
             return None
         mover = self.game.to_move(self.state)
         # A new turn: the dice lie as the last turn left them; its first throw gathers them all.
+        if mover != self.turn_of and self.rng.random() < self.between_turns:
+            self._between_turns()
         self.turn_of = mover
         action = self.choose()
         was_pending, self.pending = self.pending, False
@@ -227,6 +273,24 @@ class Player:
         if was_pending and not isinstance(action, Roll):
             raise AssertionError("a hold nobody can see is followed by a throw")
         return None if self.pending else self.check(i, what)
+
+    def _between_turns(self) -> None:
+        """The dice moved about before the next player's first throw, a reading after each."""
+        tray = self.tray
+        self.tally["between turns"] += 1
+        how = self.rng.choice(("away", "pick", "push"))
+        if how == "away" and tray.out:
+            tray.out.clear()  # the last player takes his set-aside (or held) dice away
+            self.table.on_reading(tray.reading(), settled_now=True)
+        if how in ("away", "pick") and tray.zone:
+            for d in self.rng.sample(tray.zone, self.rng.randint(1, len(tray.zone))):
+                tray.zone.remove(d)  # the next player picks some up
+            self.table.on_reading(tray.reading(), settled_now=True)
+        if how == "push" and tray.out:
+            values = [d.value for d in tray.out]  # pushed into the zone, faces unchanged
+            tray.out.clear()
+            tray.land(values)
+            self.table.on_reading(tray.reading(), settled_now=True)
 
     def _gather(self) -> list[Die]:
         """Every die picked up for the first throw of a turn (those out of the zone too)."""
@@ -247,8 +311,7 @@ class Player:
                 tray.out.clear()
                 what = f"gathered all dice and threw {n}"
             self._apply(action)
-            tray.throw(thrown, action.dice)
-            table.on_reading(tray.reading(), settled_now=True)
+            self._land(thrown, action)
             if self.held_unseen is not None:
                 self._answer(self.held_unseen, action)
                 self.held_unseen = None
@@ -275,6 +338,23 @@ class Player:
             table.on_reading(tray.reading(), settled_now=True)
             return f"threw the forbidden numbers: {action}"
         raise AssertionError(action)
+
+    def _land(self, thrown: list[Die], roll: Roll) -> None:
+        """The throw comes to rest and is read; the dice out of the zone are tidied as it is
+        thrown, now and then, and a die that bounced out among them is thrown again."""
+        tray = self.tray
+        if tray.out and self.rng.random() < self.tidies:
+            self.tally["tidied"] += 1
+            tray.tidy()
+        tray.throw(thrown, roll.dice)
+        if tray.out and len(roll.dice) > 1 and self.rng.random() < self.bounces:
+            self.tally["bounced"] += 1
+            die = self.rng.choice(tray.zone[len(tray.zone) - len(roll.dice) :])
+            tray.bounce(die)
+            self.table.on_reading(tray.reading(), settled_now=True)
+            tray.out.pop()  # the house rule: a die that left the zone is thrown again
+            tray.land([die.value])
+        self.table.on_reading(tray.reading(), settled_now=True)
 
     def _after_roll(self, roll: Roll) -> str:
         """What the player does with the dice after a throw when the rules set some aside."""
@@ -394,8 +474,7 @@ class Player:
         self._apply(roll)
         tray.take_out(list(keep.dice))
         thrown = list(tray.zone) if len(tray.zone) == len(roll.dice) else self._gather()
-        tray.throw(thrown, roll.dice)
-        self.table.on_reading(tray.reading(), settled_now=True)
+        self._land(thrown, roll)
         self._answer(keep, roll)
         return f"took out {keep} as the others were thrown: {roll}{self._after_roll(roll)}"
 
