@@ -206,6 +206,10 @@ class SettledReading:
     aside: list[dict[str, JSON]] = field(default_factory=list)
     lying_aside: list[dict[str, JSON]] | None = None
     left_aside: list[dict[str, JSON]] | None = None
+    # The dice (in the roll zone and out of it) of the reading the game last took, when the
+    # turn has passed since with no throw entered: the next player is gathering them.
+    gone: list[dict[str, JSON]] | None = None
+    gone_in_zone: int = 0  # how many of ``gone`` lay in the roll zone
 
 
 @dataclass(frozen=True)
@@ -674,6 +678,12 @@ class Table:
             history = self.history
             taken = self._taken
             lying = taken is not None and history is not None and self._lying(history, taken)
+            gone = (
+                taken is not None
+                and history is not None
+                and not lying
+                and self._gone(history, taken)
+            )
             aside = [die_json(d) for d in reading.set_aside]
             self.last_reading = SettledReading(
                 id=reading_id,
@@ -694,6 +704,17 @@ class Table:
                     if taken is not None and lying
                     else None
                 ),
+                gone=(
+                    [
+                        *(taken.dice if taken.left is None else taken.left),
+                        *(taken.aside if taken.left_aside is None else taken.left_aside),
+                    ]
+                    if taken is not None and gone
+                    else None
+                ),
+                gone_in_zone=len(taken.dice if taken.left is None else taken.left)
+                if taken is not None
+                else 0,
             )
             if history is None:
                 self._changed()
@@ -839,6 +860,17 @@ class Table:
                 out=sorted((out - back).elements()),  # a die moved within the area is neither
                 back=sorted((back - out).elements()),
             )
+        if reading.gone is not None and self._need().game.roll_size(state):
+            # Between turns: dice lying where the last turn left them, showing the same faces,
+            # are being gathered (some picked up, those out of the zone pushed into it), not
+            # thrown. One such die may be chance (a throw landing on an old place); two are not,
+            # nor is one with the others showing the faces of the dice out of the zone, nor
+            # every die out of the zone pushed into it with its face.
+            still = unmoved(reading.gone, dice)
+            faces = sorted(int(d["value"]) for d in reading.gone if d["value"] is not None)
+            pushed = sorted(values) == faces and (still or not reading.gone_in_zone)
+            if still >= 2 or (values and still == len(values)) or pushed:
+                return [], None
         try:
             return self._action_from_dice(values, state, motion) or [], None
         except (IllegalAction, InvalidAction) as exc:
@@ -949,6 +981,12 @@ class Table:
             and not any(isinstance(a, Roll) for a in since)
             and game.to_move(history.state) == game.to_move(reading.state_after)
         )
+
+    def _gone(self, history: History[Any], reading: SettledReading) -> bool:
+        """Whether the dice may lie as ``reading`` read them although the turn has passed: its
+        actions are in effect and no throw has been entered since."""
+        since = history.actions[reading.before + len(reading.actions) :]
+        return self._in_effect(history, reading) and not any(isinstance(a, Roll) for a in since)
 
     def _check_unmoved(self, history: History[Any], last: SettledReading) -> None:
         """Refuse to correct a reading when the game has gone on since it was read."""

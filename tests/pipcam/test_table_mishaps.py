@@ -1,0 +1,34 @@
+"""Mishaps of real tables that the physical table plays now and then (tests/pipcam/physical.py):
+after every step the table's actions must be the actions meant, with no problem on the screen."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pipcam.store import Store
+from pipcam.table import Table
+from tests.pipcam.physical import N_DICE, play
+
+STEPS = 200
+
+MISHAPS: dict[str, tuple[dict[str, float], str]] = {
+    # mishap: the physical table's options, the tally that shows it happened
+    # The last player takes his dice away, the next picks some up or pushes those out of the
+    # zone into it: dice lying where the last turn left them are no throw.
+    "between turns": ({"between_turns": 0.7}, "between turns"),
+}
+
+
+@pytest.mark.parametrize("mishap", sorted(MISHAPS))
+@pytest.mark.parametrize("game", sorted(N_DICE))
+def test_mishaps_lead_the_table_nowhere_else(tmp_path: Path, game: str, mishap: str) -> None:
+    """A few hundred steps with the mishap now and then: no parting, no problem left."""
+    how, counted = MISHAPS[mishap]
+    tally: Counter[str] = Counter()
+    with Store(tmp_path / "pipcam.db") as store:
+        found = play(lambda: Table(store), game, 5, STEPS, tally, careful=True, **how)
+    assert [vars(m) for m in found] == []
+    assert tally[counted] > 0
