@@ -494,7 +494,7 @@ def play(
     seed: int,
     steps: int,
     tally: Counter[str] | None = None,
-    **how: float,
+    **how: Any,
 ) -> list[Mismatch]:
     """Play ``steps`` steps of seeded games (a new game after a parting or an end); ``tally``
     counts the steps done in one motion and the set-asides the table asked about."""
