@@ -30,7 +30,15 @@ from typing import (
 )
 
 from scoring.dice import Dice, dice, outcomes
-from scoring.errors import IllegalAction, InvalidAction, InvalidOption, Reason, Refusal, Setup
+from scoring.errors import (
+    Coded,
+    IllegalAction,
+    InvalidAction,
+    InvalidOption,
+    Reason,
+    Refusal,
+    Setup,
+)
 
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts."""
@@ -289,7 +297,7 @@ class EndReason(enum.StrEnum):
     """Triangles: no player could lay a stone; the stones held were subtracted."""
 
 
-class Ending(str):
+class Ending(Coded[EndReason]):
     """Why a game ended, in English, with its code and params for the phones (as a
     :class:`~scoring.errors.Reason` carries a refusal's).
 
@@ -297,18 +305,6 @@ class Ending(str):
     >>> why == "Ann reached 100", why.code.value, why.params
     (True, 'target', {'player': 'Ann', 'target': 100})
     """
-
-    code: EndReason
-    params: dict[str, JSON]
-
-    def __new__(cls, text: str, code: EndReason, params: dict[str, JSON] | None = None) -> Self:
-        out = super().__new__(cls, text)
-        out.code = code
-        out.params = dict(params or {})
-        return out
-
-    def __getnewargs__(self) -> tuple[str, EndReason, dict[str, JSON]]:  # type: ignore[override]
-        return (str(self), self.code, self.params)
 
     def to_json(self) -> dict[str, JSON]:
         """The English ``reason`` with its ``code`` and ``params``."""

@@ -8,7 +8,7 @@ fallback of a page that has no words for the code).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 
 class RefusalCode(StrEnum):
@@ -196,7 +196,27 @@ class Setup(RefusalCode):
     """Triangles: ``deal`` stones for each of ``n`` players need ``need``; there are ``stones``."""
 
 
-class Reason(str):
+C = TypeVar("C", bound=StrEnum)
+
+
+class Coded(str, Generic[C]):
+    """English words that also carry a code and its params, which the phones word in their
+    language. A ``str``, so whatever read the words reads them as before."""
+
+    code: C
+    params: dict[str, Any]
+
+    def __new__(cls, text: str, code: C, params: dict[str, Any] | None = None) -> Self:
+        out = super().__new__(cls, text)
+        out.code = code
+        out.params = dict(params or {})
+        return out
+
+    def __getnewargs__(self) -> tuple[str, C, dict[str, Any]]:  # type: ignore[override]
+        return (str(self), self.code, self.params)
+
+
+class Reason(Coded[RefusalCode]):
     """An English reason that also carries its refusal code and params, for the phones.
 
     It is a ``str`` so that every reason the engines give (``explain_illegal``, ``bank_problem``)
@@ -206,18 +226,6 @@ class Reason(str):
     >>> why == "nothing to bank yet", why.code.value
     (True, 'nothing_to_bank')
     """
-
-    code: RefusalCode
-    params: dict[str, Any]
-
-    def __new__(cls, text: str, code: RefusalCode, params: dict[str, Any] | None = None) -> Self:
-        out = super().__new__(cls, text)
-        out.code = code
-        out.params = dict(params or {})
-        return out
-
-    def __getnewargs__(self) -> tuple[str, RefusalCode, dict[str, Any]]:  # type: ignore[override]
-        return (str(self), self.code, self.params)
 
     def worded(self, text: str, **params: Any) -> Reason:
         """The same refusal in other English words (a prefix added), with more params."""
