@@ -211,6 +211,17 @@ class SettledReading:
     gone: list[dict[str, JSON]] | None = None
     gone_in_zone: int = 0  # how many of ``gone`` lay in the roll zone
 
+    @property
+    def zone_now(self) -> list[dict[str, JSON]]:
+        """The dice in the roll zone as they lie since this reading (``left`` once some were
+        taken out)."""
+        return self.dice if self.left is None else self.left
+
+    @property
+    def aside_now(self) -> list[dict[str, JSON]]:
+        """The dice out of the roll zone as they lie since this reading."""
+        return self.aside if self.left_aside is None else self.left_aside
+
 
 @dataclass(frozen=True)
 class Motion:
@@ -677,14 +688,15 @@ class Table:
                 )
             history = self.history
             taken = self._taken
-            lying = taken is not None and history is not None and self._lying(history, taken)
-            gone = (
-                taken is not None
-                and history is not None
-                and not lying
-                and self._gone(history, taken)
-            )
-            aside = [die_json(d) for d in reading.set_aside]
+            # How the dice lie since the reading the game last took: in this turn, or left by
+            # the last one (no throw entered since either way).
+            zone: list[dict[str, JSON]] = []
+            side: list[dict[str, JSON]] = []
+            lying = gone = False
+            if taken is not None and history is not None:
+                zone, side = taken.zone_now, taken.aside_now
+                lying = self._lying(history, taken)
+                gone = not lying and self._gone(history, taken)
             self.last_reading = SettledReading(
                 id=reading_id,
                 game_id=self.game_id,
@@ -693,28 +705,11 @@ class Table:
                 state_before=history.state if history is not None else None,
                 actions=[],
                 state_after=history.state if history is not None else None,
-                lying=(
-                    (taken.dice if taken.left is None else taken.left)
-                    if taken is not None and lying
-                    else None
-                ),
-                aside=aside,
-                lying_aside=(
-                    (taken.aside if taken.left_aside is None else taken.left_aside)
-                    if taken is not None and lying
-                    else None
-                ),
-                gone=(
-                    [
-                        *(taken.dice if taken.left is None else taken.left),
-                        *(taken.aside if taken.left_aside is None else taken.left_aside),
-                    ]
-                    if taken is not None and gone
-                    else None
-                ),
-                gone_in_zone=len(taken.dice if taken.left is None else taken.left)
-                if taken is not None
-                else 0,
+                lying=zone if lying else None,
+                aside=[die_json(d) for d in reading.set_aside],
+                lying_aside=side if lying else None,
+                gone=[*zone, *side] if gone else None,
+                gone_in_zone=len(zone),
             )
             if history is None:
                 self._changed()
@@ -742,7 +737,7 @@ class Table:
                     read = [d for d in self.view.dice_read if d["status"] != NO_DIE]
                     if unmoved(lying_then, read) == len(read):
                         taken.left = read
-                        taken.left_aside = aside
+                        taken.left_aside = self.last_reading.aside
                 self._changed()
                 return reading_id
             try:
