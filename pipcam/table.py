@@ -758,9 +758,10 @@ class Table:
             return reading_id
 
     def _grown_keep(self, history: History[Any], reading: SettledReading) -> Keep | str | None:
-        """The set-aside changed by dice taken out after it or put back into the roll zone, the
-        others lying where they lay (dice taken out one by one with a pause between, or after
-        the keep button; a player who thinks again), if the rules allow it in place of the one
+        """The set-aside changed by dice taken out after it or put back into the roll zone (or
+        both in one move), the others lying where they lay (dice taken out one by one with a
+        pause between, or after the keep button; a player who thinks again, and puts a 5 back
+        for a 1), if the rules allow it in place of the one
         taken; ``WAIT`` if they allow it only with more dice taken out (one 2 of three); else
         None. One set-aside is taken per throw."""
         if reading.lying is None or not len(history):
@@ -779,11 +780,19 @@ class Table:
         back = [int(d["value"]) for d in moved(reading.lying, dice)]
         lay = [d for d in reading.lying if d["status"] != NO_DIE and d["value"] is not None]
         if back:
-            # Dice put back among those lying still, with faces of the set-aside: it shrinks.
-            if len(dice) - len(back) != len(lay) or not contains(keep.dice, back):
+            # Dice put back among those lying still, with faces of the set-aside: it shrinks,
+            # and grows by any taken out in the same move (a 5 put back for a 1).
+            out = [int(d["value"]) for d in moved(dice, lay)]
+            if len(dice) - len(back) != len(lay) - len(out) or not contains(keep.dice, back):
                 return None
-            shrunk = Keep(remove(keep.dice, back))
-            return shrunk if shrunk.dice and shrunk in legal else None
+            if out and not self._swapped(reading, back, out, still=len(dice) - len(back)):
+                return None
+            changed = Keep([*remove(keep.dice, back), *out])
+            if not changed.dice:
+                return None
+            if changed in legal:
+                return changed
+            return WAIT if out and _grows_into(changed, legal) else None
         values = [int(d["value"]) for d in dice]
         on_table = _on_table(game, before)
         if len(values) >= game.roll_size(history.state) or not contains(on_table, values):
@@ -794,6 +803,23 @@ class Table:
         if grown in legal:
             return grown
         return WAIT if _grows_into(grown, legal) else None
+
+    @staticmethod
+    def _swapped(reading: SettledReading, back: list[int], out: list[int], *, still: int) -> bool:
+        """Whether dice of the set-aside put back into the roll zone (``back``) while others
+        were taken out (``out``) can be told from a throw of the dice in the zone with those
+        faces. A camera that sees out of the zone saw as many dice arrive at new places there
+        or leave old ones (one of the two, should it miss a die there; both when no die of the
+        zone lies still). Places, not faces: a face misread there moves no die. In the zone
+        alone it looks like a throw unless some dice lie still."""
+        then, now = reading.lying_aside or [], reading.aside
+        if not then and not now:
+            return still > 0  # the camera sees the roll zone only
+        then, now = _places(then), _places(now)
+        arrived, left = len(moved(then, now)), len(moved(now, then))
+        if not still:
+            return arrived == len(out) and left == len(back)
+        return arrived == len(out) or left == len(back)
 
     def _replace_keep(self, history: History[Any], grown: Keep) -> None:
         """Take ``grown`` in place of the game's last action (the set-aside before dice were
@@ -1401,6 +1427,11 @@ class Table:
 
 
 WAIT = "wait"  # Table._grown_keep: more dice are being taken out
+
+
+def _places(dice: Sequence[dict[str, JSON]]) -> list[dict[str, JSON]]:
+    """``dice`` with one face for all, for :func:`moved` to compare by place alone."""
+    return [{"value": 0, "box": d["box"]} for d in dice]
 
 
 def _grows_into(keep: Keep, legal: Sequence[Action]) -> bool:

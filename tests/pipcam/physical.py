@@ -176,6 +176,7 @@ class Player:
         misreads: float = 0.0,
         misses: float = 0.0,
         between_turns: float = 0.0,
+        rethinks: float = 0.15,
         tally: Counter[str] | None = None,
     ) -> None:
         """``bounces``: how often a throw bounces a die out of the zone among the dice there
@@ -183,7 +184,9 @@ class Player:
         elsewhere there as the others are thrown; ``misreads``, ``misses``: how often a reading
         gets a die out of the zone wrong or misses it; ``between_turns``: how often the dice
         are moved between a turn's end and the next throw (the set-aside taken away, some dice
-        picked up, those out of the zone pushed into it), with a reading after each move."""
+        picked up, those out of the zone pushed into it), with a reading after each move;
+        ``rethinks``: how often a player who took a set-aside out puts a die of it back, or
+        puts one back and takes another out in the same move (with ``mishaps``)."""
         self.table = table
         self.game_id = game_id
         self.seed = seed
@@ -195,6 +198,7 @@ class Player:
         self.bounces = bounces
         self.tidies = tidies
         self.between_turns = between_turns
+        self.rethinks = rethinks
         self.held_unseen: Keep | None = None  # a hold made in one motion with the next throw
         self.tally: Counter[str] = Counter() if tally is None else tally
         self.mishaps = mishaps
@@ -438,31 +442,49 @@ class Player:
         if self.one_motion and self.rng.random() < 0.4 and self.game.roll_size(self.state):
             return self._aside_and_throw(keep)
         how = self._take_out_set_aside(keep)
-        if self.mishaps and len(keep.dice) > 1 and self.rng.random() < 0.15:
-            # The player thinks again and puts one die back: a smaller set-aside, if allowed.
+        if self.mishaps and self.rng.random() < self.rethinks:
+            # The player thinks again and puts one die back, or one back and another out of the
+            # zone in the same move: another set-aside, if the rules allow it.
             value = self.rng.choice(keep.dice)
             rest = list(keep.dice)
             rest.remove(value)
-            smaller = Keep(rest)
-            if smaller in self.game.legal_actions(before):
+            legal = self.game.legal_actions(before)
+            others = sorted(
+                {d.value for d in self.tray.zone if d.value != value}
+                & {v for v in range(1, 7) if Keep([*rest, v]) in legal}
+            )
+            # Seen in the roll zone alone, a swap that leaves no die of it lying still looks
+            # like a throw of the die put back (Table._swapped).
+            if not self.tray.sees_aside and len(self.tray.zone) < 2:
+                others = []
+            instead = self.rng.choice(others) if others and self.rng.random() < 0.5 else None
+            changed = Keep(rest if instead is None else [*rest, instead])
+            if changed.dice and changed in self.game.legal_actions(before):
+                if instead is not None:
+                    self.tray.take_out([instead])
+                    self.tally["changed set-aside"] += 1
                 self.tray.put_back([value])
                 self.table.on_reading(self.tray.reading(), settled_now=True)
-                self.meant[-1] = smaller
-                self.state = self.game.apply(before, smaller)
-                return f"took out {keep}{how}, put a {value} back"
+                self.meant[-1] = changed
+                self.state = self.game.apply(before, changed)
+                return f"took out {keep}{how}, put a {value} back" + (
+                    "" if instead is None else f" for a {instead}"
+                )
         return self._mishap(f"took out {keep}{how}")
 
     def _take_out_set_aside(self, keep: Keep, *, empty: bool = True) -> str:
         """The dice of a set-aside taken out of the zone: now and then one at a time, the tray
         settling between (a lone 2 of three is no set-aside yet). ``empty``: an empty roll zone
-        is a reading too (after the keep button it says nothing new)."""
+        is a reading too (after the keep button it says nothing new). A camera that sees the dice
+        out of the zone reads them then whatever ``empty`` says: the tray is not empty
+        (vision.settle reports a tray with no die at all as empty, and reads nothing)."""
         dice = list(keep.dice)
         slowly = len(dice) > 1 and self.rng.random() < 0.3
         if slowly:
             self.rng.shuffle(dice)
         for group in [[v] for v in dice] if slowly else [dice]:
             self.tray.take_out(group)
-            if self.tray.zone or empty:
+            if self.tray.zone or empty or (self.tray.out and self.tray.sees_aside):
                 self.table.on_reading(self.tray.reading(), settled_now=True)
         return " one by one" if slowly else ""
 

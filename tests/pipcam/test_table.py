@@ -620,6 +620,67 @@ def test_a_die_of_the_set_aside_put_back_shrinks_it(store: Store) -> None:
     assert table.history.actions[1:] == [Keep([1]), Roll([2, 2, 3, 5, 6])]
 
 
+@pytest.mark.parametrize(
+    ("first", "out", "swap", "then"),
+    [
+        # 1 5 set aside; the 5 put back and the 1 beside it taken out instead: keep 1 1.
+        ([1, 5, 1, 3, 4, 6], [1, 5], ([5], [1]), [1, 1]),
+        # 1 set aside; it is put back for one 2 of three: no set-aside yet, nothing said...
+        ([1, 2, 2, 2, 4, 6], [1], ([1], [2]), None),
+        # ... and the 1 put back for all three 2s: keep 2 2 2.
+        ([1, 2, 2, 2, 4, 6], [1], ([1], [2, 2, 2]), [2, 2, 2]),
+    ],
+)
+def test_a_set_aside_changed_in_one_move(
+    store: Store,
+    first: list[int],
+    out: list[int],
+    swap: tuple[list[int], list[int]],
+    then: list[int] | None,
+) -> None:
+    """Kymppitonni: the player thinks again and, in one move, puts a die of the set-aside back
+    into the roll zone and takes another out. The set-aside changes (it was refused as dice left
+    lying: "5 dice lie where they lay ... that was no throw"); a change the rules allow only
+    with more dice taken out waits for them; the dice left in the zone are then thrown."""
+    table = kymppi(store)
+    places = [(v, 60 * i, 0) for i, v in enumerate(first)]
+    table.on_reading(placed(*places), settled_now=True)
+    zone = list(places)
+    for v in out:
+        zone.remove(next(p for p in zone if p[0] == v))
+    table.on_reading(placed(*zone), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep(out)]
+    back, taken = swap
+    for v in taken:
+        zone.remove(next(p for p in zone if p[0] == v))
+    zone += [(v, 400 + 60 * i, 300) for i, v in enumerate(back)]
+    table.on_reading(placed(*zone), settled_now=True)
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history.actions[1:] == [Keep(then if then is not None else out)]
+    if then is not None:
+        table.on_reading(thrown(*([3] * len(zone))), settled_now=True)
+        assert table.history.actions[1:] == [Keep(then), Roll([3] * len(zone))]
+
+
+def test_dice_thrown_with_faces_of_the_set_aside_are_no_change_of_it(store: Store) -> None:
+    """Kymppitonni, 1 5 set aside, 1 5 4 6 left: the 1 and the 5 of those are thrown again and
+    show 5 and 1, the 4 and the 6 lie where they lay. In the roll zone alone that looks like the
+    set-aside put back for the 1 and 5 beside it; the camera sees that nothing arrived or left
+    out of the zone, so dice were left lying (said), not a set-aside changed."""
+    table = kymppi(store)
+    first = [(1, 0, 0), (5, 60, 0), (1, 120, 0), (5, 180, 0), (4, 240, 0), (6, 300, 0)]
+    out = [(1, OUT, 0), (5, OUT + 60, 0)]
+    table.on_reading(placed(*first), settled_now=True)
+    table.on_reading(aside(placed(*first[2:]), *out), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep([1, 5])]
+    now = placed(*first[4:], (5, 500, 400), (1, 600, 400))
+    table.on_reading(aside(now, *out), settled_now=True)
+    assert table.history.actions[1:] == [Keep([1, 5])]
+    assert table.state_json()["table"]["problem_code"] == "left_lying"
+
+
 def test_scoring_dice_taken_out_one_by_one_leave_no_problem_said(store: Store) -> None:
     """1000: with one of the two scoring dice out, the zone holds a die too many, lying where it
     lay: the player is taking the dice out, and nothing is said (it was, and the red LED blinked

@@ -68,3 +68,31 @@ def test_dice_set_aside_as_the_others_are_thrown(
         assert tally["asked"] == tally["one motion"]
     else:
         assert 0 < tally["asked"] < tally["one motion"]
+
+
+SET_ASIDE = ["jednicky-a-petky", "kymppitonni", "sest-kostek"]
+
+
+@pytest.mark.parametrize("sees_aside", [True, False], ids=["sees-aside", "roll-zone-only"])
+@pytest.mark.parametrize("game", SET_ASIDE)
+def test_a_set_aside_changed_in_one_move_is_taken(
+    tmp_path: Path, game: str, sees_aside: bool
+) -> None:
+    """Players who think again after taking a set-aside out: a die of it put back into the roll
+    zone, or put back while another is taken out in the same move. The table takes the changed
+    set-aside (it took the swap as dice left lying). Seen in the roll zone only, the player
+    keeps a die of the zone lying still, else the swap looks like a throw (physical.Player)."""
+    tally: Counter[str] = Counter()
+    with Store(tmp_path / "pipcam.db") as store:
+        found = play(
+            lambda: Table(store),
+            game,
+            7,
+            2 * STEPS,
+            tally,
+            careful=True,
+            sees_aside=sees_aside,
+            rethinks=0.6,
+        )
+    assert [vars(m) for m in found] == []
+    assert tally["changed set-aside"] >= 3  # the swaps were played (4 to 14 with seed 7)
