@@ -143,12 +143,25 @@ class Refusal(RefusalCode):
 
 
 class Setup(RefusalCode):
-    """Refusals of a new game's header (``transcript.start``): the game, the players, the options.
+    """Refusals of a new game's header (``transcript.parse_header``, ``start``): its shape, the
+    game, the players, the options.
 
     An option's refusal also carries ``game`` (the game's id), so that the page names the option
     (``option``) and its choices in its own words.
     """
 
+    HEADER_NOT_OBJECT = "header_not_object"
+    """The header is no JSON object but ``given`` (a JSON type: ``array``, ``string``, ...)."""
+    UNKNOWN_HEADER_KEYS = "unknown_header_keys"
+    """The header has keys ``keys`` it does not take; ``known`` lists those it does."""
+    HEADER_GAME = "header_game"
+    """The header's ``game`` is no game id but ``given`` (a JSON type, or ``missing``)."""
+    HEADER_PLAYERS = "header_players"
+    """The header's ``players`` is no list of names: at ``field`` (``players``, or
+    ``players.i`` for the first entry, from 0, that is no text) is ``given`` (a JSON type, or
+    ``missing``; an empty list is an ``array``)."""
+    HEADER_OPTIONS = "header_options"
+    """The header's ``options`` is no JSON object of option names but ``given`` (a JSON type)."""
     UNKNOWN_GAME = "unknown_game"
     """No game answers to ``game``; ``games`` lists the ids."""
     NO_ENGINE = "no_engine"

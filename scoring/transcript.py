@@ -79,28 +79,72 @@ def is_str(value: object) -> bool:
     return isinstance(value, str)
 
 
+def json_type(value: object) -> str:
+    """The JSON type of ``value``, as a refusal's ``given`` names it (a Python repr would mean
+    nothing to a phone); a value JSON cannot hold is named by its Python type.
+
+    >>> [json_type(v) for v in ({}, [], "x", 1.5, True, None)]
+    ['object', 'array', 'string', 'number', 'boolean', 'null']
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):  # before int: True is an int to Python, not to JSON
+        return "boolean"
+    for kind, name in ((dict, "object"), ((list, tuple), "array"), (str, "string")):
+        if isinstance(value, kind):
+            return name
+    return "number" if isinstance(value, int | float) else type(value).__name__
+
+
+HEADER_KEYS = ("game", "players", "options")
+"""The keys a header takes, in the order a transcript writes them."""
+
+
+def _not_names(obj: dict[str, JSON]) -> dict[str, str]:
+    """Where a header's ``players`` is no list of names, and what is there instead."""
+    if "players" not in obj:
+        return {"field": "players", "given": "missing"}
+    players = obj["players"]
+    if isinstance(players, list):
+        for i, player in enumerate(players):
+            if not isinstance(player, str):
+                return {"field": f"players.{i}", "given": json_type(player)}
+    return {"field": "players", "given": json_type(players)}
+
+
 def parse_header(obj: JSON) -> Header:
     """Check a header object: ``{"game": id, "players": [names], "options": {...}}``."""
     if not isinstance(obj, dict):
-        raise InvalidAction(f"a transcript header is a JSON object, not {obj!r}")
-    unknown = set(obj) - {"game", "players", "options"}
+        raise InvalidAction(
+            f"a transcript header is a JSON object, not {obj!r}",
+            code=Setup.HEADER_NOT_OBJECT,
+            params={"given": json_type(obj)},
+        )
+    unknown = set(obj) - set(HEADER_KEYS)
     if unknown:
         raise InvalidAction(
-            f"unknown header keys {sorted(unknown)}; allowed: game, players, options"
+            f"unknown header keys {sorted(unknown)}; allowed: {', '.join(HEADER_KEYS)}",
+            code=Setup.UNKNOWN_HEADER_KEYS,
+            params={"keys": sorted(unknown), "known": list(HEADER_KEYS)},
         )
     game, players, options = obj.get("game"), obj.get("players"), obj.get("options", {})
     if not isinstance(game, str):
-        raise InvalidAction('the header needs "game": a game id such as "general"')
+        raise InvalidAction(
+            'the header needs "game": a game id such as "general"',
+            code=Setup.HEADER_GAME,
+            params={"given": json_type(game) if "game" in obj else "missing"},
+        )
     if (
         not isinstance(players, list)
         or not players
         or not all(isinstance(p, str) and p.strip() for p in players)
     ):
+        # Names that are all text, one of them blank, are a phone's empty name field.
+        blank = isinstance(players, list) and bool(players) and all(map(is_str, players))
         raise InvalidAction(
             'the header needs "players": a list of names such as ["Ann", "Bob"]',
-            code=Setup.NO_NAME
-            if isinstance(players, list) and players and all(map(is_str, players))
-            else None,
+            code=Setup.NO_NAME if blank else Setup.HEADER_PLAYERS,
+            params={} if blank else _not_names(obj),
         )
     twice = [p for i, p in enumerate(players) if p in players[:i]]
     if twice:
@@ -110,7 +154,11 @@ def parse_header(obj: JSON) -> Header:
             params={"name": twice[0]},
         )
     if not isinstance(options, dict):
-        raise InvalidAction(f'"options" is a JSON object of option names, not {options!r}')
+        raise InvalidAction(
+            f'"options" is a JSON object of option names, not {options!r}',
+            code=Setup.HEADER_OPTIONS,
+            params={"given": json_type(options)},
+        )
     return Header(game, tuple(players), dict(options))
 
 

@@ -312,14 +312,105 @@ def test_a_game_without_its_engine_says_so(monkeypatch: pytest.MonkeyPatch) -> N
     }
 
 
+PLAYERS = 'the header needs "players": a list of names such as ["Ann", "Bob"]'
+OPTIONS = '"options" is a JSON object of option names, not '
+
+# Headers no phone sends (its requests are checked by FastAPI first) but a transcript, the
+# command line or an API client can: each refusal names what was there, as JSON names it.
+HEADERS: list[tuple[Any, Setup, dict[str, Any], str]] = [
+    (
+        ["general"],
+        Setup.HEADER_NOT_OBJECT,
+        {"given": "array"},
+        "a transcript header is a JSON object, not ['general']",
+    ),
+    (
+        None,
+        Setup.HEADER_NOT_OBJECT,
+        {"given": "null"},
+        "a transcript header is a JSON object, not None",
+    ),
+    (
+        {"game": "general", "players": TWO, "seat": 1, "colour": "red"},
+        Setup.UNKNOWN_HEADER_KEYS,
+        {"keys": ["colour", "seat"], "known": ["game", "players", "options"]},
+        "unknown header keys ['colour', 'seat']; allowed: game, players, options",
+    ),
+    (
+        {"players": TWO},
+        Setup.HEADER_GAME,
+        {"given": "missing"},
+        'the header needs "game": a game id such as "general"',
+    ),
+    (
+        {"game": None, "players": TWO},
+        Setup.HEADER_GAME,
+        {"given": "null"},
+        'the header needs "game": a game id such as "general"',
+    ),
+    (
+        {"game": ["general"], "players": TWO},
+        Setup.HEADER_GAME,
+        {"given": "array"},
+        'the header needs "game": a game id such as "general"',
+    ),
+    ({"game": "general"}, Setup.HEADER_PLAYERS, {"field": "players", "given": "missing"}, PLAYERS),
+    (
+        {"game": "general", "players": "Ann, Bob"},
+        Setup.HEADER_PLAYERS,
+        {"field": "players", "given": "string"},
+        PLAYERS,
+    ),
+    (
+        {"game": "general", "players": []},
+        Setup.HEADER_PLAYERS,
+        {"field": "players", "given": "array"},
+        PLAYERS,
+    ),
+    (
+        {"game": "general", "players": ["Ann", 3]},
+        Setup.HEADER_PLAYERS,
+        {"field": "players.1", "given": "number"},
+        PLAYERS,
+    ),
+    (  # an entry that is no text is told before a blank one
+        {"game": "general", "players": [" ", "Ann", True]},
+        Setup.HEADER_PLAYERS,
+        {"field": "players.2", "given": "boolean"},
+        PLAYERS,
+    ),
+    (
+        {"game": "general", "players": TWO, "options": []},
+        Setup.HEADER_OPTIONS,
+        {"given": "array"},
+        OPTIONS + "[]",
+    ),
+    (
+        {"game": "general", "players": TWO, "options": "target=100"},
+        Setup.HEADER_OPTIONS,
+        {"given": "string"},
+        OPTIONS + "'target=100'",
+    ),
+    (
+        {"game": "general", "players": TWO, "options": 1.5},
+        Setup.HEADER_OPTIONS,
+        {"given": "number"},
+        OPTIONS + "1.5",
+    ),
+]
+
+
+@pytest.mark.parametrize(("header", "code", "params", "english"), HEADERS)
+def test_a_header_of_the_wrong_shape_carries_its_code_and_params(
+    header: Any, code: Setup, params: dict[str, Any], english: str
+) -> None:
+    """A header that is no object, has keys it does not take, or holds the wrong JSON type."""
+    with pytest.raises(ScoringError) as caught:
+        new_game(header)
+    assert refusal_json(caught.value) == {"detail": english, "code": code.value, "params": params}
+
+
 def test_every_new_game_code_is_met() -> None:
     """The tests above meet every code of ``Setup``."""
-    assert {case[3] for case in CASES} == set(Setup) - {Setup.NO_ENGINE}
-
-
-def test_a_header_that_is_no_header_has_no_code() -> None:
-    """A list of players that is no list of names (only a transcript's header can be one: the
-    phones' requests are checked by FastAPI) keeps its English alone."""
-    with pytest.raises(ScoringError) as caught:
-        parse_header({"game": "general", "players": ["Ann", 3]})
-    assert caught.value.code is None
+    met = {case[3] for case in CASES} | {case[1] for case in HEADERS}
+    assert met == set(Setup) - {Setup.NO_ENGINE}
