@@ -61,6 +61,11 @@ class PinIn(BaseModel):
 class HeaderIn(BaseModel):
     """A transcript header: which game, who plays (seat order), which options."""
 
+    # A key the header does not take goes on to the rules, which refuse it with its code
+    # (unknown_header_keys) as they do in a transcript, rather than drop it unsaid (a misspelt
+    # "options" would start a game without them); the schema still says no other key is taken.
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": False})
+
     game: Annotated[str, Field(max_length=64), AfterValidator(valid_text)]
     players: list[Name] = Field(min_length=1, max_length=12)
     options: JSONObject = Field(default_factory=dict)

@@ -380,6 +380,14 @@ NOT_OBJECT = "the body must be a JSON object, sent as application/json"
             "players.0: ",
         ),
         ("POST", "/api/games", b'{"game": 1, "players": []}', JSON_TYPE, 422, "game: "),
+        (  # a key the header does not take is text like any other: no lone surrogate
+            "POST",
+            "/api/games",
+            b'{"game": "general", "players": ["Ann", "Bob"], "\\ud800": 1}',
+            JSON_TYPE,
+            422,
+            "a valid string, unable to parse raw data as a unicode string",
+        ),
         ("POST", "/api/pin", b'{"pin": ""}', JSON_TYPE, 422, "pin: "),
         ("POST", "/api/correct", b"null", JSON_TYPE, 422, NOT_OBJECT),
         ("GET", "/api/nothing", b"", {}, 404, "Not Found"),
@@ -445,6 +453,25 @@ def test_any_bad_request_is_a_4xx_with_a_detail(
             b'{"game": "general", "players": "Ann"}',
             "field_invalid",
             {"field": "players"},
+        ),
+        # A header of wrong JSON types is FastAPI's to refuse, before the rules' header_* codes.
+        (
+            "/api/games",
+            b'{"game": 7, "players": ["Ann", "Bob"]}',
+            "field_invalid",
+            {"field": "game"},
+        ),
+        (
+            "/api/games",
+            b'{"game": "general", "players": ["Ann", 3]}',
+            "field_invalid",
+            {"field": "players.1"},
+        ),
+        (
+            "/api/games",
+            b'{"game": "general", "players": ["Ann", "Bob"], "options": []}',
+            "field_invalid",
+            {"field": "options"},
         ),
     ],
 )
@@ -550,6 +577,22 @@ def test_earlier_games_are_listed_with_their_transcripts(served: Served) -> None
             },
         ),
         (
+            {"game": "general", "players": ["Ann", "Bob"], "option": {"target": 100}},
+            {
+                "detail": "unknown header keys ['option']; allowed: game, players, options",
+                "code": "unknown_header_keys",
+                "params": {"keys": ["option"], "known": ["game", "players", "options"]},
+            },
+        ),
+        (
+            {"game": "general", "players": ["Ann", "Bob"], "seat": 1, "colour": "red"},
+            {
+                "detail": "unknown header keys ['colour', 'seat']; allowed: game, players, options",
+                "code": "unknown_header_keys",
+                "params": {"keys": ["colour", "seat"], "known": ["game", "players", "options"]},
+            },
+        ),
+        (
             {"game": "general", "players": ["Ann"]},
             {
                 "detail": "general is played by 2 to 12 players, not 1",
@@ -562,8 +605,9 @@ def test_earlier_games_are_listed_with_their_transcripts(served: Served) -> None
 def test_a_new_game_the_rules_refuse_carries_its_code(
     served: Served, header: dict[str, Any], answer: dict[str, Any]
 ) -> None:
-    """A 422 from the rules (an option, the names, the count) keeps its English detail for API
-    clients and the command line, with the code and params a phone words; nothing changes."""
+    """A 422 from the rules (a key the header does not take, an option, the names, the count)
+    keeps its English detail for API clients and the command line, with the code and params a
+    phone words; nothing changes."""
     before = served.client.get("/api/state").json()
     r = served.pinned.post("/api/games", json=header)
     assert (r.status_code, r.json()) == (422, answer)
