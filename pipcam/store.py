@@ -623,13 +623,17 @@ class Store:
             (seq,) = self._insert_events(db, game_id, [row], source=source, now=now)
         return seq
 
-    def replace_last(self, game_id: int, action: dict[str, JSON], *, source: str) -> int:
-        """Undo the last action and log ``action`` in its place, in one commit (a set-aside
-        that grew as more dice were taken out); return the new action's sequence number."""
-        rows = [
-            self._event_row("undo", None, source=source),
-            self._event_row("action", action, source=source),
-        ]
+    def replace_last(
+        self, game_id: int, *actions: dict[str, JSON], undone: int = 1, source: str
+    ) -> int:
+        """Undo the last ``undone`` actions and log ``actions`` in their place, in one commit (a
+        set-aside that grew as more dice were taken out; a set-aside and throw mended when a
+        die that bounced out of the roll zone is thrown again); return the last new action's
+        sequence number."""
+        if undone < 1 or not actions:
+            raise ValueError("a replacement undoes one action or more and logs one or more")
+        rows = [self._event_row("undo", None, source=source)] * undone
+        rows += [self._event_row("action", a, source=source) for a in actions]
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
             seqs = self._insert_events(db, game_id, rows, source=source, now=now)

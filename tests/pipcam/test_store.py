@@ -158,6 +158,33 @@ def test_replace_last_is_an_undo_and_an_action_in_one_commit(store: Store) -> No
     ]
 
 
+def test_replace_last_two_is_one_commit(store: Store) -> None:
+    """A set-aside and throw mended (a die had bounced out among the set-aside): two undos and
+    two actions, all or nothing; more undos than actions logged are refused, nothing stored."""
+    game_id = store.new_game(HEADER)
+    store.append(game_id, "action", {"roll": [1, 5, 2, 3, 4, 6]}, source="camera")
+    with pytest.raises(ValueError, match="nothing to undo"):
+        store.replace_last(game_id, {"keep": [1]}, {"roll": [2, 2, 3, 4, 6]}, undone=2, source="x")
+    assert len(store.game(game_id).events) == 1
+    store.append(game_id, "action", {"keep": [1, 5]}, source="camera")
+    store.append(game_id, "action", {"roll": [2, 3, 6, 6]}, source="camera")
+    seq = store.replace_last(
+        game_id, {"keep": [1]}, {"roll": [2, 3, 5, 6, 6]}, undone=2, source="camera"
+    )
+    events = store.game(game_id).events
+    assert seq == len(events)
+    assert list(events[2:]) == [
+        ("action", {"roll": [2, 3, 6, 6]}),
+        ("undo", None),
+        ("undo", None),
+        ("action", {"keep": [1]}),
+        ("action", {"roll": [2, 3, 5, 6, 6]}),
+    ]
+    assert replay_events(store.game(game_id)).actions[1:] == [Keep([1]), Roll([2, 3, 5, 6, 6])]
+    with pytest.raises(ValueError, match="undoes one action or more"):
+        store.replace_last(game_id, undone=1, source="camera")
+
+
 def test_players_and_options_are_queryable(store: Store, db: Path) -> None:
     """Players and options are rows of their own, not only header JSON."""
     first = store.new_game(HEADER)
