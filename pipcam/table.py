@@ -719,8 +719,13 @@ class Table:
                 self._changed()  # more dice are being taken out: nothing to say yet
                 return reading_id
             if isinstance(grown, Keep):
-                self._replace_keep(history, grown)
+                self._replace(history, [grown])
                 return reading_id
+            if taken is not None:
+                mended = self._bounced_back(history, taken, self.last_reading)
+                if mended is not None:
+                    self._replace(history, mended, undone=len(taken.actions))
+                    return reading_id
             actions, problem = self._meaning(self.view.dice_read, history.state, self.last_reading)
             if problem:
                 self.report_problem(problem)
@@ -804,6 +809,67 @@ class Table:
             return grown
         return WAIT if _grows_into(grown, legal) else None
 
+    def _bounced_back(
+        self, history: History[Any], taken: SettledReading, reading: SettledReading
+    ) -> list[Action] | None:
+        """A set-aside (or hold) and throw taken from one motion, mended: the dice that left
+        the area out of the roll zone since, as many as came into the zone, were dice of that
+        throw that had bounced out among the set-aside, thrown again now (alone, the others
+        lying where they lay, or with all the others). The set-aside without them and the
+        throw of the dice now in the zone, if the rules allow them; else None. Needs a camera
+        that sees out of the zone: in the zone alone, which die came back is not known."""
+        if (
+            reading.lying is None
+            or len(taken.actions) != 2
+            or len(history) != taken.before + 2
+            or not reading.lying_aside
+        ):
+            return None
+        keep, roll = taken.actions
+        if not isinstance(keep, Keep) or not isinstance(roll, Roll):
+            return None
+        dice = [d for d in reading.dice if d["status"] != NO_DIE]
+        if any(d["status"] != "ok" or d["value"] is None for d in dice):
+            return None
+        lay = [d for d in reading.lying if d["status"] != NO_DIE and d["value"] is not None]
+        came = [int(d["value"]) for d in moved(lay, dice)]
+        still = len(dice) - len(came)
+        # Dice gone from the places they lay out of the zone, with the faces read there.
+        left = moved(_places(reading.aside), _places(reading.lying_aside))
+        gone = [
+            int(d["value"])
+            for d in reading.lying_aside
+            if d["value"] is not None and any(d["box"] == g["box"] for g in left)
+        ]
+        if (
+            not gone
+            or moved(reading.lying_aside, reading.aside)  # dice taken out: a hand moved them
+            or len(gone) != len(left)
+            or len(dice) != len(lay) + len(gone)
+            or still not in (0, len(lay))
+            or not contains(keep.dice, gone)
+        ):
+            return None
+        mended = Keep(remove(keep.dice, gone))
+        if (
+            still == len(lay)
+            and sorted(came) == sorted(gone)
+            and mended in history.game.legal_actions(history.state)
+        ):
+            return None  # held dice put back by hand, faces as they lay: a new hold (Generał)
+        throw = Roll([int(d["value"]) for d in dice])
+        # Nothing left set aside: the throw alone, or after a hold of nothing (Generał, Drápky).
+        tries: list[list[Action]] = [[mended, throw]] if mended.dice else [[throw], [mended, throw]]
+        for actions in tries:
+            state = history.state_after(taken.before)
+            try:
+                for action in actions:
+                    state = history.game.apply(state, action)
+            except IllegalAction:
+                continue
+            return actions
+        return None
+
     @staticmethod
     def _swapped(reading: SettledReading, back: list[int], out: list[int], *, still: int) -> bool:
         """Whether dice of the set-aside put back into the roll zone (``back``) while others
@@ -821,20 +887,25 @@ class Table:
             return arrived == len(out) and left == len(back)
         return arrived == len(out) or left == len(back)
 
-    def _replace_keep(self, history: History[Any], grown: Keep) -> None:
-        """Take ``grown`` in place of the game's last action (the set-aside before dice were
-        taken out or put back), stored in one commit: the set-aside of this reading."""
+    def _replace(self, history: History[Any], actions: list[Action], undone: int = 1) -> None:
+        """Take ``actions`` in place of the game's last ``undone`` actions, stored in one commit:
+        the actions of this reading (a set-aside grown or changed; a set-aside and throw mended
+        when a die that bounced out of the roll zone is thrown again)."""
         assert self.game_id is not None
         assert self.last_reading is not None
         with self._storing():
-            self.store.replace_last(self.game_id, action_to_json(grown), source="camera")
-        history.pop()
-        history.push(grown)
+            self.store.replace_last(
+                self.game_id, *map(action_to_json, actions), undone=undone, source="camera"
+            )
+        for _ in range(undone):
+            history.pop()
+        for action in actions:
+            history.push(action)
         self.version += 1
         last = self.last_reading
-        last.before = len(history) - 1
+        last.before = len(history) - len(actions)
         last.state_before = history.state_after(last.before)
-        last.actions = [grown]
+        last.actions = list(actions)
         last.state_after = history.state
         self._taken = last
         if self._reading_problem and self.view.problem == self._reading_problem:

@@ -283,6 +283,69 @@ def test_dice_set_aside_and_the_rest_thrown_in_one_motion(
     assert table.history.actions == [Roll(first), *expected]
 
 
+@pytest.mark.parametrize(
+    ("game", "first", "again", "expected"),
+    [
+        # Kymppitonni: 1 5 out and four thrown, one bounced out showing a 5 (taken: keep 1 5 5,
+        # roll 2 3 4); it is thrown again alone, the others lying still, and shows a 6.
+        ("kymppitonni", [1, 5, 5, 2, 3, 6], [6], [Keep([1, 5]), Roll([2, 3, 4, 6])]),
+        # ... or all four are gathered and thrown again.
+        ("kymppitonni", [1, 5, 5, 2, 3, 6], [1, 1, 2, 6], [Keep([1, 5]), Roll([1, 1, 2, 6])]),
+        # Generał: 1 5 held, three thrown, one bounced out among them showing a 5.
+        ("general", [1, 5, 5, 2, 3], [6], [Keep([1, 5]), Roll([2, 3, 6])]),
+    ],
+)
+def test_a_die_that_bounced_out_among_the_set_aside_and_is_thrown_again(
+    tmp_path: Path, game: str, first: list[int], again: list[int], expected: list[Any]
+) -> None:
+    """A die of a throw made in the motion of a set-aside bounces out of the roll zone among the
+    set-aside dice, showing a face the set-aside can take: its faces and count are those of a
+    set-aside, and the table takes it so. When the die is thrown back into the zone (alone, or
+    with the others gathered), the set-aside and the throw are mended in one stored step (it was
+    refused: "do not follow"). The store replays to the mended game."""
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": game, "players": ["Ann", "Bob"]})
+        table.on_reading(placed(*((v, 60 * i, 0) for i, v in enumerate(first))), settled_now=True)
+        out = [(1, OUT, 0), (5, OUT + 60, 0)]
+        zone = [(2, 500, 400), (3, 600, 400), (4, 700, 400)][: len(first) - 3]
+        table.on_reading(aside(placed(*zone), *out, (5, OUT + 30, 200)), settled_now=True)
+        assert table.history is not None
+        assert table.history.actions[1:] == [Keep([1, 5, 5]), Roll([v for v, _, _ in zone])]
+        if len(again) == 1:
+            zone = [*zone, (again[0], 800, 600)]
+        else:
+            zone = [(v, 100 * i, 700) for i, v in enumerate(again)]
+        table.on_reading(aside(placed(*zone), *out), settled_now=True)
+        assert table.state_json()["table"]["problem"] == ""
+        assert table.history.actions[1:] == expected
+        now = table.state_json()
+    with Store(tmp_path / "pipcam.db") as store:
+        resumed = Table(store)
+        assert resumed.resume()
+        assert resumed.history is not None
+        assert resumed.history.actions[1:] == expected
+        assert resumed.state_json()["legal"] == now["legal"]
+
+
+def test_a_held_die_put_back_by_hand_is_a_new_hold_not_a_bounce(store: Store) -> None:
+    """Generał: 1 5 held in the motion of the throw of three; then the 5 is put back into the
+    zone by hand, showing its 5, the thrown dice lying still: a new hold (1), not a die that
+    bounced out and was thrown again (faces of a re-throw are new)."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    first = [(v, 60 * i, 0) for i, v in enumerate([1, 5, 2, 2, 3])]
+    table.on_reading(placed(*first), settled_now=True)
+    out = [(1, OUT, 0), (5, OUT + 60, 0)]
+    zone = [(2, 500, 400), (3, 600, 400), (4, 700, 400)]
+    table.on_reading(aside(placed(*zone), *out), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep([1, 5]), Roll([2, 3, 4])]
+    table.on_reading(aside(placed(*zone, (5, 800, 600)), *out[:1]), settled_now=True)
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history.actions[1:] == [Keep([1, 5]), Roll([2, 3, 4]), Keep([1])]
+
+
 def test_a_set_aside_in_one_motion_that_the_camera_did_not_see_is_asked(store: Store) -> None:
     """Two of 1 1 5 out and four thrown, out of the camera's sight: 1 1 or 1 5? The table asks
     and takes nothing; the dice seen out of the zone at the next reading answer it."""

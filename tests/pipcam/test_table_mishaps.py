@@ -20,14 +20,17 @@ MISHAPS: dict[str, tuple[dict[str, float], str]] = {
     # zone into it: dice lying where the last turn left them are no throw.
     "between turns": ({"between_turns": 0.7}, "between turns"),
     # Dice set aside as the others are thrown, and a die out of the zone misread or missed:
-    # the table asks rather than guess the only set-aside. (A die that bounced out among the
-    # set-aside showing a face of the dice thrown cannot be told from one set aside.)
+    # the table asks rather than guess the only set-aside.
     "misread aside": ({"misreads": 0.15, "one_motion": True}, "one motion"),
     "missed aside": ({"misses": 0.15, "one_motion": True}, "one motion"),
+    # A thrown die bounces out among the dice set aside (in the throw's motion or before) and
+    # is thrown again: taken as set aside at first, the set-aside and throw are mended.
+    "bounced": ({"bounces": 0.3, "one_motion": True}, "bounced"),
 }
 # Where a mishap still leads the table astray (see the report of the probe): held dice (Generał,
-# Drápky) out of the zone misread or missed.
-ASTRAY = {"misread aside", "missed aside"}
+# Drápky) out of the zone misread or missed; a die that bounced out among held dice and is
+# thrown again showing the face it showed there looks like a held die put back by hand.
+ASTRAY = {"misread aside", "missed aside", "bounced"}
 SET_ASIDE = ["jednicky-a-petky", "kymppitonni", "sest-kostek"]
 CASES = [
     (game, mishap)
