@@ -107,6 +107,9 @@ class TableRefusal(RefusalCode):
     """The confirm button held on an unfinished game: hold it again within ``seconds``."""
     ROLL_ZONE_COUNT = "roll_zone_count"
     """``read`` dice are in the roll zone but ``n`` were to be thrown."""
+    LANDED_OUT = "landed_out"
+    """``n`` dice of a throw of ``thrown`` (``dice``, their faces) were seen landing out of the
+    roll zone. They are to be thrown into it again."""
     NOT_FOLLOWING = "not_following"
     """The dice in the roll zone (``dice``) do not follow from those on the table (``table``)."""
     DOUBTFUL = "doubtful"
@@ -1122,6 +1125,23 @@ class Table:
                 # dice) or gathered up to be thrown with those out of the zone (hot dice). A
                 # count that is wrong is said when the dice are thrown.
                 return None
+            if (
+                motion is not None
+                and len(values) < n
+                and not still
+                and not motion.back
+                and len(motion.out) == n - len(values)
+            ):
+                # Every die in the zone was thrown, and as many as are missing arrived out of
+                # it: they bounced out (a die between two places reads where it rests).
+                raise IllegalAction(
+                    f"{len(motion.out)} of the {n} dice thrown landed out of the roll zone "
+                    f"({' '.join(map(str, motion.out))}): throw "
+                    f"{'it' if len(motion.out) == 1 else 'them'} into the zone again, or type "
+                    "the throw on a phone",
+                    code=TableRefusal.LANDED_OUT,
+                    params={"dice": motion.out, "n": len(motion.out), "thrown": n},
+                )
             if len(values) != n:
                 raise IllegalAction(
                     f"{len(values)} dice are in the roll zone but {n} were to be thrown; "

@@ -140,6 +140,21 @@ def not_following(table: Table) -> None:
     table.on_reading(reading(6, 6), settled_now=True)
 
 
+def landed_out(table: Table) -> None:
+    """1 and 5 set aside (out of the roll zone), the four others thrown: one lands out of the
+    zone, among the set-aside."""
+
+    def at(v: int, x: int, y: int) -> FakeDie:
+        return FakeDie(v, box=(x, y, x + 40, y + 40))
+
+    first = [at(v, 60 * i, 0) for i, v in enumerate([1, 5, 2, 3, 4, 6])]
+    aside = (at(1, 2000, 0), at(5, 2060, 0))
+    table.on_reading(FakeReading(tuple(first)), settled_now=True)
+    table.on_reading(FakeReading(tuple(first[2:]), set_aside=aside), settled_now=True)
+    thrown = (at(6, 100, 500), at(6, 300, 500), at(2, 500, 500))
+    table.on_reading(FakeReading(thrown, set_aside=(*aside, at(3, 2030, 200))), settled_now=True)
+
+
 def confirm_bank(table: Table) -> None:
     table.press("bank")
 
@@ -189,6 +204,13 @@ PROBLEMS: list[tuple[Callable[[Table], None], str, dict[str, Any], str]] = [
         {"dice": [6, 6], "table": [1, 1, 2, 3, 4, 5]},
         "the dice in the roll zone (6 6) do not follow from the dice on the table"
         " (1 1 2 3 4 5); set aside dice by taking them out of the roll zone",
+    ),
+    (
+        landed_out,
+        "landed_out",
+        {"dice": [3], "n": 1, "thrown": 4},
+        "1 of the 4 dice thrown landed out of the roll zone (3): throw it into the zone again,"
+        " or type the throw on a phone",
     ),
     (
         confirm_bank,
