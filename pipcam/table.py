@@ -964,11 +964,15 @@ class Table:
             # Between turns: dice lying where the last turn left them, showing the same faces,
             # are being gathered (some picked up, those out of the zone pushed into it), not
             # thrown. One such die may be chance (a throw landing on an old place); two are not,
-            # nor is one with the others showing the faces of the dice out of the zone, nor
-            # every die out of the zone pushed into it with its face.
+            # nor is one with the others showing the faces of the dice out of the zone (but for
+            # one die, which the camera may have missed or misread there), nor every die out of
+            # the zone pushed into it with its face.
             still = unmoved(reading.gone, dice)
-            faces = sorted(int(d["value"]) for d in reading.gone if d["value"] is not None)
-            pushed = sorted(values) == faces and (still or not reading.gone_in_zone)
+            faces = Counter(int(d["value"]) for d in reading.gone if d["value"] is not None)
+            extra, lacking = Counter(values) - faces, faces - Counter(values)
+            pushed = (not extra and not lacking and (still or not reading.gone_in_zone)) or (
+                still > 0 and extra.total() <= 1 and lacking.total() <= 1
+            )
             if still >= 2 or (values and still == len(values)) or pushed:
                 return [], None
         try:

@@ -781,6 +781,34 @@ def test_a_die_thrown_where_a_die_set_aside_lay_is_thrown(store: Store) -> None:
     assert table.history.actions[-1] == Roll([1, 2, 3, 6])
 
 
+@pytest.mark.parametrize(
+    "read_aside",
+    [[1, 1, 4, 5, 5], [1, 1, 5, 5]],
+    ids=["a-one-misread-as-four", "a-one-missed"],
+)
+def test_dice_pushed_into_the_zone_between_turns_are_no_throw_though_one_was_misread(
+    store: Store, read_aside: list[int]
+) -> None:
+    """Kymppitonni: Ann set 1 1 1 5 5 aside and banked, the 2 lying in the zone; the camera
+    read one die out of the zone wrong, or missed it. Bob pushes the set-aside into the zone,
+    the 2 lying still: gathering, not a throw (it was taken as a throw of 1 1 1 2 5 5, and
+    Bob's real throw then refused); his throw of all six is his first."""
+    table = kymppi(store)
+    first = [(1, 0, 0), (1, 60, 0), (1, 120, 0), (5, 180, 0), (5, 240, 0), (2, 300, 0)]
+    table.on_reading(placed(*first), settled_now=True)
+    out = [(v, OUT + 60 * i, 0) for i, v in enumerate(read_aside)]
+    table.on_reading(aside(placed(first[5]), *out), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep([1, 1, 1, 5, 5])]
+    table.press("bank")
+    pushed = [(v, 500 + 60 * i, 600) for i, v in enumerate([1, 1, 1, 5, 5])]
+    table.on_reading(placed(first[5], *pushed), settled_now=True)
+    assert table.history.actions[1:] == [Keep([1, 1, 1, 5, 5]), Bank()]
+    assert table.state_json()["table"]["problem"] == ""
+    table.on_reading(thrown(6, 6, 4, 3, 2, 2), settled_now=True)
+    assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+
+
 def test_the_next_players_throw_is_taken_wherever_its_dice_land(store: Store) -> None:
     """The next player gathers every die and throws: one that lands on an old place with its
     old face is no reason to refuse the throw (it was refused once the last player had written
