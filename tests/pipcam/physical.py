@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pipcam.table import Table
@@ -76,6 +76,7 @@ class Tray:
     # or not seen at all (the reading of the dice in the zone is right).
     misreads: float = 0.0
     misses: float = 0.0
+    cocked: Die | None = None  # a die of the zone leaning on another or the wall: not read
 
     def _free(self, taken: list[tuple[int, int]]) -> tuple[int, int]:
         while True:
@@ -144,6 +145,7 @@ class Tray:
     def reading(self) -> FakeReading:
         dice = list(self.zone)
         self.rng.shuffle(dice)
+        leaning = FakeDie(None, confidence=0.4, status="cocked", box=(0, 0, 0, 0))
         out = list(self.out) if self.sees_aside else []
         if out and self.rng.random() < self.misreads:
             i = self.rng.randrange(len(out))
@@ -152,7 +154,10 @@ class Tray:
         if out and self.rng.random() < self.misses:
             del out[self.rng.randrange(len(out))]
         return FakeReading(
-            tuple(FakeDie(d.value, box=d.box) for d in dice),
+            tuple(
+                replace(leaning, box=d.box) if d is self.cocked else FakeDie(d.value, box=d.box)
+                for d in dice
+            ),
             set_aside=tuple(FakeDie(d.value, box=d.box) for d in out),
         )
 
@@ -177,6 +182,7 @@ class Player:
         misses: float = 0.0,
         between_turns: float = 0.0,
         rethinks: float = 0.15,
+        cocks: float = 0.0,
         tally: Counter[str] | None = None,
     ) -> None:
         """``bounces``: how often a throw bounces a die out of the zone among the dice there
@@ -186,7 +192,9 @@ class Player:
         are moved between a turn's end and the next throw (the set-aside taken away, some dice
         picked up, those out of the zone pushed into it), with a reading after each move;
         ``rethinks``: how often a player who took a set-aside out puts a die of it back, or
-        puts one back and takes another out in the same move (with ``mishaps``)."""
+        puts one back and takes another out in the same move (with ``mishaps``); ``cocks``:
+        how often a thrown die comes to rest leaning (the camera cannot read it; the player
+        throws it again or types its face on a phone)."""
         self.table = table
         self.game_id = game_id
         self.seed = seed
@@ -199,6 +207,7 @@ class Player:
         self.tidies = tidies
         self.between_turns = between_turns
         self.rethinks = rethinks
+        self.cocks = cocks
         self.held_unseen: Keep | None = None  # a hold made in one motion with the next throw
         self.tally: Counter[str] = Counter() if tally is None else tally
         self.mishaps = mishaps
@@ -358,7 +367,28 @@ class Player:
             self.table.on_reading(tray.reading(), settled_now=True)
             tray.out.pop()  # the house rule: a die that left the zone is thrown again
             tray.land([die.value])
+        if self.cocks and self.rng.random() < self.cocks:
+            self._cocked(tray.zone[len(tray.zone) - len(roll.dice) :])
+            return
         self.table.on_reading(tray.reading(), settled_now=True)
+
+    def _cocked(self, thrown: list[Die]) -> None:
+        """A die of the throw comes to rest leaning; the table says so. The player throws that
+        die again (it lands flat, with the face meant) or types its face on a phone."""
+        tray = self.tray
+        die = tray.cocked = self.rng.choice(thrown)
+        self.tally["cocked"] += 1
+        self.table.on_reading(tray.reading(), settled_now=True)
+        tray.cocked = None
+        if self.rng.random() < 0.5:
+            tray.zone.remove(die)
+            tray.land([die.value])
+            self.table.on_reading(tray.reading(), settled_now=True)
+            return
+        last = self.table.last_reading
+        assert last is not None
+        index = next(i for i, d in enumerate(last.dice) if d["box"] == list(die.box))
+        self.table.correct(index, die.value, source="phone")
 
     def _after_roll(self, roll: Roll) -> str:
         """What the player does with the dice after a throw when the rules set some aside."""

@@ -23,6 +23,9 @@ MISHAPS: dict[str, tuple[dict[str, float], str]] = {
     # the table asks rather than guess the only set-aside.
     "misread aside": ({"misreads": 0.15, "one_motion": True}, "one motion"),
     "missed aside": ({"misses": 0.15, "one_motion": True}, "one motion"),
+    # A thrown die comes to rest leaning (the table says so): the player throws it again, or
+    # types its face on a phone (a correction of the reading, in the throw's motion too).
+    "cocked": ({"cocks": 0.3, "one_motion": True}, "cocked"),
     # A thrown die bounces out among the dice set aside (in the throw's motion or before) and
     # is thrown again: taken as set aside at first, the set-aside and throw are mended.
     "bounced": ({"bounces": 0.3, "one_motion": True}, "bounced"),
