@@ -128,6 +128,13 @@ _CHECKS = """CREATE TABLE IF NOT EXISTS checks (
     )"""
 # Added the same way: readings whose throw a phone typed with more dice than the camera saw. The
 # photo then shows a die without a label, which training must not take for background.
+# Added the same way: the dice a reading saw out of the roll zone (set aside, held), when it saw
+# any. A correction's die numbers go on after the roll zone's to these. They label no photo (the
+# zone's dice do) and count in no face tally: they lie there reading after reading.
+_ASIDES = """CREATE TABLE IF NOT EXISTS asides (
+        reading INTEGER PRIMARY KEY REFERENCES readings (id),
+        dice TEXT NOT NULL
+    )"""
 _MISSED = """CREATE TABLE IF NOT EXISTS missed (
         reading INTEGER PRIMARY KEY REFERENCES readings (id),
         dice INTEGER NOT NULL CHECK (dice >= 1),
@@ -285,7 +292,8 @@ def _corrected(
     so the dice keep their numbers, with no value and the status :data:`NO_DIE`.
     """
     for die, value in corrections:
-        dice[int(die)] = corrected_die(dice[int(die)], int(value))
+        if int(die) < len(dice):  # the numbers after the zone's are dice out of it (asides)
+            dice[int(die)] = corrected_die(dice[int(die)], int(value))
     return dice
 
 
@@ -480,6 +488,7 @@ class Store:
             db.execute(_CORRECTIONS)
             db.execute(_CHECKS)
             db.execute(_MISSED)
+            db.execute(_ASIDES)
             db.execute(_PLACED)
             db.execute("COMMIT")
         except BaseException:
@@ -807,10 +816,17 @@ class Store:
     # -- readings -------------------------------------------------------------------------------
 
     def record_reading(
-        self, game_id: int | None, dice: list[dict[str, JSON]], *, status: str
+        self,
+        game_id: int | None,
+        dice: list[dict[str, JSON]],
+        *,
+        status: str,
+        aside: list[dict[str, JSON]] | None = None,
     ) -> int:
-        """Keep one reading of the tray (each die's value, confidence, status and box); its id."""
+        """Keep one reading of the tray (each die's value, confidence, status and box) and the
+        dice it saw out of the roll zone (``aside``); its id."""
         _check_dice(dice)
+        _check_dice(aside or [])
         text = json.dumps(dice)
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
@@ -821,7 +837,12 @@ class Store:
                 (game_id, now, status, text),
             )
             reading_id = cursor.lastrowid
-        assert reading_id is not None
+            assert reading_id is not None
+            if aside:
+                db.execute(
+                    "INSERT INTO asides (reading, dice) VALUES (?, ?)",
+                    (reading_id, json.dumps(aside)),
+                )
         return reading_id
 
     def face_counts(self, game_id: int | None = None) -> dict[int, int]:
@@ -870,8 +891,8 @@ class Store:
                     None if game is None else int(game),
                     str(when),
                     str(status),
-                    _corrected(json.loads(text), mine),
-                    tuple(sorted({die for die, _ in mine})),
+                    (dice := _corrected(json.loads(text), mine)),
+                    tuple(sorted({die for die, _ in mine if die < len(dice)})),
                 )
             )
         return out
@@ -889,7 +910,8 @@ class Store:
         reopen: bool = False,
     ) -> StoredCorrection:
         """Log that die ``die`` of a stored reading shows ``value`` (0: no die is there), with the
-        events it caused.
+        events it caused. Dice are numbered as the reading has them in the roll zone, then on
+        with those it saw out of it.
 
         The reading keeps the dice as the camera read them (``replaced``); the correction and its
         events (an undo of the misread roll, the corrected roll) are one transaction, so the log
@@ -910,7 +932,9 @@ class Store:
             earlier = db.execute(
                 "SELECT die, value FROM corrections WHERE reading = ? ORDER BY id", (reading_id,)
             ).fetchall()
-            dice = _corrected(json.loads(found[1]), earlier)
+            out = db.execute("SELECT dice FROM asides WHERE reading = ?", (reading_id,)).fetchone()
+            # The dice out of the roll zone are numbered after the zone's.
+            dice = _corrected(json.loads(found[1]) + (json.loads(out[0]) if out else []), earlier)
             if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(dice):
                 raise ValueError(
                     f"reading {reading_id} has {len(dice)} dice; there is no die {die!r}"

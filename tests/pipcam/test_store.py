@@ -185,6 +185,30 @@ def test_replace_last_two_is_one_commit(store: Store) -> None:
         store.replace_last(game_id, undone=1, source="camera")
 
 
+def test_a_reading_keeps_the_dice_out_of_the_zone_and_a_correction_may_name_one(
+    store: Store,
+) -> None:
+    """The dice seen out of the roll zone are kept with the reading, numbered after the zone's:
+    a correction may name one (a set-aside die misread). It labels no photo: the reading's own
+    dice stay as the zone's were read."""
+    game_id = store.new_game(HEADER)
+    zone = [
+        {"value": v, "confidence": 0.9, "status": "ok", "box": [60 * v, 0, 60 * v + 40, 40]}
+        for v in (2, 3)
+    ]
+    out = [{"value": 1, "confidence": 0.8, "status": "ok", "box": [900, 0, 940, 40]}]
+    rid = store.record_reading(game_id, zone, status="settled", aside=out)
+    with pytest.raises(ValueError, match="has 3 dice; there is no die 3"):
+        store.record_correction(rid, 3, 5, events=[], source="phone")
+    fix = store.record_correction(rid, 2, 5, events=[], source="phone")
+    assert [d["value"] for d in fix.replaced] == [2, 3, 1]
+    (reading,) = store.readings()
+    assert ([d["value"] for d in reading.dice], reading.corrected) == ([2, 3], ())
+    store.record_correction(rid, 0, 4, events=[], source="phone")
+    (reading,) = store.readings()
+    assert ([d["value"] for d in reading.dice], reading.corrected) == ([4, 3], (0,))
+
+
 def test_players_and_options_are_queryable(store: Store, db: Path) -> None:
     """Players and options are rows of their own, not only header JSON."""
     first = store.new_game(HEADER)
