@@ -177,6 +177,7 @@ class TableView:
 
     reading_status: str = "empty"
     dice_read: list[dict[str, JSON]] = field(default_factory=list)
+    aside_read: list[dict[str, JSON]] = field(default_factory=list)  # out of the roll zone
     problem: str = ""  # a Reason when the phones can word it
     camera: str = "ok"
     photos: int | None = None  # photos kept of the tray (pipcam.photos); None: none are kept
@@ -682,12 +683,16 @@ class Table:
             dice = list(reading.dice)
             self.view.reading_status = reading.status
             self.view.dice_read = [die_json(d) for d in dice]
+            self.view.aside_read = [die_json(d) for d in reading.set_aside]
             if not settled_now:
                 self._changed()
                 return None
             with self._storing():  # a StoreError reaches the camera loop, which tries again
                 reading_id = self.store.record_reading(
-                    self.game_id, self.view.dice_read, status=reading.status
+                    self.game_id,
+                    self.view.dice_read,
+                    status=reading.status,
+                    aside=self.view.aside_read,
                 )
             history = self.history
             taken = self._taken
@@ -709,7 +714,7 @@ class Table:
                 actions=[],
                 state_after=history.state if history is not None else None,
                 lying=zone if lying else None,
-                aside=[die_json(d) for d in reading.set_aside],
+                aside=self.view.aside_read,
                 lying_aside=side if lying else None,
                 gone=[*zone, *side] if gone else None,
                 gone_in_zone=len(zone),
@@ -1003,15 +1008,19 @@ class Table:
                     "started; throw them again",
                     code=TableRefusal.READING_BEFORE_GAME,
                 )
-            if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(last.dice):
+            # The dice of the roll zone, then those out of it (a set-aside or held die misread).
+            n = len(last.dice) + len(last.aside)
+            if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < n:
+                out = f" ({len(last.aside)} of them out of the roll zone)" if last.aside else ""
                 raise InvalidAction(
-                    f"the last reading has {len(last.dice)} dice (0 to {len(last.dice) - 1}); "
-                    f"there is no die {die!r}"
+                    f"the last reading has {n} dice{out} (0 to {n - 1}); there is no die {die!r}"
                 )
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
                 raise InvalidAction(f"a die shows 1 to 6, or 0 when no die is there, not {value!r}")
             dice = [dict(d) for d in last.dice]
-            dice[die] = {**corrected_die(dice[die], value), "confidence": 1.0}
+            aside = [dict(d) for d in last.aside]
+            where, k = (dice, die) if die < len(dice) else (aside, die - len(dice))
+            where[k] = {**corrected_die(where[k], value), "confidence": 1.0}
             history = self.history
             actions: list[Action] = []
             problem: str | None = None
@@ -1019,7 +1028,9 @@ class Table:
             reopen = False
             if history is not None:
                 self._check_unmoved(history, last)
-                actions, problem = self._meaning(dice, last.state_before, last)
+                actions, problem = self._meaning(
+                    dice, last.state_before, replace(last, aside=aside)
+                )
                 state = last.state_before
                 for step in actions:  # every step must apply before anything is stored
                     try:
@@ -1056,7 +1067,9 @@ class Table:
                     self._finish(self.game_id)
             if self.view.dice_read is last.dice:
                 self.view.dice_read = dice
-            last.dice = dice
+            if self.view.aside_read is last.aside:
+                self.view.aside_read = aside
+            last.dice, last.aside = dice, aside
             self.view.problem = problem or ""
             self._changed()
             return self.state_json()
@@ -1340,6 +1353,7 @@ class Table:
             base["table"] = {
                 "reading": self.view.reading_status,
                 "dice_read": self.view.dice_read,
+                "aside_read": self.view.aside_read,
                 "problem": problem["detail"],
                 "problem_code": problem.get("code"),
                 "problem_params": problem.get("params", {}),

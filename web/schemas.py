@@ -74,7 +74,12 @@ class HeaderIn(BaseModel):
 class CorrectionIn(BaseModel):
     """A die of the last settled reading and the face it really shows."""
 
-    die: int = Field(strict=True, ge=0, le=63, description="index into state.table.dice_read")
+    die: int = Field(
+        strict=True,
+        ge=0,
+        le=63,
+        description="index into state.table.dice_read, then on into state.table.aside_read",
+    )
     value: int = Field(
         strict=True,
         ge=0,
@@ -229,6 +234,10 @@ class TablePublic(BaseModel):
 
     reading: str
     dice_read: list[DieReadPublic]
+    aside_read: list[DieReadPublic] = Field(
+        default_factory=list,
+        description="the dice the last reading saw out of the roll zone (set aside, held)",
+    )
     problem: str
     problem_code: str | None = Field(
         default=None, description="the problem's refusal code, when the phones can word it"

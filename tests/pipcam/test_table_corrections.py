@@ -308,3 +308,51 @@ def test_face_counts_are_the_rolls_in_effect_of_every_game(store: Store, table: 
     table.act(Roll([6, 6, 6, 6, 6, 1]), source="phone")
     assert table.face_counts() == {1: 3, 2: 1, 3: 1, 4: 1, 5: 1, 6: 5}
     assert store.face_counts() == {1: 2, 2: 2, 3: 2, 4: 2, 5: 1, 6: 0}  # readings: twice over
+
+
+def at(v: int, x: int, y: int) -> FakeDie:
+    """A die showing v with its box at (x, y)."""
+    return FakeDie(v, box=(x, y, x + 40, y + 40))
+
+
+def test_a_die_misread_out_of_the_roll_zone_is_corrected(store: Store, table: Table) -> None:
+    """The 5 set aside as the other five dice are thrown (one motion) is read as a 1 out of the
+    roll zone: the table takes keep 1 and the throw. Tapping that die on a phone (numbered after
+    the roll zone's) makes it keep 5 and the throw, in one stored step; the next throw is told
+    from the corrected set-aside."""
+    first = [at(v, 60 * i, 0) for i, v in enumerate([1, 1, 2, 3, 5, 6])]
+    table.on_reading(FakeReading(tuple(first)), settled_now=True)
+    thrown = (at(1, 0, 300), at(1, 60, 300), at(2, 120, 300), at(2, 180, 300), at(5, 240, 300))
+    table.on_reading(FakeReading(thrown, set_aside=(at(1, 2000, 0),)), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep([1]), Roll([1, 1, 2, 2, 5])]
+    state = table.correct(5, 5, source="phone")
+    assert table.history.actions[1:] == [Keep([5]), Roll([1, 1, 2, 2, 5])]
+    assert state["table"]["aside_read"] == [
+        {"value": 5, "confidence": 1.0, "status": "ok", "box": [2000, 0, 2040, 40]}
+    ]
+    assert state["table"]["dice_read"] == [
+        {"value": d.value, "confidence": 0.99, "status": "ok", "box": list(d.box)} for d in thrown
+    ]
+    (fix,) = store.corrections(table.game_id)
+    assert (fix.die, fix.value, [d["value"] for d in fix.replaced]) == (5, 5, [1, 1, 2, 2, 5, 1])
+    # The 1 1 5 of the throw set aside: told from the corrected 5 lying out of the zone.
+    table.on_reading(
+        FakeReading(
+            thrown[2:4], set_aside=(at(5, 2000, 0), at(1, 2060, 0), at(1, 2120, 0), at(5, 2180, 0))
+        ),
+        settled_now=True,
+    )
+    assert table.history.actions[3:] == [Keep([1, 1, 5])]
+    again = Table(store)
+    assert again.resume()
+    assert again.history is not None
+    assert again.history.actions == table.history.actions
+
+
+def test_a_die_number_past_those_out_of_the_zone_is_refused(table: Table) -> None:
+    """The dice are numbered in the roll zone, then out of it; a number past them all is an
+    invalid correction that says how many there are."""
+    table.on_reading(FakeReading((at(2, 0, 0),), set_aside=(at(5, 2000, 0),)), settled_now=True)
+    with pytest.raises(InvalidAction, match=r"has 2 dice \(1 of them out of the roll zone\)"):
+        table.correct(2, 3, source="phone")
