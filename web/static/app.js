@@ -153,20 +153,32 @@ function diceRead(state) {
     return withPhotosNote(state, box);
   }
   if (live === "moving") box.append(h("p", { class: "muted", id: "read-status" }, t("dice.moving")));
-  box.append(h("div", { class: "dice", id: "dice-read" }, ...read.map((d, i) => {
-    const gone = d.status === "no_die"; // a phone said nothing is there; tap again to undo that
-    const value = gone ? "–" : d.value === null || d.value === undefined ? "?" : d.value;
-    const pct = Math.round(Number(d.confidence || 0) * 100);
-    const flag = d.status === "ok" ? "" : t(`dice.${d.status}`);
-    const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
-    return h("button", {
-      class: `die read ${d.status}`, type: "button", dataset: { index: i, focus: `read-${i}` },
-      "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }),
-      onclick: () => correctDie(i, value),
-    }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, gone ? "" : `${pct}%`),
-    flag ? h("span", { class: "flag", "aria-hidden": "true" }, mark) : null);
-  })), h("p", { class: "hint" }, t("dice.tap_to_correct")));
+  // The dice seen out of the roll zone (set aside, held) are numbered on after the zone's: a
+  // misread one is corrected the same way, and the set-aside or hold it made with it.
+  const aside = (state.table && state.table.aside_read) || [];
+  box.append(h("div", { class: "dice", id: "dice-read" }, ...read.map((d, i) => readDie(d, i))));
+  if (aside.length) {
+    box.append(h("p", { class: "muted aside-title" }, t("dice.out_of_zone")),
+      h("div", { class: "dice", id: "aside-read" },
+        ...aside.map((d, j) => readDie(d, read.length + j))));
+  }
+  box.append(h("p", { class: "hint" }, t("dice.tap_to_correct")));
   return withPhotosNote(state, box);
+}
+
+/** A die of the last reading as a button that corrects it (number i: the zone's, then on). */
+function readDie(d, i) {
+  const gone = d.status === "no_die"; // a phone said nothing is there; tap again to undo that
+  const value = gone ? "–" : d.value === null || d.value === undefined ? "?" : d.value;
+  const pct = Math.round(Number(d.confidence || 0) * 100);
+  const flag = d.status === "ok" ? "" : t(`dice.${d.status}`);
+  const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
+  return h("button", {
+    class: `die read ${d.status}`, type: "button", dataset: { index: i, focus: `read-${i}` },
+    "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }),
+    onclick: () => correctDie(i, value),
+  }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, gone ? "" : `${pct}%`),
+  flag ? h("span", { class: "flag", "aria-hidden": "true" }, mark) : null);
 }
 
 // Players should know when the camera keeps pictures of their table, and that a correction is

@@ -280,6 +280,37 @@ def test_say_no_die_is_where_the_camera_read_one(served: Served, phone: Any) -> 
     assert fixes() == [(6, 0), (6, 6)]
 
 
+def test_correct_a_die_misread_out_of_the_roll_zone(served: Served, phone: Any) -> None:
+    """The 5 set aside as the others are thrown is read as a 1 out of the roll zone, so the
+    table took keep 1: the phone lists the dice out of the zone after those in it, and tapping
+    that die and choosing 5 makes it keep 5 and the same throw."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.table.on_reading(reading([1, 1, 2, 3, 5, 6]), settled_now=True)
+    thrown = tuple(  # landed clear of where the dice lay
+        FakeDie(v, confidence=0.97, box=(60 * i, 400, 60 * i + 40, 440))
+        for i, v in enumerate([4, 4, 2, 2, 6])
+    )
+    out = (FakeDie(1, confidence=0.88, box=(2000, 10, 2040, 50)),)
+    rid = served.table.on_reading(FakeReading(thrown, set_aside=out), settled_now=True)
+    expect(phone.locator("#turn-box")).to_contain_text("Ann threw 2 2 4 4 6")
+    assert served.table.history is not None
+    assert served.table.history.actions[1] == Keep([1])
+    expect(phone.locator("#dice-read .die")).to_have_count(5)
+    misread = phone.locator("#aside-read .die")
+    expect(misread).to_have_count(1)
+    expect(phone.locator("#read-box")).to_contain_text("Out of the roll zone:")
+    expect(misread).to_have_attribute("aria-label", "Die 6: 1, confidence 88% . Tap to correct.")
+    shoot(phone, "aside-read")
+    no_horizontal_scroll(phone)
+    misread.click()
+    expect(phone.locator("#die-dialog")).to_be_visible()
+    phone.click("#die-dialog .faces button[value='5']")
+    expect(misread).to_contain_text("5")
+    assert served.table.history.actions[1:] == [Keep([5]), Roll([2, 2, 4, 4, 6])]
+    fixes = [(c.die, c.value) for c in served.table.store.corrections() if c.reading == rid]
+    assert fixes == [(5, 5)]
+
+
 def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any) -> None:
     """Five dice read for six thrown: the throw typed on the phone, face by face with one taken
     back, goes into the game as the phone's; OK waits for all six."""
