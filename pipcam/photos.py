@@ -256,6 +256,11 @@ def _label(
             if die["value"] is None:
                 continue  # corrected in play to "no die there" (store.NO_DIE)
             entry["corrected"] = True
+        elif index >= zone and index - zone in reading.aside_corrected:
+            value = reading.aside_corrected[index - zone]
+            if value == 0:
+                continue  # corrected in play: no die there
+            entry.update(value=value, corrected=True)
         elif die["status"] != "ok" or die["value"] is None:
             problems.append(f"{where} ({die['status']}) was never corrected")
             continue

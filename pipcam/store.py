@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -241,6 +241,9 @@ class StoredReading:
     status: str
     dice: list[dict[str, JSON]]
     corrected: tuple[int, ...]  # indices of the dice a person set by hand
+    # Dice out of the roll zone (numbered from 0 after the zone's) that a person set in play, and
+    # the value set (0: no die there); the photo's sidecar has the dice themselves.
+    aside_corrected: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -893,6 +896,7 @@ class Store:
                     str(status),
                     (dice := _corrected(json.loads(text), mine)),
                     tuple(sorted({die for die, _ in mine if die < len(dice)})),
+                    {die - len(dice): value for die, value in mine if die >= len(dice)},
                 )
             )
         return out

@@ -198,6 +198,35 @@ def test_export_labels_what_the_players_left_standing(tmp_path: Path, store: Sto
     assert "corrected by hand" in (out / "README.txt").read_text()
 
 
+@pytest.mark.parametrize(("value", "labels"), [(1, [4, 2, 1]), (0, [4, 2])])
+def test_a_die_set_aside_corrected_in_play_is_labelled_so(
+    tmp_path: Path, store: Store, value: int, labels: list[int]
+) -> None:
+    """A die out of the roll zone read as a 5 and corrected in play on a phone (numbered after
+    the zone's dice) is labelled with the correction, marked, and not with the misread; one
+    said not there labels nothing."""
+    keeper = PhotoKeeper(tmp_path / "photos")
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    dice = (FakeDie(4, box=(0, 0, 9, 9)), FakeDie(2, 0.93, box=(20, 0, 29, 9)))
+    reading = FakeReading(dice, set_aside=(FakeDie(5, 0.95, box=(40, 0, 49, 9)),))
+    reading_id = table.on_reading(reading, settled_now=True)
+    assert reading_id is not None
+    keeper.keep(reading_id, frame(0), reading.set_aside)
+    table.correct(2, value)
+    summary = export_photos(store, tmp_path / "photos", tmp_path / "out")
+    (record,) = [
+        json.loads(line) for line in (tmp_path / "out" / "labels.jsonl").read_text().splitlines()
+    ]
+    assert [d["value"] for d in record["dice"]] == labels
+    assert record["dice"][2:] == (
+        [{"value": 1, "box": [40, 0, 49, 9], "die": 2, "set_aside": True, "corrected": True}]
+        if value
+        else []
+    )
+    assert summary.corrected == (1 if value else 0)
+
+
 def test_a_die_said_not_there_in_play_is_no_label(tmp_path: Path, store: Store) -> None:
     """A box the players said holds no die labels nothing, and the photo stays whole."""
     keeper = PhotoKeeper(tmp_path / "photos")
