@@ -77,6 +77,8 @@ class Tray:
     misreads: float = 0.0
     misses: float = 0.0
     cocked: Die | None = None  # a die of the zone leaning on another or the wall: not read
+    # The die out of the zone the last reading misread: its box and its true face.
+    misread: tuple[list[int], int] | None = None
 
     def _free(self, taken: list[tuple[int, int]]) -> tuple[int, int]:
         while True:
@@ -147,9 +149,11 @@ class Tray:
         self.rng.shuffle(dice)
         leaning = FakeDie(None, confidence=0.4, status="cocked", box=(0, 0, 0, 0))
         out = list(self.out) if self.sees_aside else []
+        self.misread = None
         if out and self.rng.random() < self.misreads:
             i = self.rng.randrange(len(out))
             wrong = self.rng.choice([v for v in range(1, 7) if v != out[i].value])
+            self.misread = (list(out[i].box), out[i].value)
             out[i] = Die(wrong, out[i].x, out[i].y)
         if out and self.rng.random() < self.misses:
             del out[self.rng.randrange(len(out))]
@@ -183,6 +187,7 @@ class Player:
         between_turns: float = 0.0,
         rethinks: float = 0.15,
         cocks: float = 0.0,
+        fixes: bool = False,
         tally: Counter[str] | None = None,
     ) -> None:
         """``bounces``: how often a throw bounces a die out of the zone among the dice there
@@ -194,7 +199,9 @@ class Player:
         ``rethinks``: how often a player who took a set-aside out puts a die of it back, or
         puts one back and takes another out in the same move (with ``mishaps``); ``cocks``:
         how often a thrown die comes to rest leaning (the camera cannot read it; the player
-        throws it again or types its face on a phone)."""
+        throws it again or types its face on a phone); ``fixes``: a player who sees the game
+        on the phones part from the one played taps the die the camera misread out of the
+        zone and sets its face."""
         self.table = table
         self.game_id = game_id
         self.seed = seed
@@ -208,6 +215,7 @@ class Player:
         self.between_turns = between_turns
         self.rethinks = rethinks
         self.cocks = cocks
+        self.fixes = fixes
         self.held_unseen: Keep | None = None  # a hold made in one motion with the next throw
         self.tally: Counter[str] = Counter() if tally is None else tally
         self.mishaps = mishaps
@@ -234,6 +242,9 @@ class Player:
     def check(self, step: int, what: str) -> Mismatch | None:
         seen = self._seen()
         problem = str(self.table.view.problem)
+        if (seen != self.meant or problem) and self.fixes and self.tray.misread is not None:
+            self._fix_misread(*self.tray.misread)
+            seen, problem = self._seen(), str(self.table.view.problem)
         if seen != self.meant or problem:
             k = max(0, len(self.meant) - 3)
             return Mismatch(
@@ -246,6 +257,15 @@ class Player:
                 problem,
             )
         return None
+
+    def _fix_misread(self, box: list[int], value: int) -> None:
+        """The die the camera misread out of the zone, tapped on a phone and set right."""
+        last = self.table.last_reading
+        assert last is not None
+        found = [i for i, d in enumerate(last.aside) if d["box"] == box]
+        if found:
+            self.tally["fixed aside"] += 1
+            self.table.correct(len(last.dice) + found[0], value, source="phone")
 
     # -- the player ------------------------------------------------------------------------------
 
