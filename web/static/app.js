@@ -175,7 +175,8 @@ function readDie(d, i) {
   const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
   return h("button", {
     class: `die read ${d.status}`, type: "button", dataset: { index: i, focus: `read-${i}` },
-    "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }),
+    // A die read surely has no flag: no space left before the full stop.
+    "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }).replace(/ +\./, "."),
     onclick: () => correctDie(i, value),
   }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, gone ? "" : `${pct}%`),
   flag ? h("span", { class: "flag", "aria-hidden": "true" }, mark) : null);
