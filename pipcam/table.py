@@ -774,9 +774,9 @@ class Table:
         """The set-aside changed by dice taken out after it or put back into the roll zone (or
         both in one move), the others lying where they lay (dice taken out one by one with a
         pause between, or after the keep button; a player who thinks again, and puts a 5 back
-        for a 1), if the rules allow it in place of the one
-        taken; ``WAIT`` if they allow it only with more dice taken out (one 2 of three); else
-        None. One set-aside is taken per throw."""
+        for a 1), if the rules allow it in place of the one taken; ``WAIT`` if they allow it
+        only with more dice taken out (one 2 of three); else None. One set-aside is taken per
+        throw."""
         if reading.lying is None or not len(history):
             return None
         keep = history.actions[-1]
@@ -1150,7 +1150,7 @@ class Table:
                 and len(motion.out) == n - len(values)
             ):
                 # Every die in the zone was thrown, and as many as are missing arrived out of
-                # it: they bounced out (a die between two places reads where it rests).
+                # it: they bounced out, and are thrown again (else the set-aside is unknown).
                 raise IllegalAction(
                     f"{len(motion.out)} of the {n} dice thrown landed out of the roll zone "
                     f"({' '.join(map(str, motion.out))}): throw "
