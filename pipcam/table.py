@@ -866,6 +866,16 @@ class Table:
         ):
             return None  # held dice put back by hand, faces as they lay: a new hold (Generał)
         throw = Roll([int(d["value"]) for d in dice])
+        if not still:
+            # Held dice taken back and thrown with the others in one motion (Generał, Drápky):
+            # a new hold and the next throw, where the rules allow them. A bounce is mended only
+            # where they do not (no throw left; a set-aside is not taken back).
+            try:
+                history.game.apply(history.game.apply(history.state, mended), throw)
+            except IllegalAction:
+                pass
+            else:
+                return None
         # Nothing left set aside: the throw alone, or after a hold of nothing (Generał, Drápky).
         tries: list[list[Action]] = [[mended, throw]] if mended.dice else [[throw], [mended, throw]]
         for actions in tries:

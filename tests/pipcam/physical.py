@@ -166,6 +166,16 @@ class Tray:
         )
 
 
+def _dice(dice: list[Die], values: Sequence[int]) -> list[Die]:
+    """One die of ``dice`` for each of ``values``, first found first."""
+    left, found = list(dice), []
+    for v in values:
+        die = next(d for d in left if d.value == v)
+        left.remove(die)
+        found.append(die)
+    return found
+
+
 class Player:
     """Plays one game at ``table`` and on a reference engine; collects where they part."""
 
@@ -188,6 +198,7 @@ class Player:
         rethinks: float = 0.15,
         cocks: float = 0.0,
         fixes: bool = False,
+        releases: float = 0.0,
         tally: Counter[str] | None = None,
     ) -> None:
         """``bounces``: how often a throw bounces a die out of the zone among the dice there
@@ -201,7 +212,8 @@ class Player:
         how often a thrown die comes to rest leaning (the camera cannot read it; the player
         throws it again or types its face on a phone); ``fixes``: a player who sees the game
         on the phones part from the one played taps the die the camera misread out of the
-        zone and sets its face."""
+        zone and sets its face; ``releases``: how often held dice let go (Generał, Drápky) are
+        taken back and thrown with the others in one motion."""
         self.table = table
         self.game_id = game_id
         self.seed = seed
@@ -216,6 +228,7 @@ class Player:
         self.rethinks = rethinks
         self.cocks = cocks
         self.fixes = fixes
+        self.releases = releases
         self.held_unseen: Keep | None = None  # a hold made in one motion with the next throw
         self.tally: Counter[str] = Counter() if tally is None else tally
         self.mishaps = mishaps
@@ -469,6 +482,15 @@ class Player:
                 self.held_unseen = keep
                 self.tally["one motion"] += 1
                 return f"hold {keep.dice}: out {take} as the others are thrown"
+            if self.releases and back and not take and self.rng.random() < self.releases:
+                # Held dice taken back and thrown with the others in one motion. (Seen in the
+                # roll zone only, that is a throw of more dice than lay there: not told.)
+                tray.out = [d for d in tray.out if d not in _dice(tray.out, back)]
+                tray.zone += [Die(v, -1000, -1000) for v in back]  # in the hand: thrown next
+                self.pending = True
+                self.held_unseen = keep
+                self.tally["released"] += 1
+                return f"hold {keep.dice}: {back} taken back and thrown with the others"
             if back:
                 tray.put_back(back)
             if take:

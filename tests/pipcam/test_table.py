@@ -328,6 +328,31 @@ def test_a_die_that_bounced_out_among_the_set_aside_and_is_thrown_again(
         assert resumed.state_json()["legal"] == now["legal"]
 
 
+def test_a_held_die_released_and_thrown_with_the_others_is_no_bounce(store: Store) -> None:
+    """Generał: 1 5 held as three are thrown; then the player takes the 5 back and throws it
+    with the three in one motion. That is a new hold (1) and the third throw, not a die of the
+    second throw that bounced out and was thrown again (which would erase the second throw)."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    first = [(v, 60 * i, 0) for i, v in enumerate([1, 5, 2, 2, 3])]
+    table.on_reading(placed(*first), settled_now=True)
+    out = [(1, OUT, 0), (5, OUT + 60, 0)]
+    table.on_reading(
+        aside(placed((2, 500, 400), (3, 600, 400), (4, 700, 400)), *out), settled_now=True
+    )
+    assert table.history is not None
+    assert table.history.actions[1:] == [Keep([1, 5]), Roll([2, 3, 4])]
+    again = [(6, 100, 700), (6, 200, 700), (1, 300, 700), (4, 400, 700)]
+    table.on_reading(aside(placed(*again), *out[:1]), settled_now=True)
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history.actions[1:] == [
+        Keep([1, 5]),
+        Roll([2, 3, 4]),
+        Keep([1]),
+        Roll([1, 4, 6, 6]),
+    ]
+
+
 def test_a_held_die_put_back_by_hand_is_a_new_hold_not_a_bounce(store: Store) -> None:
     """Generał: 1 5 held in the motion of the throw of three; then the 5 is put back into the
     zone by hand, showing its 5, the thrown dice lying still: a new hold (1), not a die that

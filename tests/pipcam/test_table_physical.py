@@ -96,3 +96,24 @@ def test_a_set_aside_changed_in_one_move_is_taken(
         )
     assert [vars(m) for m in found] == []
     assert tally["changed set-aside"] >= 3  # the swaps were played (4 to 14 with seed 7)
+
+
+@pytest.mark.parametrize("game", sorted(HOLDS))
+def test_held_dice_taken_back_and_thrown_with_the_others(tmp_path: Path, game: str) -> None:
+    """Generał and Drápky: held dice let go are taken back and thrown with the others in one
+    motion. The table takes the new hold and the throw; the throw before stands (a die that
+    bounced out and was thrown back would erase it, and was once taken so)."""
+    tally: Counter[str] = Counter()
+    with Store(tmp_path / "pipcam.db") as store:
+        found = play(
+            lambda: Table(store),
+            game,
+            7,
+            2 * STEPS,
+            tally,
+            careful=True,
+            one_motion=True,
+            releases=0.5,
+        )
+    assert [vars(m) for m in found] == []
+    assert tally["released"] >= 3
