@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,6 +74,15 @@ def test_dice_set_aside_as_the_others_are_thrown(
 SET_ASIDE = ["jednicky-a-petky", "kymppitonni", "sest-kostek"]
 
 
+def played_without_parting(tmp_path: Path, game: str, **how: Any) -> Counter[str]:
+    """Twice the usual steps of seed 7, careful throws: no parting; what was played, counted."""
+    tally: Counter[str] = Counter()
+    with Store(tmp_path / "pipcam.db") as store:
+        found = play(lambda: Table(store), game, 7, 2 * STEPS, tally, careful=True, **how)
+    assert [vars(m) for m in found] == []
+    return tally
+
+
 @pytest.mark.parametrize("sees_aside", [True, False], ids=["sees-aside", "roll-zone-only"])
 @pytest.mark.parametrize("game", SET_ASIDE)
 def test_a_set_aside_changed_in_one_move_is_taken(
@@ -82,19 +92,7 @@ def test_a_set_aside_changed_in_one_move_is_taken(
     zone, or put back while another is taken out in the same move. The table takes the changed
     set-aside (it took the swap as dice left lying). Seen in the roll zone only, the player
     keeps a die of the zone lying still, else the swap looks like a throw (physical.Player)."""
-    tally: Counter[str] = Counter()
-    with Store(tmp_path / "pipcam.db") as store:
-        found = play(
-            lambda: Table(store),
-            game,
-            7,
-            2 * STEPS,
-            tally,
-            careful=True,
-            sees_aside=sees_aside,
-            rethinks=0.6,
-        )
-    assert [vars(m) for m in found] == []
+    tally = played_without_parting(tmp_path, game, sees_aside=sees_aside, rethinks=0.6)
     assert tally["changed set-aside"] >= 3  # the swaps were played (4 to 14 with seed 7)
 
 
@@ -103,17 +101,5 @@ def test_held_dice_taken_back_and_thrown_with_the_others(tmp_path: Path, game: s
     """Generał and Drápky: held dice let go are taken back and thrown with the others in one
     motion. The table takes the new hold and the throw; the throw before stands (a die that
     bounced out and was thrown back would erase it, and was once taken so)."""
-    tally: Counter[str] = Counter()
-    with Store(tmp_path / "pipcam.db") as store:
-        found = play(
-            lambda: Table(store),
-            game,
-            7,
-            2 * STEPS,
-            tally,
-            careful=True,
-            one_motion=True,
-            releases=0.5,
-        )
-    assert [vars(m) for m in found] == []
+    tally = played_without_parting(tmp_path, game, one_motion=True, releases=0.5)
     assert tally["released"] >= 3
