@@ -126,15 +126,15 @@ _CHECKS = """CREATE TABLE IF NOT EXISTS checks (
         time TEXT NOT NULL,
         PRIMARY KEY (reading, die)
     )"""
-# Added the same way: readings whose throw a phone typed with more dice than the camera saw. The
-# photo then shows a die without a label, which training must not take for background.
 # Added the same way: the dice a reading saw out of the roll zone (set aside, held), when it saw
-# any. A correction's die numbers go on after the roll zone's to these. They label no photo (the
-# zone's dice do) and count in no face tally: they lie there reading after reading.
+# any. A correction's die numbers go on after the roll zone's to these. They count in no face
+# tally (they lie there reading after reading); a photo's sidecar has them for its labels.
 _ASIDES = """CREATE TABLE IF NOT EXISTS asides (
         reading INTEGER PRIMARY KEY REFERENCES readings (id),
         dice TEXT NOT NULL
     )"""
+# Added the same way: readings whose throw a phone typed with more dice than the camera saw. The
+# photo then shows a die without a label, which training must not take for background.
 _MISSED = """CREATE TABLE IF NOT EXISTS missed (
         reading INTEGER PRIMARY KEY REFERENCES readings (id),
         dice INTEGER NOT NULL CHECK (dice >= 1),

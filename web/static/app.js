@@ -146,16 +146,16 @@ function diceRead(state) {
   // A live camera says what it sees now, so a player knows it is watching: no dice in view,
   // or dice still moving (read once they lie still).
   const live = state.table && state.table.camera === "ok" ? state.table.reading : null;
-  if (!read.length) {
+  // The dice seen out of the roll zone (set aside, held) are numbered on after the zone's: a
+  // misread one is corrected the same way, and the set-aside or hold it made with it.
+  const aside = (state.table && state.table.aside_read) || [];
+  if (!read.length && !aside.length) {
     const words = live === "empty" ? "dice.none_in_view"
       : live === "moving" ? "dice.moving" : "dice.none_read";
     box.append(h("p", { class: "muted", id: "read-status" }, t(words)));
     return withPhotosNote(state, box);
   }
   if (live === "moving") box.append(h("p", { class: "muted", id: "read-status" }, t("dice.moving")));
-  // The dice seen out of the roll zone (set aside, held) are numbered on after the zone's: a
-  // misread one is corrected the same way, and the set-aside or hold it made with it.
-  const aside = (state.table && state.table.aside_read) || [];
   box.append(h("div", { class: "dice", id: "dice-read" }, ...read.map((d, i) => readDie(d, i))));
   if (aside.length) {
     box.append(h("p", { class: "muted aside-title" }, t("dice.out_of_zone")),

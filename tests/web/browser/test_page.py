@@ -309,6 +309,10 @@ def test_correct_a_die_misread_out_of_the_roll_zone(served: Served, phone: Any) 
     assert served.table.history.actions[1:] == [Keep([5]), Roll([2, 2, 4, 4, 6])]
     fixes = [(c.die, c.value) for c in served.table.store.corrections() if c.reading == rid]
     assert fixes == [(5, 5)]
+    # Every die out of the zone (the last one set aside): those are still listed to correct.
+    served.table.on_reading(FakeReading((), set_aside=(*out, thrown[0])), settled_now=True)
+    expect(phone.locator("#dice-read .die")).to_have_count(0)
+    expect(phone.locator("#aside-read .die")).to_have_count(2)
 
 
 def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any) -> None:
