@@ -27,6 +27,7 @@ from scoring.errors import IllegalAction, InvalidAction, ScoringError
 
 if TYPE_CHECKING:
     from vision.calibrate import Calibration
+    from vision.light import LightKeeper
 
 log = logging.getLogger("pipcam.run")
 
@@ -66,8 +67,10 @@ class CameraLoop:
         repeat_log: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         keep_photo: Callable[[int, Any, Any], object] | None = None,
-        calibrated_size: tuple[int, int] | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
+        """``calibration`` is the tray's (``pipcam calibrate``): frames of another shape are
+        said, and a Pi camera locked to its settings follows the room's light (vision.light)."""
         from vision.settle import SettleDetector
 
         self.keep_photo = keep_photo  # (reading id, frame, dice set aside): pipcam.photos
@@ -89,7 +92,8 @@ class CameraLoop:
         self._failures = 0  # failed attempts since the camera last gave a frame
         self._failure_message = ""
         self._failure_logged = 0.0
-        self.calibrated_size = calibrated_size  # (width, height) of the tray's calibration
+        self.calibration = calibration
+        self._light: LightKeeper | None = None  # for a source locked to settings
         self._size_seen: tuple[int, int] | None = None
         # When a settled roll could not be stored (a full disk): it is read and handed to the
         # table again every ``retry`` seconds while the dice lie still, until it is stored.
@@ -108,6 +112,7 @@ class CameraLoop:
         self._close_source()
 
     def _close_source(self) -> None:
+        self._light = None
         if self._source is not None:
             with contextlib.suppress(Exception):
                 self._source.close()
@@ -130,37 +135,44 @@ class CameraLoop:
             self.table.camera_status("failed")
 
     def _run(self) -> None:
+        while not self._stop.is_set():
+            wait = self.tick()
+            if wait is None:
+                return  # --camera none: the dice are typed
+            self._stop.wait(wait)
+
+    def tick(self) -> float | None:
+        """One turn of the loop: a frame captured and looked at (the camera opened first if it
+        is not); return the seconds to wait before the next, None when there is no camera."""
         from vision.errors import SourceExhausted, VisionError
 
-        while not self._stop.is_set():
-            self.heartbeat = self.clock()
-            if self.ended:
-                self._stop.wait(self.interval)  # beating, so the watchdog sees a live table
-                continue
-            try:
+        self.heartbeat = self.clock()
+        if self.ended:
+            return self.interval  # beating, so the watchdog sees a live table
+        try:
+            if self._source is None:
+                self._source = self.open_source()
                 if self._source is None:
-                    self._source = self.open_source()
-                    if self._source is None:
-                        return  # --camera none: the dice are typed
-                    self.table.camera_status("ok")
-                self.step(self._source.capture())
-            except SourceExhausted as exc:
-                # A folder played to its end: the tray stays as its last frame left it. Opening
-                # the folder again would replay its rolls into the game as new ones.
-                log.warning("camera: %s; the recording has ended, type the dice from now", exc)
-                self._close_source()
-                self.ended = True
-                continue
-            except (VisionError, OSError) as exc:
-                self._report_failure(str(exc))
-                self._close_source()
-                self.table.camera_status("missing")
-                self._stop.wait(self.retry)
-                continue
-            if self._failures:
-                log.warning("camera: working again after %d failed attempts", self._failures)
-                self._failures, self._failure_message = 0, ""
-            self._stop.wait(self.interval)
+                    return None
+                self.table.camera_status("ok")
+                self._light = self._light_keeper(self._source)
+            self.step(self._source.capture())
+        except SourceExhausted as exc:
+            # A folder played to its end: the tray stays as its last frame left it. Opening
+            # the folder again would replay its rolls into the game as new ones.
+            log.warning("camera: %s; the recording has ended, type the dice from now", exc)
+            self._close_source()
+            self.ended = True
+            return 0.0
+        except (VisionError, OSError) as exc:
+            self._report_failure(str(exc))
+            self._close_source()
+            self.table.camera_status("missing")
+            return self.retry
+        if self._failures:
+            log.warning("camera: working again after %d failed attempts", self._failures)
+            self._failures, self._failure_message = 0, ""
+        return self.interval
 
     def _report_failure(self, message: str) -> None:
         """Log a camera failure: a new one at once, the same one again once every ``repeat_log``
@@ -185,6 +197,8 @@ class CameraLoop:
         )
         if update.status != "settled":
             self._unstored_at = None  # the dice moved: the next roll is read when it settles
+        if self._light is not None and update.status in ("settled", "empty"):
+            self._light.observe(frame)  # the tray lies still: is it lit as calibrated?
         if update.roll or retry:
             self._read_settled(frame)
             self._last_status = "settled"
@@ -205,17 +219,32 @@ class CameraLoop:
         if self.keep_photo is not None and reading_id is not None:
             self.keep_photo(reading_id, frame, getattr(reading, "set_aside", ()))
 
+    def _light_keeper(self, source: FrameSourceLike) -> LightKeeper | None:
+        """A keeper of the calibrated light for a camera locked to settings it can change (a
+        Pi camera opened as calibrated); None for any other source."""
+        from vision.picam import CameraSettings
+
+        settings = getattr(source, "settings", None)
+        lock = getattr(source, "lock", None)
+        if self.calibration is None or not isinstance(settings, CameraSettings) or lock is None:
+            return None
+        from vision.light import LightKeeper
+
+        return LightKeeper(
+            self.calibration.tray, settings, lock, zone=self.calibration.zone, clock=self.clock
+        )
+
     def _check_size(self, frame: Any) -> None:
         """Log once per frame size when it does not fit the tray's calibration."""
         shape = getattr(frame, "shape", None)
-        if self.calibrated_size is None or shape is None:
+        if self.calibration is None or shape is None:
             return
         size = (int(shape[1]), int(shape[0]))
         if size != self._size_seen:
             from vision.calibrate import size_mismatch  # only when the size changes
 
             self._size_seen = size
-            problem = size_mismatch(self.calibrated_size, size)
+            problem = size_mismatch(self.calibration.frame_size, size)
             if problem is not None:
                 log.warning("camera: %s", problem)
 
@@ -701,7 +730,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 reader,
                 settle_seconds=config.settle_seconds,
                 keep_photo=keeper,
-                calibrated_size=None if calibration is None else calibration.frame_size,
+                calibration=calibration,
             )
             loop.start()
             stack.callback(loop.stop)

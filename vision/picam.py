@@ -117,6 +117,8 @@ class PiCameraSource(BaseSource):
                 f" (--camera picamera:WxH), or calibrate again if the camera was changed"
             )
         self.size = (width, height)
+        self.settings = settings
+        """The exposure and white balance locked now (None: the camera's automatic ones)."""
         try:
             make = (
                 self._camera.create_still_configuration
@@ -167,7 +169,11 @@ class PiCameraSource(BaseSource):
         if settings is None:
             settings = self.current_settings()
         self._check_open()
-        self._camera.set_controls(settings.controls())
+        try:
+            self._camera.set_controls(settings.controls())
+        except (RuntimeError, OSError, ValueError) as err:
+            raise CameraUnavailable(f"the Pi camera refused its settings: {err}") from err
+        self.settings = settings
         return settings
 
     def _release(self) -> None:

@@ -36,8 +36,10 @@ from pipcam.run import (
 from pipcam.store import Store
 from pipcam.table import Table
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
-from vision.calibrate import calibrate_frame, save_calibration
+from vision.calibrate import Calibration, calibrate_frame, save_calibration
+from vision.locate import TrayColour
 from vision.picam import CameraSettings, PiCameraSource
+from vision.reader import Zone
 from vision.synthetic import DieSpec, draw_die, make_tray, six_dice
 
 PIN = "1357"
@@ -894,7 +896,11 @@ def test_frames_of_another_shape_than_the_calibration_are_logged_once(
             Table(store),
             reader=None,
             settle_seconds=0.5,
-            calibrated_size=calibrated,
+            calibration=Calibration(
+                zone=Zone(),
+                tray=TrayColour((150.0, 100.0, 140.0), (4.0, 2.0, 2.0)),
+                frame_size=calibrated,
+            ),
         )
         for _ in range(5):
             loop.step(np.zeros((48, 64, 3), np.uint8))
@@ -1012,3 +1018,75 @@ def _post_quietly(client: httpx.Client, action: dict[str, Any]) -> None:
     """Send an action whose answer may never come (the server is being killed)."""
     with contextlib.suppress(httpx.HTTPError):
         client.post("/api/actions", json=action)
+
+
+@pytest.mark.parametrize("calibrated", [True, False], ids=["calibrated", "not-calibrated"])
+def test_a_locked_pi_camera_follows_the_rooms_light(
+    tmp_path: Path,
+    fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
+    monkeypatch: pytest.MonkeyPatch,
+    calibrated: bool,
+) -> None:
+    """A table calibrated under a lamp and played by day: the camera loop brings the locked
+    exposure back to the calibrated light while the dice lie still, the game takes nothing
+    from it, and the dice read the same. A Pi camera not calibrated keeps its own automatic
+    exposure: nothing is locked for it."""
+    from pipcam.vision_cli import build_reader
+    from tests.vision.lit_scene import REFERENCE, LitCamera
+    from vision.light import tray_light, tray_rgb
+
+    monkeypatch.setattr(sys.modules["picamera2"], "Picamera2", LitCamera)
+    width, height = 640, 480
+    dice = six_dice(width, height, seed=8)
+    empty = make_tray(width, height, seed=8)
+    scene = empty.copy()
+    for die in dice:
+        draw_die(scene, die)
+    monkeypatch.setattr(LitCamera, "scene", empty)
+    monkeypatch.setattr(LitCamera, "room", 1.0)
+    calibration = calibrate_frame(empty, camera=REFERENCE) if calibrated else None
+    open_source, _, _ = _open_camera(f"picamera:{width}x{height}", lambda _: None, calibration)
+    now = [0.0]
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        loop = CameraLoop(
+            open_source,
+            table,
+            build_reader(calibration=calibration),
+            settle_seconds=0.5,
+            clock=lambda: now[0],
+            calibration=calibration,
+        )
+
+        def run(seconds: float) -> None:
+            end = now[0] + seconds
+            while now[0] < end:
+                assert loop.tick() is not None
+                now[0] += 0.1
+
+        run(1.0)
+        LitCamera.scene = scene
+        run(2.0)  # the dice are thrown and settle: the roll is taken
+        state = table.state_json()
+        read = sorted(d["value"] for d in state["table"]["dice_read"])
+        assert (state["actions"], read) == (1, sorted(d.value for d in dice))
+        camera = fake_picamera2.instances[-1]
+        locked = camera.controls.get("ExposureTime")
+        assert locked == (REFERENCE.exposure_time if calibrated else None)
+
+        LitCamera.room = 4.0  # the curtains are opened
+        run(10.0)
+        state = table.state_json()
+        assert (state["actions"], state["table"]["problem"]) == (1, "")
+        loop.stop()
+    if not calibrated:
+        assert "ExposureTime" not in camera.controls
+        return
+    total = camera.controls["ExposureTime"] * camera.controls["AnalogueGain"]
+    assert total == pytest.approx(REFERENCE.exposure_time * REFERENCE.analogue_gain / 4, rel=0.15)
+    assert calibration is not None
+    seen = tray_light(camera.capture_array(), calibration.zone)
+    assert seen is not None
+    ratio = np.array(tray_rgb(seen)) / np.array(tray_rgb(calibration.tray))
+    assert np.abs(np.log(ratio)).max() < np.log(1.1)

@@ -141,6 +141,31 @@ def test_lock_freezes_what_the_automatic_controls_chose(
     assert camera.controls["AeEnable"] is False
 
 
+def test_the_source_says_what_it_is_locked_to_and_a_refused_lock_is_a_camera_fault(
+    fake_picamera2: type[FakePicamera2], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The light keeper (vision.light) reads the settings a source is locked to and locks new
+    ones; a camera that refuses them is reported as unavailable (the loop reopens it)."""
+    first = CameraSettings(exposure_time=8000, analogue_gain=2.0, colour_gains=(1.9, 1.2))
+    later = CameraSettings(exposure_time=2000, analogue_gain=1.0, colour_gains=(1.9, 1.2))
+    with PiCameraSource() as source:
+        assert source.settings is None  # automatic exposure
+    with PiCameraSource(settings=first) as source:
+        assert source.settings == first
+        assert source.lock(later) == later
+        assert source.settings == later
+        camera = fake_picamera2.instances[-1]
+        assert camera.controls["ExposureTime"] == 2000
+
+        def refuse(controls: dict[str, Any]) -> None:
+            raise RuntimeError(f"control ExposureTime out of range in {controls}")
+
+        monkeypatch.setattr(camera, "set_controls", refuse)
+        with pytest.raises(CameraUnavailable, match="refused its settings: control Exposure"):
+            source.lock(first)
+        assert source.settings == later
+
+
 def test_padded_xrgb_frames_lose_the_padding(fake_picamera2: type[FakePicamera2]) -> None:
     with PiCameraSource() as source:
         fake_picamera2.instances[0].frame = np.full((4, 4, 4), 9, np.uint8)

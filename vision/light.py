@@ -1,0 +1,287 @@
+"""Keeping a locked Pi camera's picture as calibrated when the room's light changes.
+
+``pipcam calibrate`` locks exposure, gain and white balance so that every roll is lit the same
+way, and the table opens the camera with them every time it starts. A room's light is not that
+steady: a table calibrated under an evening lamp sees the same tray by day four to ten times
+brighter, and the locked camera then blows the dice out (four times brighter cost the reader 22
+points of recall on matteop65's webcam photos, 5 on nell-byler's top-down ones).
+
+A :class:`LightKeeper` watches the bare tray while the dice lie still and, when its light has
+drifted well away from the calibration's for a few seconds, scales the locked exposure and gain
+(and the white balance gains) so that the tray looks as it did. It changes nothing while a roll
+is in the air or a hand is over the tray, and nothing for a small drift: within a turn the
+picture stays as steady as a locked camera's.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision.locate import DEFAULT_LOCATOR, TrayColour, downscale, foreground_mask
+from vision.picam import CameraSettings
+from vision.reader import Zone
+from vision.source import Frame
+
+__all__ = ["LightKeeper", "LightOptions", "tray_light", "tray_rgb"]
+
+log = logging.getLogger(__name__)
+
+LUMA = (0.0722, 0.7152, 0.2126)
+"""Rec. 709 weights of linear blue, green and red in the luminance."""
+
+CLIPPED = 250
+"""An 8-bit channel this bright is blown out: the light that made it is unknown."""
+
+LOOK_SIZE = 160
+"""The tray's light is looked at on a copy this many pixels across (the settle detector's
+size): a light needs no detail, and a look costs a Pi a few milliseconds."""
+
+LOOK = replace(DEFAULT_LOCATOR, work_size=LOOK_SIZE)
+
+HUE_RADIUS = 40.0
+"""How far (in a and b, OpenCV's 8-bit Lab) from the calibrated tray's hue a pixel may be and
+still be tray: a lamp's or daylight's cast moves a grey felt by about 20, skin is 60 from green
+felt (but near brown: there the settle detector's hand test is what keeps hands out)."""
+
+
+@dataclass(frozen=True)
+class LightOptions:
+    """When and how far the keeper moves the camera's settings."""
+
+    tolerance: float = 1.3
+    """The tray may be this many times brighter or darker than calibrated before anything moves."""
+    colour_tolerance: float = 1.15
+    """And its red or blue against its green this many times off."""
+    aim: float = 1.08
+    """Once the settings moved, later looks refine them until light and colour are this close
+    (a blown-out tray, or a camera slow to apply them, needs more than one step)."""
+    hold: float = 3.0
+    """Seconds the drift must last (a player leaning over the tray casts a passing shadow)."""
+    every: float = 1.0
+    """Seconds between looks at the tray (a look costs a few milliseconds)."""
+    settle: float = 2.0
+    """Seconds after a change before the next look: the camera takes a few frames to apply it."""
+    max_step: float = 8.0
+    """The most one change scales the light by, either way."""
+    min_exposure: int = 100
+    """Microseconds."""
+    max_exposure: int = 33_000
+    """Microseconds: 1/30 s, beyond which a rolling die blurs (a calibration's own longer
+    exposure stays allowed)."""
+    max_gain: float = 8.0
+    min_colour_gain: float = 0.25
+    max_colour_gain: float = 8.0
+    min_tray: float = 0.3
+    """The share of the roll zone that must be bare tray for a look to count."""
+
+
+def _linear(value: float) -> float:
+    """sRGB-encoded 0..255 to linear light 0..1."""
+    x = min(max(value, 0.0), 255.0) / 255.0
+    return x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4
+
+
+def _bgr(tray: TrayColour) -> tuple[float, float, float]:
+    """The tray's colour (OpenCV's 8-bit Lab scale) as sRGB-encoded blue, green and red,
+    0..255, unrounded: a dark channel of a coloured felt is a few levels, and a level matters."""
+    light, a, b = tray.median
+    pixel = np.array([[[light * 100.0 / 255.0, a - 128.0, b - 128.0]]], np.float32)
+    blue, green, red = (float(v) * 255.0 for v in cv2.cvtColor(pixel, cv2.COLOR_Lab2BGR)[0, 0])
+    return blue, green, red
+
+
+def tray_rgb(tray: TrayColour) -> tuple[float, float, float]:
+    """The tray's colour as linear blue, green and red (0..1)."""
+    blue, green, red = _bgr(tray)
+    return _linear(blue), _linear(green), _linear(red)
+
+
+def tray_light(
+    frame: Frame,
+    zone: Zone | None = None,
+    *,
+    like: TrayColour | None = None,
+    min_tray: float = 0.3,
+) -> TrayColour | None:
+    """The colour of the bare tray in ``zone`` (the whole frame if None): the mean of the middle
+    half of each Lab channel, on the calibration's scale. None when dice, hands and their
+    shadows leave too little of it. ``like`` is the calibrated tray: what is far from its hue
+    is not tray (a hand, a sleeve, a box put down), however the light has changed."""
+    small, _ = downscale(frame, LOOK_SIZE)
+    height, width = small.shape[:2]
+    x0, y0, x1, y1 = (zone or Zone()).pixels(width, height)
+    region = np.zeros((height, width), bool)
+    region[y0:y1, x0:x1] = True
+    # What stands out from its surroundings (dice, pips, hands), grown to take their edges
+    # and the shadows beside them, is not tray.
+    busy = cv2.dilate(foreground_mask(small, options=LOOK), np.ones((5, 5), np.uint8)) > 0
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    bare = region & ~busy
+    if like is not None:
+        # a and b move little with brightness, and a cast moves them less than another thing.
+        chroma = np.hypot(lab[:, :, 1] - like.median[1], lab[:, :, 2] - like.median[2])
+        bare &= chroma <= HUE_RADIUS
+    if np.count_nonzero(bare) < min_tray * float(np.count_nonzero(region)):
+        return None
+    sample = lab[bare]
+    low, high = np.percentile(sample, [25, 75], axis=0)
+    middle = [
+        float(sample[(sample[:, c] >= low[c]) & (sample[:, c] <= high[c]), c].mean())
+        for c in range(3)
+    ]
+    spread = 1.4826 * np.median(np.abs(sample - np.median(sample, axis=0)), axis=0)
+    return TrayColour(
+        median=(middle[0], middle[1], middle[2]),
+        spread=(float(spread[0]), float(spread[1]), float(spread[2])),
+    )
+
+
+class LightKeeper:
+    """Moves a locked camera's settings so the bare tray keeps its calibrated light."""
+
+    def __init__(
+        self,
+        calibrated: TrayColour,
+        settings: CameraSettings,
+        apply: Callable[[CameraSettings], object],
+        *,
+        zone: Zone | None = None,
+        options: LightOptions = LightOptions(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``calibrated`` is the tray's colour at calibration, ``settings`` what the camera is
+        locked to now, ``apply`` locks new ones (``PiCameraSource.lock``)."""
+        self.calibrated = calibrated
+        self.target = tray_rgb(calibrated)
+        # A tray calibrated near white cannot tell a blown-out look from its own colour.
+        self._may_clip = max(_bgr(calibrated)) < CLIPPED - 10
+        self.settings = settings
+        self.apply = apply
+        self.zone = zone
+        self.options = options
+        self.clock = clock
+        self.changes = 0
+        self._max_exposure = max(options.max_exposure, settings.exposure_time)
+        self._next_look = -math.inf
+        self._drift_since: float | None = None
+        self._at_limit = False
+        self._refining = False
+
+    def observe(self, frame: Frame) -> CameraSettings | None:
+        """Look at a frame of dice lying still (or of the bare tray); return the settings
+        locked when this look changed them."""
+        now = self.clock()
+        if now < self._next_look:
+            return None
+        self._next_look = now + self.options.every
+        seen = tray_light(frame, self.zone, like=self.calibrated, min_tray=self.options.min_tray)
+        if seen is None:
+            return None
+        clipped = self._may_clip and max(_bgr(seen)) >= CLIPPED
+        light, red, blue = self._drift(tray_rgb(seen), clipped=clipped)
+        if not self._off(light, red, blue):
+            self._drift_since = None
+            self._at_limit = self._refining = False
+            return None
+        if self._drift_since is None:
+            self._drift_since = now
+        if not self._refining and now - self._drift_since < self.options.hold:
+            return None
+        new = self._settings_for(light, red, blue)
+        self._drift_since = None
+        if new == self.settings:
+            self._refining = False
+            self._say_limit(light)
+            return None
+        log.info(
+            "camera: the tray is %.2f times as bright as calibrated: exposure %d -> %d us,"
+            " gain %.2f -> %.2f, colour gains %.2f, %.2f -> %.2f, %.2f",
+            1.0 / light,
+            self.settings.exposure_time,
+            new.exposure_time,
+            self.settings.analogue_gain,
+            new.analogue_gain,
+            *self.settings.colour_gains,
+            *new.colour_gains,
+        )
+        self.apply(new)
+        self.settings = new
+        self.changes += 1
+        self._refining = True
+        self._next_look = now + self.options.settle
+        return new
+
+    def _drift(
+        self, seen: tuple[float, float, float], *, clipped: bool
+    ) -> tuple[float, float | None, float | None]:
+        """How far to scale the light, the red gain and the blue gain to meet the target."""
+        tb, tg, tr = self.target
+        sb, sg, sr = seen
+        luma = sum(w * v for w, v in zip(LUMA, seen, strict=True))
+        target = sum(w * v for w, v in zip(LUMA, self.target, strict=True))
+        light = target / max(luma, 1e-4)
+        if clipped:
+            # A blown-out tray is brighter than it measures: at least halve the light each time.
+            light = min(light, 0.5)
+        step = self.options.max_step
+        light = min(max(light, 1.0 / step), step)
+        # A channel near black or blown out tells nothing of the white balance.
+        usable = not clipped and min(tb, tg, tr, sb, sg, sr) > 0.004
+        red = (tr / tg) / (sr / sg) if usable else None
+        blue = (tb / tg) / (sb / sg) if usable else None
+        return light, red, blue
+
+    def _off(self, light: float, red: float | None, blue: float | None) -> bool:
+        """Whether the tray has drifted past the tolerances (past the aim while refining)."""
+        worst = max(light, 1.0 / light)
+        colour = max((max(g, 1.0 / g) for g in (red, blue) if g is not None), default=1.0)
+        o = self.options
+        if self._refining:
+            return max(worst, colour) > o.aim
+        return worst > o.tolerance or colour > o.colour_tolerance
+
+    def _settings_for(self, light: float, red: float | None, blue: float | None) -> CameraSettings:
+        """The settings that scale the light by ``light`` and the colour gains by ``red`` and
+        ``blue``: exposure first (gain adds noise), gain only beyond the longest exposure."""
+        o = self.options
+        total = self.settings.exposure_time * self.settings.analogue_gain * light
+        exposure = min(max(total, o.min_exposure), self._max_exposure)
+        gain = min(max(total / exposure, 1.0), o.max_gain)
+        gains = self.settings.colour_gains
+        # The white balance moves only when the colour itself is off: a change of brightness
+        # alone leaves it as calibrated.
+        if self._off(1.0, red, blue):
+            gains = (
+                min(max(gains[0] * (red or 1.0), o.min_colour_gain), o.max_colour_gain),
+                min(max(gains[1] * (blue or 1.0), o.min_colour_gain), o.max_colour_gain),
+            )
+        new = replace(
+            self.settings,
+            exposure_time=int(round(exposure)),
+            analogue_gain=round(gain, 3),
+            colour_gains=(round(gains[0], 3), round(gains[1], 3)),
+        )
+        return new
+
+    def _say_limit(self, light: float) -> None:
+        """Say once that the camera cannot follow the light any further."""
+        if self._at_limit:
+            return
+        self._at_limit = True
+        if light > 1:
+            log.warning(
+                "camera: the tray is too dark even at the longest exposure and the highest"
+                " gain; add light over the table (or run pipcam calibrate in this light)"
+            )
+        else:
+            log.warning(
+                "camera: the tray is too bright even at the shortest exposure; shade the"
+                " table from direct sun (or run pipcam calibrate in this light)"
+            )
