@@ -64,6 +64,21 @@ def _noise(sigma: float, gain: float = 1.0) -> Callable[[Frame], Frame]:
     return apply
 
 
+def _light(factor: float) -> Callable[[Frame], Frame]:
+    """``factor`` times the light on the sensor (linear, not the encoded levels), clipped as a
+    locked camera clips it."""
+    encoded = np.arange(256, dtype=np.float64) / 255.0
+    linear = np.where(encoded <= 0.04045, encoded / 12.92, ((encoded + 0.055) / 1.055) ** 2.4)
+    scaled = np.clip(linear * factor, 0.0, 1.0)
+    back = np.where(scaled <= 0.0031308, 12.92 * scaled, 1.055 * scaled ** (1 / 2.4) - 0.055)
+    table = np.round(255.0 * back).astype(np.uint8)
+
+    def apply(frame: Frame) -> Frame:
+        return np.asarray(cv2.LUT(frame, table), np.uint8)
+
+    return apply
+
+
 def _jpeg(quality: int) -> Callable[[Frame], Frame]:
     def apply(frame: Frame) -> Frame:
         ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -107,6 +122,11 @@ EFFECTS: Mapping[str, Effect] = {
         Effect("dim", "a dim room, exposure x0.45", _levels(0.45, 0.45, 0.45)),
         Effect(
             "dim-noisy", "a dim room at high gain: exposure x0.5, noise sigma 6", _noise(6.0, 0.5)
+        ),
+        Effect(
+            "day",
+            "a camera locked under a lamp, then daylight: 4 times the light, blown out",
+            _light(4.0),
         ),
         Effect("noisy", "sensor noise, sigma 10", _noise(10.0)),
         Effect(

@@ -45,6 +45,8 @@ def _means(frame: Frame) -> np.ndarray:
         ("green", lambda before, after: after[1] / after[2] > 1.1 * before[1] / before[2]),
         ("dim", lambda before, after: after.mean() < 0.5 * before.mean()),
         ("dim-noisy", lambda before, after: after.mean() < 0.6 * before.mean()),
+        # Four times the linear light is about 1.8 times the encoded level, clipped at 255.
+        ("day", lambda before, after: after.mean() > 1.5 * min(before.mean(), 140)),
         ("flat", lambda before, after: np.ptp(after) < 0.7 * np.ptp(before)),
     ],
 )
