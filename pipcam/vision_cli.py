@@ -400,6 +400,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f"camera locked: exposure {settings.exposure_time} us, gain"
             f" {settings.analogue_gain:.2f}, colour gains {red:.2f} / {blue:.2f}",
         )
+    from vision.light import lighting_advice
+
+    for advice in lighting_advice(frame, zone, settings):
+        _write(sys.stdout, f"advice: {advice}")
     if args.out is not None and args.out != calibration_path(config, data):
         _write(
             sys.stdout,

@@ -138,11 +138,37 @@ def calibrate_frame(
     dice = locate_dice(frame, tray=tray, options=options)
     height, width = frame.shape[:2]
     inside = [d for d in dice if zone.contains(d.centre[0], d.centre[1], width, height)]
+    tray_grey = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)[y0:y1, x0:x1]))
+    glare = [d.box for d in inside if _blown(frame, d.box, tray_grey)]
+    if glare:
+        # No die is blown out all over; a lamp's reflection on a glossy tray is.
+        raise CalibrationError(
+            f"a glare spot on the tray looks like a die (at {list(glare[0])}): diffuse the light"
+            " (a lampshade, or baking paper over an LED ring) or move it off the camera's axis,"
+            " then calibrate again"
+        )
     if inside:
         raise CalibrationError(
             f"the tray is not empty: {len(inside)} dice seen; clear the tray and calibrate again"
         )
     return Calibration(zone=zone, tray=tray, frame_size=(width, height), camera=camera)
+
+
+def _blown(frame: Frame, box: tuple[int, int, int, int], tray_grey: float) -> bool:
+    """Whether what stands out from the tray in ``box`` is blown out (every channel at the top
+    of the range) with no pip among it: a white die in too much light still shows dark pips,
+    a lamp's reflection (a spot, an LED ring) shows none."""
+    x0, y0, x1, y1 = box
+    patch = frame[max(y0, 0) : y1, max(x0, 0) : x1]
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32) if patch.size else None
+    if grey is None:
+        return False
+    standing = np.abs(grey - tray_grey) > 40
+    if not standing.any():
+        return False
+    blown = float(np.mean(patch.min(axis=2)[standing] >= 245))
+    dark = float(np.mean(grey[standing] < tray_grey))
+    return blown > 0.6 and dark < 0.05
 
 
 def check_empty(frame: Frame, reader: DiceReader) -> None:

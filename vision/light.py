@@ -29,7 +29,7 @@ from vision.picam import CameraSettings
 from vision.reader import Zone
 from vision.source import Frame
 
-__all__ = ["LightKeeper", "LightOptions", "tray_light", "tray_rgb"]
+__all__ = ["LightKeeper", "LightOptions", "lighting_advice", "tray_light", "tray_rgb"]
 
 log = logging.getLogger(__name__)
 
@@ -285,3 +285,62 @@ class LightKeeper:
                 "camera: the tray is too bright even at the shortest exposure; shade the"
                 " table from direct sun (or run pipcam calibrate in this light)"
             )
+
+
+GLARE = 0.002
+"""Share of the tray blown out above which it is said (a glare spot on a die reads as a pip)."""
+
+UNEVEN = 2.0
+"""How many times more light the brightest part of the tray may get than its darkest."""
+
+HIGH_GAIN = 6.0
+"""An analogue gain from which a camera's picture is noisy enough to say so."""
+
+
+def lighting_advice(
+    frame: Frame, zone: Zone | None = None, settings: CameraSettings | None = None
+) -> list[str]:
+    """What to mend in the light over an empty tray before a game: glare, a tray lit unevenly,
+    too little light. Empty when the light is good."""
+    small, _ = downscale(frame, DEFAULT_LOCATOR.work_size)
+    height, width = small.shape[:2]
+    x0, y0, x1, y1 = (zone or Zone()).pixels(width, height)
+    tray = small[y0:y1, x0:x1]
+    advice = []
+    grey = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
+    blown = float(np.count_nonzero(tray.max(axis=2) >= CLIPPED)) / float(grey.size)
+    # A white tray is at the top of the range by itself: there blown pixels say nothing.
+    if blown > GLARE and float(np.median(grey)) < CLIPPED - 20:
+        advice.append(
+            f"glare: {100 * blown:.1f} % of the tray is blown out; diffuse the light (a lampshade,"
+            " or baking paper over an LED ring) or move it off the camera's axis: a glare spot"
+            " on a die reads as a pip"
+        )
+    # Light across the tray: the median of each cell of a 4 x 4 grid, in linear light.
+    rows, cols = (
+        np.array_split(np.arange(grey.shape[0]), 4),
+        np.array_split(np.arange(grey.shape[1]), 4),
+    )
+    cells = [
+        _linear(float(np.median(grey[r[0] : r[-1] + 1, c[0] : c[-1] + 1])))
+        for r in rows
+        for c in cols
+        if r.size and c.size
+    ]
+    if cells and min(cells) > 0 and max(cells) / min(cells) > UNEVEN:
+        advice.append(
+            f"the tray is lit unevenly: its darkest part gets {max(cells) / min(cells):.1f} times"
+            " less light than its brightest; light it from above or from two sides (a shadow"
+            " across the tray hides pips)"
+        )
+    elif cells and min(cells) == 0:
+        advice.append("part of the tray is black: light the whole tray (or calibrate again)")
+    dark = float(np.median(grey)) < 35
+    if (settings is not None and settings.analogue_gain >= HIGH_GAIN) or dark:
+        gain = (
+            ""
+            if settings is None
+            else f" (the camera needs a gain of {settings.analogue_gain:.1f})"
+        )
+        advice.append(f"the tray is dark{gain}: add light, or the picture is noisy")
+    return advice

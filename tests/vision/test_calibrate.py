@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from vision.calibrate import (
@@ -43,6 +45,26 @@ def test_calibration_refuses_a_tray_with_dice() -> None:
     assert str(err.value) == (
         "the tray is not empty: 2 dice seen; clear the tray and calibrate again"
     )
+
+
+def test_a_glare_spot_is_named_not_taken_for_a_die() -> None:
+    """A lamp's reflection on a glossy tray, blown out and without pips, stands out like a die;
+    calibrating says it is glare and how to mend it. White dice in too much light keep their
+    pips, and are still dice."""
+    tray = make_tray(640, 480, colour="green", seed=2)
+    cv2.circle(tray, (320, 160), 30, (255, 255, 255), -1)
+    with pytest.raises(
+        CalibrationError, match=r"a glare spot on the tray looks like a die \(at \[2"
+    ):
+        calibrate_frame(tray)
+    ring = make_tray(640, 480, colour="green", seed=2)
+    cv2.circle(ring, (320, 160), 60, (255, 255, 255), 4)  # an LED ring's reflection
+    with pytest.raises(CalibrationError, match="a glare spot on the tray looks like a die"):
+        calibrate_frame(ring)
+    frame = make_frame(640, 480, six_dice(640, 480)[:2], tray="green")
+    overexposed = np.clip(frame.astype(np.int16) * 2, 0, 255).astype(np.uint8)
+    with pytest.raises(CalibrationError, match="the tray is not empty: 2 dice seen"):
+        calibrate_frame(overexposed)
 
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "dice"

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tests.vision.lit_scene import REFERENCE, expose, to_linear
+from tests.vision.lit_scene import REFERENCE, expose, to_linear, to_srgb
 from vision.calibrate import Calibration, calibrate_frame
-from vision.light import LightKeeper, LightOptions, tray_light, tray_rgb
+from vision.light import LightKeeper, LightOptions, lighting_advice, tray_light, tray_rgb
 from vision.picam import CameraSettings
 from vision.source import Frame
 from vision.synthetic import draw_hand, make_frame, make_tray, six_dice
@@ -165,3 +167,50 @@ def test_a_calibration_longer_than_the_usual_longest_exposure_stays_allowed() ->
     table.watch(30)
     assert table.settings.exposure_time == 66_000
     assert table.settings.analogue_gain == pytest.approx(2.0, rel=0.1)
+
+
+def _glare(tray: Frame) -> None:
+    """A lamp's reflection on the felt: a small blown-out spot."""
+    cv2.circle(tray, (420, 160), 24, (255, 255, 255), -1)
+
+
+def _shadow(tray: Frame) -> None:
+    """The left third of the tray in a shadow, a quarter of the light."""
+    left = tray[:, : W // 3].astype(np.float32)
+    tray[:, : W // 3] = to_srgb(to_linear(left.astype(np.uint8)) * np.float32(0.25))
+
+
+def _dim(tray: Frame) -> None:
+    tray[:] = to_srgb(to_linear(tray.copy()) * np.float32(0.01))
+
+
+@pytest.mark.parametrize(
+    ("colour", "mend", "settings", "said"),
+    [
+        ("green", None, REFERENCE, []),
+        ("grey", None, None, []),
+        ("brown", _glare, REFERENCE, ["glare: 0.6 % of the tray is blown out"]),
+        ("grey", _shadow, None, ["the tray is lit unevenly: its darkest part gets 4"]),
+        ("green", _dim, None, ["the tray is dark: add light"]),
+        (
+            "green",
+            None,
+            CameraSettings(33_000, 7.5, (1.8, 1.4)),
+            ["the tray is dark (the camera needs a gain of 7.5)"],
+        ),
+        ("white", _glare, None, []),  # a white tray is at the top of the range by itself
+    ],
+    ids=["even", "even-no-camera", "glare", "shadow", "dark", "high-gain", "white-tray"],
+)
+def test_calibration_advice_on_the_light(
+    colour: str,
+    mend: Callable[[Frame], None] | None,
+    settings: CameraSettings | None,
+    said: list[str],
+) -> None:
+    tray = make_tray(W, H, colour=(235, 235, 235) if colour == "white" else colour, seed=3)
+    if mend is not None:
+        mend(tray)
+    advice = lighting_advice(tray, None, settings)
+    assert [a[: len(s)] for a, s in zip(advice, said, strict=False)] == said
+    assert len(advice) == len(said), advice

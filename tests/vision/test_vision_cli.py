@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,55 @@ def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
         " config to use it"
     )
     assert load_calibration(tmp_path / "x.json").frame_size == (1640, 1232)
+
+
+def _ring(tray: np.ndarray[Any, Any]) -> None:
+    """An LED ring's reflection on a glossy tray."""
+    height, width = tray.shape[:2]
+    cv2.circle(tray, (width // 2, height // 3), height // 8, (255, 255, 255), 4)
+
+
+def _tube(tray: np.ndarray[Any, Any]) -> None:
+    """A fluorescent tube's reflection: a long thin streak, nothing like a die."""
+    height, width = tray.shape[:2]
+    cv2.line(tray, (width // 4, height // 5), (width * 3 // 4, height // 4), (255, 255, 255), 4)
+
+
+@pytest.mark.usefixtures("fake_picamera2")
+@pytest.mark.parametrize(
+    ("glare", "status", "said"),
+    [
+        (_ring, 1, "pipcam calibrate: a glare spot on the tray looks like a die (at ["),
+        (_tube, 0, "advice: glare: 0.4 % of the tray is blown out; diffuse the light"),
+    ],
+    ids=["led-ring", "tube"],
+)
+def test_calibrate_says_what_glare_there_is(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    glare: Callable[[np.ndarray[Any, Any]], None],
+    status: int,
+    said: str,
+) -> None:
+    """A reflection that stands out like a die stops the calibration and is named as glare
+    (not as a die to clear away); a streak nothing like a die is advice after calibrating,
+    and the calibration is written."""
+
+    def glaring_tray(camera: FakePicamera2, name: str = "main") -> np.ndarray[Any, Any]:
+        config = next(c for n, c in camera.calls if n == "configure")
+        width, height = config[name]["size"]
+        tray = make_tray(width, height, colour="green", seed=2)
+        glare(tray)
+        return tray
+
+    monkeypatch.setattr(FakePicamera2, "capture_array", glaring_tray)
+    data = tmp_path / "data"
+    assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == status
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).splitlines()
+    assert [line for line in lines if line.startswith(said)] != [], lines
+    assert (data / "calibration.json").exists() == (status == 0)
 
 
 def test_calibrate_refuses_a_tray_with_dice(
