@@ -181,9 +181,11 @@ def check_empty(frame: Frame, reader: DiceReader) -> None:
     dice = reader.read(frame).dice
     if dice:
         values = ", ".join("?" if d.value is None else str(d.value) for d in dice)
+        boxes = ", ".join(str(list(d.box)) for d in dice)
         raise CalibrationError(
             f"the tray is not empty: {len(dice)} dice read ({values}); clear the tray and"
-            " calibrate again"
+            f" calibrate again (if nothing lies at {boxes}, a pattern or a reflection on the"
+            " tray looks like dice there: cover it with a plain cloth)"
         )
 
 

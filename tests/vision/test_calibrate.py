@@ -86,13 +86,27 @@ def test_the_reader_refuses_a_tray_with_real_dice_and_names_them(
     with pytest.raises(CalibrationError) as err:
         check_empty(read_image(REAL / str(record["image"])), reader)
     found = re.fullmatch(
-        r"the tray is not empty: (\d+) dice read \(([^)]*)\); clear the tray and calibrate again",
+        r"the tray is not empty: (\d+) dice read \(([^)]*)\); clear the tray and calibrate again"
+        r" \(if nothing lies at (\[\d+, \d+, \d+, \d+\](, )?)+, a pattern or a reflection .*\)",
         str(err.value),
     )
     assert found, str(err.value)
     labels = sorted(d["value"] for d in record["dice"])  # type: ignore[attr-defined]
     assert int(found[1]) == len(labels)
     assert sorted(int(v) for v in found[2].split(", ")) == labels
+
+
+def test_a_pattern_the_reader_takes_for_dice_is_said_where(reader: DiceReader) -> None:
+    """White specks on green felt (a sparkly cloth, glints) can look like a green die's pips:
+    with no die there, the players are told where the reader sees one and what to do."""
+    tray = make_tray(640, 480, colour="green", seed=2)
+    for i in range(40):
+        centre = (40 + (i * 97) % 560, 40 + (i * 61) % 400)
+        cv2.circle(tray, centre, 3, (255, 255, 255), -1)
+    with pytest.raises(CalibrationError) as err:
+        check_empty(tray, reader)
+    assert re.search(r"dice read \(6(, 6)*\); .* \(if nothing lies at \[\d+", str(err.value))
+    assert str(err.value).endswith("looks like dice there: cover it with a plain cloth)")
 
 
 @pytest.mark.parametrize("colour", ["grey", "green", "brown"])

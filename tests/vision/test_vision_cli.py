@@ -277,7 +277,7 @@ def test_calibrate_refuses_white_dice_on_light_wood_that_only_the_reader_sees(
     assert _run(["calibrate", "--camera", f"file:{photo}", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("pipcam calibrate: the tray is not empty: 3 dice read ("), err
-    assert err.endswith("); clear the tray and calibrate again\n")
+    assert err.endswith("looks like dice there: cover it with a plain cloth)\n")
     assert not out.exists()
 
 
