@@ -2,9 +2,10 @@
 
 ``pipcam calibrate`` locks exposure, gain and white balance so that every roll is lit the same
 way, and the table opens the camera with them every time it starts. A room's light is not that
-steady: a table calibrated under an evening lamp sees the same tray by day four to ten times
-brighter, and the locked camera then blows the dice out (four times brighter cost the reader 22
-points of recall on matteop65's webcam photos, 5 on nell-byler's top-down ones).
+steady: a table calibrated under an evening lamp can see the same tray by day several times
+brighter, and the locked camera then blows the dice out (four times the light costs the reader
+22 points of recall on matteop65's webcam photos and 4.6 on nell-byler's top-down ones:
+``pipcam eval --effect day``).
 
 A :class:`LightKeeper` watches the bare tray while the dice lie still and, when its light has
 drifted well away from the calibration's for a few seconds, scales the locked exposure and gain
@@ -47,8 +48,9 @@ LOOK = replace(DEFAULT_LOCATOR, work_size=LOOK_SIZE)
 
 HUE_RADIUS = 40.0
 """How far (in a and b, OpenCV's 8-bit Lab) from the calibrated tray's hue a pixel may be and
-still be tray: a lamp's or daylight's cast moves a grey felt by about 20, skin is 60 from green
-felt (but near brown: there the settle detector's hand test is what keeps hands out)."""
+still be tray: a warm lamp's cast (red x1.3, blue x0.75) moves grey felt by 11, skin is 53 from
+green felt and 33 from grey (but 4 from brown: there the settle detector's hand test is what
+keeps hands out)."""
 
 
 @dataclass(frozen=True)
