@@ -199,6 +199,9 @@ class CameraLoop:
             self._unstored_at = None  # the dice moved: the next roll is read when it settles
         if self._light is not None and update.status in ("settled", "empty"):
             self._light.observe(frame)  # the tray lies still: is it lit as calibrated?
+        if update.check:
+            self._check_empty(frame)
+            return
         if update.roll or retry:
             self._read_settled(frame)
             self._last_status = "settled"
@@ -206,10 +209,30 @@ class CameraLoop:
             self._last_status = update.status
             self.table.on_reading(_StatusOnly(update.status), settled_now=False)
 
-    def _read_settled(self, frame: Any) -> None:
-        """Read a settled roll and hand it to the table; one the store cannot keep (the table
-        says why, e.g. a full disk) is tried again while the dice lie still."""
+    def _check_empty(self, frame: Any) -> None:
+        """The tray came to rest looking empty: the reader says whether it is, or holds dice of
+        the tray's colour (black dice on black felt show only their pips), a roll if they are
+        not the dice it found there last."""
         reading = self.reader.read(frame, status="settled")
+        dice = [*reading.dice, *getattr(reading, "set_aside", ())]
+        if dice and self.settle.saw_dice([(d.value, tuple(d.box)) for d in dice]):
+            self._hand_over(frame, reading)
+            self._last_status = "settled"
+            return
+        if not dice:
+            self.settle.saw_empty()
+        status = "settled" if dice else "empty"
+        if status != self._last_status:
+            self._last_status = status
+            self.table.on_reading(_StatusOnly(status), settled_now=False)
+
+    def _read_settled(self, frame: Any) -> None:
+        """Read a settled roll and hand it to the table."""
+        self._hand_over(frame, self.reader.read(frame, status="settled"))
+
+    def _hand_over(self, frame: Any, reading: Any) -> None:
+        """Hand a settled roll to the table; one the store cannot keep (the table says why,
+        e.g. a full disk) is tried again while the dice lie still."""
         try:
             reading_id = self.table.on_reading(reading, settled_now=True)
         except StoreError:

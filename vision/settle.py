@@ -7,6 +7,12 @@ bigger than a die) keeps the status at ``moving``; when it leaves the tray as it
 reported roll, no new roll is reported. "As it was" means the same dice at the same places with
 the same faces, whatever the light: a cloud, a lamp or a person's shadow changes how bright the
 tray is, never what lies on it.
+
+Dice of the tray's own colour (black dice on black felt, red on red) show only their pips,
+which at the detector's scale do not stand out: such a tray looks empty. So a tray that comes
+to rest after a change looking empty is not called empty by the detector alone: the update
+asks (``check``) and the caller's reader says which (:meth:`SettleDetector.saw_dice`,
+:meth:`SettleDetector.saw_empty`).
 """
 
 from __future__ import annotations
@@ -42,6 +48,10 @@ class SettleUpdate:
     """Fraction of the frame that is not tray."""
     still_for: float
     """Seconds since the last change."""
+    check: bool = False
+    """True on the one frame at which the tray comes to rest after a change looking empty: it
+    is empty, or its dice are the colour of the tray. The caller reads the frame and says
+    which; ``status`` is then what the detector would say without it."""
 
 
 class SettleDetector:
@@ -89,6 +99,9 @@ class SettleDetector:
         # Dice already lying on the tray when watching starts are not a roll: only a change
         # (dice thrown in, picked up, moved) arms the next report.
         self._armed = False
+        # Dice lie on the tray that stand out too little to see here (the caller's reader saw
+        # them): the tray is settled, not empty, until a change and a look say otherwise.
+        self._faint: list[tuple[int | None, tuple[int, int, int, int]]] | None = None
 
     def update(self, frame: Frame) -> SettleUpdate:
         """Take the next frame and return its status; ``roll`` is True once per settled roll."""
@@ -116,20 +129,27 @@ class SettleDetector:
             self._still_since = now
             self._armed = True
         still_for = now - self._still_since
+        low = occupancy < self.empty_fraction
         if hand or still_for < self.settle_seconds:
             status = "moving"
-        elif occupancy < self.empty_fraction:
+        elif low and self._faint is None:
             status = "empty"
         else:
             status = "settled"
-        roll = False
-        if status == "settled" and self._armed:
+        roll = check = False
+        if status != "moving" and low and self._armed:
+            # At rest after a change, and (almost) nothing stands out: an empty tray, or dice
+            # of the tray's colour. Only a reader can tell.
+            check = True
+            self._armed = False
+        elif status == "settled" and self._armed:
             # Once a settle, not every frame: what lies on the tray against the last report.
             appearance = self._appearance(grey, mask)
             roll = not self._same_as_reported(appearance)
             self._armed = False
             if roll:
                 self._reported = appearance
+                self._faint = None  # what lies there now stands out
         elif status == "empty":
             self._armed = False
             self._reported = None
@@ -140,7 +160,21 @@ class SettleDetector:
             motion=motion,
             occupancy=occupancy,
             still_for=still_for,
+            check=check,
         )
+
+    def saw_dice(self, dice: list[tuple[int | None, tuple[int, int, int, int]]]) -> bool:
+        """After a ``check``: the reader found ``dice`` (value and box in frame pixels) on a
+        tray that looked empty. Return whether they are a new roll, not the dice it found last
+        time lying as they were (a hand came and went); the tray is settled from now on."""
+        same = self._faint is not None and _same_dice(self._faint, dice)
+        self._faint = list(dice)
+        return not same
+
+    def saw_empty(self) -> None:
+        """After a ``check``: the reader found no die; the tray is empty."""
+        self._faint = None
+        self._reported = None
 
     def _appearance(
         self, grey: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]
@@ -198,3 +232,30 @@ class SettleDetector:
             if np.count_nonzero(skin & blob) > 0.5 * np.count_nonzero(blob):
                 return True
         return False
+
+
+def _same_dice(
+    before: list[tuple[int | None, tuple[int, int, int, int]]],
+    now: list[tuple[int | None, tuple[int, int, int, int]]],
+) -> bool:
+    """Whether ``now`` are the dice of ``before``, each with its face within a third of its
+    side of where it lay."""
+    if len(before) != len(now):
+        return False
+    left = list(before)
+    for value, (x0, y0, x1, y1) in now:
+        reach = max(x1 - x0, y1 - y0) / 3
+        match = next(
+            (
+                d
+                for d in left
+                if d[0] == value
+                and abs((d[1][0] + d[1][2]) - (x0 + x1)) / 2 <= reach
+                and abs((d[1][1] + d[1][3]) - (y0 + y1)) / 2 <= reach
+            ),
+            None,
+        )
+        if match is None:
+            return False
+        left.remove(match)
+    return True

@@ -193,3 +193,62 @@ def test_dice_moved_under_other_light_make_a_new_roll(
     draw_hand(hand, W * 0.3, H * 0.75, H * 0.5)
     updates = _run([EMPTY, ALL] + [ALL] * 8 + [hand] * 3 + [light(MOVED)] * 10)
     assert [i for i, u in enumerate(updates) if u.roll] == expected
+
+
+def _faint(dice: Sequence[DieSpec], tray: tuple[int, int, int] = (28, 28, 28)) -> Frame:
+    """Dice of the tray's own colour, black on black felt: only their pips show."""
+    body = [
+        DieSpec(d.value, d.cx, d.cy, d.side, d.angle, body=tray, pip=(235, 235, 235)) for d in dice
+    ]
+    return make_frame(W, H, body, tray=tray, seed=4)
+
+
+BLACK_TRAY = make_frame(W, H, (), tray=(28, 28, 28), seed=4)
+FAINT = _faint(DICE)
+FAINT_MOVED = _faint([*DICE[:5], DieSpec(DICE[5].value, W * 0.9, H * 0.15, DICE[5].side)])
+
+
+def _boxes(dice: Sequence[DieSpec]) -> list[tuple[int | None, tuple[int, int, int, int]]]:
+    return [(d.value, d.box) for d in dice]
+
+
+def test_dice_of_the_trays_colour_are_asked_about_not_called_empty() -> None:
+    """Black dice on black felt barely stand out here: the detector does not call the tray
+    empty on its own but asks once, when it comes to rest after the change; what the reader
+    says then decides the frames after it."""
+    clock = FakeClock()
+    detector = SettleDetector(settle_seconds=0.5, clock=clock)
+
+    def watch(frames: Sequence[Frame]) -> list[SettleUpdate]:
+        updates = []
+        for frame in frames:
+            updates.append(detector.update(frame))
+            clock.now += 0.125
+        return updates
+
+    updates = watch([BLACK_TRAY] * 3 + [FAINT] * 8)
+    assert updates[-1].occupancy < detector.empty_fraction  # the mask alone sees nothing
+    assert [i for i, u in enumerate(updates) if u.check] == [7]
+    assert not any(u.roll for u in updates)
+    assert detector.saw_dice(_boxes(DICE))  # the reader saw six dice: a roll
+    assert {u.status for u in watch([FAINT] * 4)} == {"settled"}
+    # A hand that leaves them as they lay: asked again, the same dice, no new roll.
+    updates = watch([HAND] * 3 + [FAINT] * 8)
+    assert sum(u.check for u in updates) == 1
+    assert not detector.saw_dice(_boxes(DICE))
+    # One die thrown again: a new roll.
+    updates = watch([HAND] * 3 + [FAINT_MOVED] * 8)
+    assert sum(u.check for u in updates) == 1
+    moved = [*DICE[:5], DieSpec(DICE[5].value, W * 0.9, H * 0.15, DICE[5].side)]
+    assert detector.saw_dice(_boxes(moved))
+    # The dice picked up: asked, none read, the tray is empty.
+    updates = watch([HAND] * 3 + [BLACK_TRAY] * 8)
+    assert sum(u.check for u in updates) == 1
+    detector.saw_empty()
+    assert {u.status for u in watch([BLACK_TRAY] * 4)} == {"empty"}
+
+
+def test_an_empty_tray_at_rest_is_asked_about_once_per_change() -> None:
+    """The question costs a reading: never on frames that are only still."""
+    updates = _run([EMPTY] * 12 + [HAND] * 2 + [EMPTY] * 12)
+    assert sum(u.check for u in updates) == 1
