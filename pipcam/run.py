@@ -215,7 +215,7 @@ class CameraLoop:
         not the dice it found there last."""
         reading = self.reader.read(frame, status="settled")
         dice = [*reading.dice, *getattr(reading, "set_aside", ())]
-        if dice and self.settle.saw_dice([(d.value, tuple(d.box)) for d in dice]):
+        if dice and self.settle.saw_dice([tuple(d.box) for d in dice]):
             self._hand_over(frame, reading)
             self._last_status = "settled"
             return
@@ -228,7 +228,11 @@ class CameraLoop:
 
     def _read_settled(self, frame: Any) -> None:
         """Read a settled roll and hand it to the table."""
-        self._hand_over(frame, self.reader.read(frame, status="settled"))
+        reading = self.reader.read(frame, status="settled")
+        self.settle.read(
+            [tuple(d.box) for d in (*reading.dice, *getattr(reading, "set_aside", ()))]
+        )
+        self._hand_over(frame, reading)
 
     def _hand_over(self, frame: Any, reading: Any) -> None:
         """Hand a settled roll to the table; one the store cannot keep (the table says why,

@@ -18,7 +18,7 @@ asks (``check``) and the caller's reader says which (:meth:`SettleDetector.saw_d
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -30,6 +30,7 @@ from vision.locate import LocatorOptions, TrayColour, downscale, foreground_mask
 __all__ = ["SettleDetector", "SettleUpdate"]
 
 Frame = npt.NDArray[np.uint8]
+Box = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,11 @@ class SettleDetector:
         self._armed = False
         # Dice lie on the tray that stand out too little to see here (the caller's reader saw
         # them): the tray is settled, not empty, until a change and a look say otherwise.
-        self._faint: list[tuple[int | None, tuple[int, int, int, int]]] | None = None
+        self._faint = False
+        # Where the caller's reader found the dice of the last report (``saw_dice``, ``read``).
+        self._dice: list[Box] | None = None
+        self._looked: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]] | None = None
+        self._low = False
 
     def update(self, frame: Frame) -> SettleUpdate:
         """Take the next frame and return its status; ``roll`` is True once per settled roll."""
@@ -132,24 +137,28 @@ class SettleDetector:
         low = occupancy < self.empty_fraction
         if hand or still_for < self.settle_seconds:
             status = "moving"
-        elif low and self._faint is None:
+        elif low and not self._faint:
             status = "empty"
         else:
             status = "settled"
         roll = check = False
-        if status != "moving" and low and self._armed:
-            # At rest after a change, and (almost) nothing stands out: an empty tray, or dice
-            # of the tray's colour. Only a reader can tell.
-            check = True
-            self._armed = False
-        elif status == "settled" and self._armed:
+        if status != "moving" and self._armed:
             # Once a settle, not every frame: what lies on the tray against the last report.
-            appearance = self._appearance(grey, mask)
-            roll = not self._same_as_reported(appearance)
             self._armed = False
-            if roll:
+            appearance = self._appearance(grey, mask)
+            if low:
+                # At rest after a change, and (almost) nothing stands out: an empty tray, or
+                # dice of the tray's colour. Only a reader can tell.
+                check = True
+            elif not self._same_as_reported(appearance):
+                roll = True
                 self._reported = appearance
-                self._faint = None  # what lies there now stands out
+                self._faint = False
+            elif self._dice is not None and self._changed_unseen(appearance):
+                # What stands out lies as it did, but something the mask does not see moved:
+                # dice of the tray's colour thrown beside others that stand out.
+                check = True
+            self._looked, self._low = appearance, low
         elif status == "empty":
             self._armed = False
             self._reported = None
@@ -163,18 +172,38 @@ class SettleDetector:
             check=check,
         )
 
-    def saw_dice(self, dice: list[tuple[int | None, tuple[int, int, int, int]]]) -> bool:
-        """After a ``check``: the reader found ``dice`` (value and box in frame pixels) on a
-        tray that looked empty. Return whether they are a new roll, not the dice it found last
-        time lying as they were (a hand came and went); the tray is settled from now on."""
-        same = self._faint is not None and _same_dice(self._faint, dice)
-        self._faint = list(dice)
-        return not same
+    def saw_dice(self, dice: Sequence[Box]) -> bool:
+        """After a ``check``: the reader found dice at ``dice`` (boxes in frame pixels).
+        Return whether they are a new roll, not the dice of the last report lying where they
+        lay (a hand or a shadow came and went); the tray is settled from now on."""
+        new = self._dice is None or not _same_places(self._dice, dice)
+        self._dice = list(dice)
+        self._faint = self._low
+        if new:
+            self._reported = self._looked
+        return new
 
     def saw_empty(self) -> None:
         """After a ``check``: the reader found no die; the tray is empty."""
-        self._faint = None
+        self._faint = False
+        self._dice = None
         self._reported = None
+
+    def read(self, dice: Sequence[Box]) -> None:
+        """The caller's reader found dice at ``dice`` in the roll just reported: a later
+        ``check`` compares with them."""
+        self._dice = list(dice)
+
+    def _changed_unseen(
+        self, appearance: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]
+    ) -> bool:
+        """Whether the tray changed, since the last report, where neither mask sees anything."""
+        if self._reported is None or self._reported[0].shape != appearance[0].shape:
+            return False
+        relative, mask = appearance
+        was_relative, was_mask = self._reported
+        unseen = ~(mask | was_mask) & (np.abs(relative - was_relative) > self.pixel_change)
+        return float(np.count_nonzero(unseen)) / float(relative.size) > self.motion_fraction
 
     def _appearance(
         self, grey: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]
@@ -234,24 +263,21 @@ class SettleDetector:
         return False
 
 
-def _same_dice(
-    before: list[tuple[int | None, tuple[int, int, int, int]]],
-    now: list[tuple[int | None, tuple[int, int, int, int]]],
-) -> bool:
-    """Whether ``now`` are the dice of ``before``, each with its face within a third of its
-    side of where it lay."""
+def _same_places(before: Sequence[Box], now: Sequence[Box]) -> bool:
+    """Whether the dice at ``now`` lie where those at ``before`` lay, each within a third of
+    its side. Places, not faces: a reader asked twice may read an unsure die two ways, and a
+    die thrown again does not land where it lay."""
     if len(before) != len(now):
         return False
     left = list(before)
-    for value, (x0, y0, x1, y1) in now:
+    for x0, y0, x1, y1 in now:
         reach = max(x1 - x0, y1 - y0) / 3
         match = next(
             (
-                d
-                for d in left
-                if d[0] == value
-                and abs((d[1][0] + d[1][2]) - (x0 + x1)) / 2 <= reach
-                and abs((d[1][1] + d[1][3]) - (y0 + y1)) / 2 <= reach
+                b
+                for b in left
+                if abs((b[0] + b[2]) - (x0 + x1)) / 2 <= reach
+                and abs((b[1] + b[3]) - (y0 + y1)) / 2 <= reach
             ),
             None,
         )
