@@ -26,7 +26,7 @@ from scoring.core import JSON, Action
 from scoring.errors import IllegalAction, InvalidAction, ScoringError
 
 if TYPE_CHECKING:
-    from vision.calibrate import Calibration
+    from vision.calibrate import Calibration, TrayFollower
     from vision.light import LightKeeper
 
 log = logging.getLogger("pipcam.run")
@@ -94,6 +94,7 @@ class CameraLoop:
         self._failure_logged = 0.0
         self.calibration = calibration
         self._light: LightKeeper | None = None  # for a source locked to settings
+        self._tray = self._tray_follower()
         self._size_seen: tuple[int, int] | None = None
         # When a settled roll could not be stored (a full disk): it is read and handed to the
         # table again every ``retry`` seconds while the dice lie still, until it is stored.
@@ -202,6 +203,8 @@ class CameraLoop:
         if update.check:
             self._check_empty(frame)
             return
+        if self._tray is not None and update.status in ("settled", "empty"):
+            self._tray.observe(frame)  # the tray at rest: is it where it was?
         if update.roll or retry:
             self._read_settled(frame)
             self._last_status = "settled"
@@ -246,6 +249,24 @@ class CameraLoop:
         if self.keep_photo is not None and reading_id is not None:
             self.keep_photo(reading_id, frame, getattr(reading, "set_aside", ()))
 
+    def _tray_follower(self) -> TrayFollower | None:
+        """A follower of the tray for a calibration that found one (a zone smaller than the
+        frame) and a reader that reads with it."""
+        from vision.calibrate import TrayFollower
+        from vision.reader import Zone
+
+        if self.calibration is None or self.calibration.zone == Zone():
+            return None
+        if getattr(self.reader, "zone", None) != self.calibration.zone:
+            return None
+
+        def move(zone: Zone) -> None:
+            self.reader.zone = zone
+            if self._light is not None:
+                self._light.zone = zone
+
+        return TrayFollower(self.calibration.zone, move, clock=self.clock)
+
     def _light_keeper(self, source: FrameSourceLike) -> LightKeeper | None:
         """A keeper of the calibrated light for a camera locked to settings it can change (a
         Pi camera opened as calibrated); None for any other source."""
@@ -257,9 +278,8 @@ class CameraLoop:
             return None
         from vision.light import LightKeeper
 
-        return LightKeeper(
-            self.calibration.tray, settings, lock, zone=self.calibration.zone, clock=self.clock
-        )
+        zone = self.calibration.zone if self._tray is None else self._tray.zone
+        return LightKeeper(self.calibration.tray, settings, lock, zone=zone, clock=self.clock)
 
     def _check_size(self, frame: Any) -> None:
         """Log once per frame size when it does not fit the tray's calibration."""

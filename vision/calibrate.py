@@ -11,7 +11,11 @@ The zone is in fractions of the frame, the tray colour in OpenCV's 8-bit Lab.
 from __future__ import annotations
 
 import json
+import logging
+import math
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.detect import iou
 from vision.errors import CalibrationError
 from vision.locate import (
     DEFAULT_LOCATOR,
@@ -34,6 +39,7 @@ from vision.source import Frame
 
 __all__ = [
     "Calibration",
+    "TrayFollower",
     "calibrate_frame",
     "check_empty",
     "find_tray",
@@ -119,6 +125,90 @@ def find_tray(frame: Frame, *, work_size: int = 320, min_fraction: float = 0.2) 
     if area < min_fraction * width * height:
         return Zone()
     return Zone(x / width, y / height, min((x + w) / width, 1.0), min((y + h) / height, 1.0))
+
+
+log = logging.getLogger(__name__)
+
+
+class TrayFollower:
+    """Keeps the roll zone on the tray when the tray (or the camera) is pushed after calibrating.
+
+    Players nudge a tray all evening. With the zone fixed in the frame, a tray pushed a few
+    centimetres leaves part of itself outside the zone (dice landing there would be taken as
+    set aside) and takes in the table beside it. On frames of the bare tray at rest the follower
+    finds the tray again, as calibrating does, and when it has lain elsewhere for a few looks,
+    moves the zone onto it. A tray found much larger or smaller than calibrated (a hand's shadow,
+    another cloth put down) is not followed: that needs ``pipcam calibrate`` again, and is said.
+    """
+
+    def __init__(
+        self,
+        zone: Zone,
+        move: Callable[[Zone], object],
+        *,
+        every: float = 2.0,
+        looks: int = 3,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``zone`` is the calibrated roll zone, ``move`` sets a new one (on the reader)."""
+        self.zone = zone
+        self.move = move
+        self.every = every
+        self.looks = looks
+        self.clock = clock
+        self.moves = 0
+        self._next_look = -math.inf
+        self._seen: list[Zone] = []
+        self._said = False
+
+    def observe(self, frame: Frame) -> Zone | None:
+        """Look at a frame of the bare tray at rest; return the zone when this look moved it."""
+        now = self.clock()
+        if now < self._next_look:
+            return None
+        self._next_look = now + self.every
+        found = find_tray(frame)
+        if found == Zone() or _overlap(found, self.zone) >= SAME_PLACE:
+            self._seen = []
+            return None
+        area = _area(found) / _area(self.zone)
+        if not 0.8 <= area <= 1.25:
+            self._seen = []
+            if not self._said:
+                self._said = True
+                log.warning(
+                    "camera: the tray looks %.0f %% of its calibrated size; if the camera or the"
+                    " tray was moved, run pipcam calibrate again",
+                    100 * area,
+                )
+            return None
+        if self._seen and _overlap(found, self._seen[-1]) < SAME_PLACE:
+            self._seen = []  # not where the last look found it: not at rest yet
+        self._seen.append(found)
+        if len(self._seen) < self.looks:
+            return None
+        self._seen = []
+        log.info(
+            "camera: the tray was moved (%+.0f %%, %+.0f %% of the frame): the roll zone follows",
+            100 * (found.x0 - self.zone.x0),
+            100 * (found.y0 - self.zone.y0),
+        )
+        self.zone = found
+        self.move(found)
+        self.moves += 1
+        return found
+
+
+SAME_PLACE = 0.9
+"""Zones overlapping this much (intersection over union) are the tray where it was."""
+
+
+def _area(zone: Zone) -> float:
+    return (zone.x1 - zone.x0) * (zone.y1 - zone.y0)
+
+
+def _overlap(a: Zone, b: Zone) -> float:
+    return iou((a.x0, a.y0, a.x1, a.y1), (b.x0, b.y0, b.x1, b.y1))
 
 
 def calibrate_frame(

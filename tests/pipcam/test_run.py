@@ -1142,3 +1142,50 @@ def test_dice_the_colour_of_the_tray_are_read(
         show(hand, 0.3)
         show(empty, 1.5)  # picked up
         assert table.state_json()["table"]["reading"] == "empty"
+
+
+def test_the_roll_zone_follows_a_pushed_tray(tmp_path: Path) -> None:
+    """A tray pushed across the table after calibrating: while it lies bare the camera loop
+    moves the roll zone onto it, and dice thrown into its far corner are a roll, not dice set
+    aside."""
+    from pipcam.vision_cli import build_reader
+
+    width, height = 640, 480
+
+    def table_with_tray(dx: int, dice: list[DieSpec] | None = None) -> Any:
+        frame = make_tray(width, height, colour="brown", seed=1)
+        frame[90:390, 120 + dx : 520 + dx] = make_tray(400, 300, colour="green", seed=2)
+        for die in dice or []:
+            draw_die(frame, die)
+        return frame
+
+    calibration = calibrate_frame(table_with_tray(0))
+    pushed = 90
+    # Dice in the pushed tray's right half, past the calibrated zone's right edge (520 px).
+    faces = [2, 5, 6, 3, 3, 4]
+    dice = [DieSpec(v, 545 + 45 * (i % 2), 140 + 90 * (i // 2), 32) for i, v in enumerate(faces)]
+    now = [0.0]
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        loop = CameraLoop(
+            lambda: None,
+            table,
+            build_reader(calibration=calibration),
+            settle_seconds=0.5,
+            clock=lambda: now[0],
+            calibration=calibration,
+        )
+
+        def show(frame: Any, seconds: float) -> None:
+            end = now[0] + seconds
+            while now[0] < end:
+                loop.step(frame)
+                now[0] += 0.1
+
+        show(table_with_tray(0), 1.0)
+        show(table_with_tray(pushed), 10.0)  # pushed, and left bare
+        show(table_with_tray(pushed, dice), 1.5)
+        state = table.state_json()
+    read = sorted(d["value"] for d in state["table"]["dice_read"])
+    assert (state["actions"], read, state["table"]["aside_read"]) == (1, sorted(faces), [])

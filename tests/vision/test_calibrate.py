@@ -12,6 +12,7 @@ import pytest
 
 from vision.calibrate import (
     Calibration,
+    TrayFollower,
     calibrate_frame,
     check_empty,
     find_tray,
@@ -163,3 +164,46 @@ def test_unwritable_place_is_reported(tmp_path: Path) -> None:
     )
     with pytest.raises(CalibrationError, match="cannot write calibration file"):
         save_calibration(blocker / "cal.json", calibration)
+
+
+def _table(dx: int = 0, dy: int = 0, scale: float = 1.0) -> np.ndarray:
+    """A green tray on a brown table, pushed by ``dx``, ``dy`` pixels (scaled about its centre)."""
+    frame = make_tray(640, 480, colour="brown", seed=1)
+    w, h = round(400 * scale), round(300 * scale)
+    x0, y0 = 120 + dx + (400 - w) // 2, 90 + dy + (300 - h) // 2
+    frame[y0 : y0 + h, x0 : x0 + w] = make_tray(w, h, colour="green", seed=2)
+    return frame
+
+
+def _follow(follower: TrayFollower, frame: np.ndarray, looks: int, now: list[float]) -> None:
+    for _ in range(looks):
+        follower.observe(frame)
+        now[0] += 1.0
+
+
+def test_the_zone_follows_a_tray_pushed_across_the_table(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A tray pushed after calibrating: once it has lain at its new place for a few looks the
+    roll zone moves onto it; a look of it elsewhere and back moves nothing, and a tray found at
+    another size is said (calibrate again), not followed."""
+    zone = calibrate_frame(_table()).zone
+    moved: list[Zone] = []
+    now = [0.0]
+    follower = TrayFollower(zone, moved.append, clock=lambda: now[0])
+    _follow(follower, _table(), 10, now)
+    _follow(follower, _table(dx=-60, dy=30), 3, now)  # two looks (one every 2 s): not yet
+    _follow(follower, _table(), 6, now)
+    assert moved == []
+    _follow(follower, _table(dx=-60, dy=30), 6, now)
+    assert len(moved) == 1
+    x0, y0, x1, y1 = moved[0].pixels(640, 480)
+    assert max(abs(x0 - 60), abs(y0 - 120), abs(x1 - 460), abs(y1 - 420)) <= 5
+    _follow(follower, _table(dx=-60, dy=30), 10, now)
+    assert len(moved) == 1  # where it now lies: nothing more to do
+    caplog.set_level("WARNING", logger="vision.calibrate")
+    _follow(follower, _table(scale=0.75), 10, now)
+    assert len(moved) == 1
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1
+    assert "run pipcam calibrate again" in warnings[0]
