@@ -375,6 +375,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             if isinstance(source, PiCameraSource):
                 for _ in range(WARMUP_FRAMES):
                     source.capture()
+                source.focus()  # a camera with a focus motor focuses on the tray, once
                 settings = source.lock()
                 frame = source.capture()
         calibration = calibrate_frame(frame, camera=settings)
@@ -398,7 +399,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         _write(
             sys.stdout,
             f"camera locked: exposure {settings.exposure_time} us, gain"
-            f" {settings.analogue_gain:.2f}, colour gains {red:.2f} / {blue:.2f}",
+            f" {settings.analogue_gain:.2f}, colour gains {red:.2f} / {blue:.2f}"
+            + (
+                ""
+                if settings.lens_position is None
+                else f", focused at {_distance(settings.lens_position)}"
+            ),
         )
     from vision.light import lighting_advice
 
@@ -411,6 +417,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             " in its config to use it",
         )
     return 0
+
+
+def _distance(dioptres: float) -> str:
+    """A lens position as the distance it focuses at."""
+    return "infinity" if dioptres <= 0 else f"{100 / dioptres:.0f} cm"
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

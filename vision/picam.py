@@ -28,6 +28,9 @@ def default_size(sensor: tuple[int, int]) -> tuple[int, int]:
     return (width // 2 // 2 * 2, height // 2 // 2 * 2)
 
 
+AF_MANUAL, AF_AUTO = 0, 1
+"""libcamera's AfModeEnum values (Manual, Auto): numbers, so no libcamera import is needed."""
+
 INSTALL_HINT = (
     "on Raspberry Pi OS run `sudo apt install python3-picamera2` and create the virtual"
     " environment with `python3 -m venv --system-site-packages`"
@@ -43,33 +46,45 @@ class CameraSettings:
     analogue_gain: float
     colour_gains: tuple[float, float]
     """Red and blue gains of the white balance."""
+    lens_position: float | None = None
+    """Where a camera with a focus motor (Camera Module 3) was focused on the tray, in
+    dioptres (1 / metres); None for a fixed-focus camera."""
 
     def controls(self) -> dict[str, Any]:
         """Return the picamera2 controls that lock these settings."""
-        return {
+        controls: dict[str, Any] = {
             "AeEnable": False,
             "AwbEnable": False,
             "ExposureTime": self.exposure_time,
             "AnalogueGain": self.analogue_gain,
             "ColourGains": self.colour_gains,
         }
+        if self.lens_position is not None:
+            # Manual focus at the tray: a lens left to hunt between rolls blurs them.
+            controls |= {"AfMode": AF_MANUAL, "LensPosition": self.lens_position}
+        return controls
 
     def to_json(self) -> dict[str, object]:
         """Return the settings as a JSON object (for the calibration file)."""
-        return {
+        data: dict[str, object] = {
             "exposure_time": self.exposure_time,
             "analogue_gain": self.analogue_gain,
             "colour_gains": list(self.colour_gains),
         }
+        if self.lens_position is not None:
+            data["lens_position"] = self.lens_position
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CameraSettings:
         """Build settings from :meth:`to_json`'s object; ``KeyError`` or ``ValueError`` if bad."""
         red, blue = (float(g) for g in data["colour_gains"])
+        lens = data.get("lens_position")
         return cls(
             exposure_time=int(data["exposure_time"]),
             analogue_gain=float(data["analogue_gain"]),
             colour_gains=(red, blue),
+            lens_position=None if lens is None else float(lens),
         )
 
 
@@ -150,16 +165,43 @@ class PiCameraSource(BaseSource):
             array = array[:, :, :3]
         return as_bgr(array)
 
+    @property
+    def has_focus(self) -> bool:
+        """Whether the camera has a focus motor (Camera Module 3; not the v2 or the HQ camera)."""
+        return "AfMode" in getattr(self._camera, "camera_controls", {})
+
+    def focus(self) -> float | None:
+        """Focus once on what the camera sees (the empty tray) and return the lens position in
+        dioptres; None for a camera without a focus motor."""
+        self._check_open()
+        if not self.has_focus:
+            return None
+        try:
+            self._camera.set_controls({"AfMode": AF_AUTO})
+            focused = self._camera.autofocus_cycle()
+            position = float(self._camera.capture_metadata()["LensPosition"])
+        except (RuntimeError, OSError, KeyError, TypeError, ValueError) as err:
+            raise CameraUnavailable(f"the Pi camera could not focus: {err!r}") from err
+        if not focused:
+            raise CameraUnavailable(
+                "the Pi camera could not focus on the tray: light it better, or check that the"
+                " tray is at least 10 cm from the lens"
+            )
+        return position
+
     def current_settings(self) -> CameraSettings:
-        """Return the exposure and white balance the camera's automatic controls have settled on."""
+        """Return the exposure, white balance and focus the camera's automatic controls have
+        settled on."""
         self._check_open()
         metadata = self._camera.capture_metadata()
         try:
             red, blue = (float(g) for g in metadata["ColourGains"])
+            lens = metadata.get("LensPosition") if self.has_focus else None
             return CameraSettings(
                 exposure_time=int(metadata["ExposureTime"]),
                 analogue_gain=float(metadata["AnalogueGain"]),
                 colour_gains=(red, blue),
+                lens_position=None if lens is None else float(lens),
             )
         except (KeyError, TypeError, ValueError) as err:
             raise CameraUnavailable(f"the Pi camera reported no exposure metadata: {err}") from err

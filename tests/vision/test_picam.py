@@ -21,6 +21,10 @@ class FakePicamera2:
     fail_open: BaseException | None = None
     sensor = (3280, 2464)
     """What ``sensor_resolution`` reports (the v2 camera's IMX219 unless a test changes it)."""
+    focus_motor = False
+    """Whether the camera has a focus motor (Camera Module 3), as ``camera_controls`` says."""
+    focuses = True
+    """What ``autofocus_cycle`` reports."""
 
     def __init__(self, camera_num: int = 0) -> None:
         if FakePicamera2.fail_open is not None:
@@ -36,7 +40,20 @@ class FakePicamera2:
             "AnalogueGain": 1.5,
             "ColourGains": (1.8, 1.4),
         }
+        # picamera2 lists the controls a camera has, with their (min, max, default).
+        self.camera_controls: dict[str, Any] = {"ExposureTime": (75, 11766829, None)}
+        if FakePicamera2.focus_motor:
+            self.camera_controls |= {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+            self.metadata["LensPosition"] = 1.0
         FakePicamera2.instances.append(self)
+
+    def autofocus_cycle(self) -> bool:
+        """Scan the lens and settle where the picture is sharpest: 40 cm here."""
+        self.calls.append(("autofocus_cycle", None))
+        assert "AfMode" in self.camera_controls, "Camera has no motorized lens"
+        if FakePicamera2.focuses:
+            self.metadata["LensPosition"] = 2.5
+        return FakePicamera2.focuses
 
     def create_still_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
         self.calls.append(("create_still_configuration", main))
@@ -80,6 +97,8 @@ def fake_picamera2(monkeypatch: pytest.MonkeyPatch) -> type[FakePicamera2]:
     FakePicamera2.instances = []
     FakePicamera2.fail_open = None
     FakePicamera2.sensor = (3280, 2464)
+    FakePicamera2.focus_motor = False
+    FakePicamera2.focuses = True
     return FakePicamera2
 
 
@@ -164,6 +183,41 @@ def test_the_source_says_what_it_is_locked_to_and_a_refused_lock_is_a_camera_fau
         with pytest.raises(CameraUnavailable, match="refused its settings: control Exposure"):
             source.lock(first)
         assert source.settings == later
+
+
+@pytest.mark.parametrize("motor", [True, False], ids=["camera-module-3", "fixed-focus"])
+def test_a_camera_with_a_focus_motor_focuses_once_and_is_locked_there(
+    fake_picamera2: type[FakePicamera2], motor: bool
+) -> None:
+    """Camera Module 3 focuses on the tray when calibrating and keeps that lens position (a
+    lens left to hunt between rolls blurs them); a fixed-focus camera is never sent a focus
+    control."""
+    fake_picamera2.focus_motor = motor
+    with PiCameraSource() as source:
+        assert source.focus() == (2.5 if motor else None)
+        settings = source.lock()
+        camera = fake_picamera2.instances[-1]
+    assert settings.lens_position == (2.5 if motor else None)
+    assert ("autofocus_cycle", None) in camera.calls if motor else "AfMode" not in camera.controls
+    if motor:
+        assert (camera.controls["AfMode"], camera.controls["LensPosition"]) == (0, 2.5)
+    assert CameraSettings.from_json(settings.to_json()) == settings
+    # The table opens the camera as calibrated: focused there, not hunting.
+    PiCameraSource(settings=settings).close()
+    assert fake_picamera2.instances[-1].controls == settings.controls()
+
+
+def test_a_focus_that_fails_is_said(fake_picamera2: type[FakePicamera2]) -> None:
+    fake_picamera2.focus_motor, fake_picamera2.focuses = True, False
+    with PiCameraSource() as source, pytest.raises(CameraUnavailable, match="could not focus"):
+        source.focus()
+
+
+def test_settings_written_before_focus_was_kept_still_load() -> None:
+    """A calibration file from before lens positions were kept has no ``lens_position``."""
+    old = {"exposure_time": 9000, "analogue_gain": 1.25, "colour_gains": [1.7, 1.3]}
+    assert CameraSettings.from_json(old) == CameraSettings(9000, 1.25, (1.7, 1.3))
+    assert "AfMode" not in CameraSettings.from_json(old).controls()
 
 
 def test_padded_xrgb_frames_lose_the_padding(fake_picamera2: type[FakePicamera2]) -> None:

@@ -206,6 +206,32 @@ def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
     assert load_calibration(tmp_path / "x.json").frame_size == (1640, 1232)
 
 
+@pytest.mark.usefixtures("fake_model")
+def test_calibrate_focuses_a_camera_module_3_on_the_tray(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
+) -> None:
+    fake_picamera2.focus_motor = True
+
+    def empty_tray(camera: FakePicamera2, name: str = "main") -> np.ndarray[Any, Any]:
+        config = next(c for n, c in camera.calls if n == "configure")
+        width, height = config[name]["size"]
+        return make_tray(width, height, colour="green", seed=2)
+
+    monkeypatch.setattr(FakePicamera2, "capture_array", empty_tray)
+    data = tmp_path / "data"
+    assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == (
+        "camera locked: exposure 12000 us, gain 1.50, colour gains 1.80 / 1.40, focused at 40 cm"
+    )
+    calibration = load_calibration(data / "calibration.json")
+    assert calibration.camera == CameraSettings(12000, 1.5, (1.8, 1.4), lens_position=2.5)
+    calls = [name for name, _ in fake_picamera2.instances[0].calls]
+    assert calls.index("autofocus_cycle") < calls.index("capture_metadata")
+
+
 def _ring(tray: np.ndarray[Any, Any]) -> None:
     """An LED ring's reflection on a glossy tray."""
     height, width = tray.shape[:2]
