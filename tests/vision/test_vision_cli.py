@@ -164,6 +164,24 @@ def test_calibrate_then_read_sets_aside_dice_off_the_tray(
     )
 
 
+def _shows_tray(
+    monkeypatch: pytest.MonkeyPatch,
+    mend: Callable[[np.ndarray[Any, Any]], None] | None = None,
+) -> None:
+    """The fake Pi camera shows an empty green tray (``mend`` adds to it) at the size it was
+    configured for."""
+
+    def capture(camera: FakePicamera2, name: str = "main") -> np.ndarray[Any, Any]:
+        config = next(c for n, c in camera.calls if n == "configure")
+        width, height = config[name]["size"]
+        tray = make_tray(width, height, colour="green", seed=2)
+        if mend is not None:
+            mend(tray)
+        return tray
+
+    monkeypatch.setattr(FakePicamera2, "capture_array", capture)
+
+
 @pytest.mark.usefixtures("fake_model")
 def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
     tmp_path: Path,
@@ -173,13 +191,7 @@ def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
 ) -> None:
     monkeypatch.chdir(tmp_path)
 
-    def empty_tray(camera: FakePicamera2, name: str = "main") -> np.ndarray[Any, Any]:
-        """An empty tray at the size the camera was configured for."""
-        config = next(c for n, c in camera.calls if n == "configure")
-        width, height = config[name]["size"]
-        return make_tray(width, height, colour="green", seed=2)
-
-    monkeypatch.setattr(FakePicamera2, "capture_array", empty_tray)
+    _shows_tray(monkeypatch)
     data = tmp_path / "data"
     assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
     assert capsys.readouterr().out.splitlines()[1:] == [
@@ -215,12 +227,7 @@ def test_calibrate_focuses_a_camera_module_3_on_the_tray(
 ) -> None:
     fake_picamera2.focus_motor = True
 
-    def empty_tray(camera: FakePicamera2, name: str = "main") -> np.ndarray[Any, Any]:
-        config = next(c for n, c in camera.calls if n == "configure")
-        width, height = config[name]["size"]
-        return make_tray(width, height, colour="green", seed=2)
-
-    monkeypatch.setattr(FakePicamera2, "capture_array", empty_tray)
+    _shows_tray(monkeypatch)
     data = tmp_path / "data"
     assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
     assert capsys.readouterr().out.splitlines()[1] == (
@@ -265,14 +272,7 @@ def test_calibrate_says_what_glare_there_is(
     (not as a die to clear away); a streak nothing like a die is advice after calibrating,
     and the calibration is written."""
 
-    def glaring_tray(camera: FakePicamera2, name: str = "main") -> np.ndarray[Any, Any]:
-        config = next(c for n, c in camera.calls if n == "configure")
-        width, height = config[name]["size"]
-        tray = make_tray(width, height, colour="green", seed=2)
-        glare(tray)
-        return tray
-
-    monkeypatch.setattr(FakePicamera2, "capture_array", glaring_tray)
+    _shows_tray(monkeypatch, glare)
     data = tmp_path / "data"
     assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == status
     captured = capsys.readouterr()
