@@ -203,8 +203,9 @@ class LightKeeper:
             self._say_limit(light)
             return None
         log.info(
-            "camera: the tray is %.2f times as bright as calibrated: exposure %d -> %d us,"
+            "camera: the tray is %s%.2f times as bright as calibrated: exposure %d -> %d us,"
             " gain %.2f -> %.2f, colour gains %.2f, %.2f -> %.2f, %.2f",
+            "blown out, at least " if clipped else "",
             1.0 / light,
             self.settings.exposure_time,
             new.exposure_time,
