@@ -157,6 +157,7 @@ class CameraLoop:
                     return None
                 self.table.camera_status("ok")
                 self._light = self._light_keeper(self._source)
+                self.table.camera_notice("light", "")  # a new keeper starts within its limits
             self.step(self._source.capture())
         except SourceExhausted as exc:
             # A folder played to its end: the tray stays as its last frame left it. Opening
@@ -265,7 +266,12 @@ class CameraLoop:
             if self._light is not None:
                 self._light.zone = zone
 
-        return TrayFollower(self.calibration.zone, move, clock=self.clock)
+        return TrayFollower(
+            self.calibration.zone,
+            move,
+            clock=self.clock,
+            notice=lambda notice: self.table.camera_notice("tray", notice),
+        )
 
     def _light_keeper(self, source: FrameSourceLike) -> LightKeeper | None:
         """A keeper of the calibrated light for a camera locked to settings it can change (a
@@ -279,7 +285,14 @@ class CameraLoop:
         from vision.light import LightKeeper
 
         zone = self.calibration.zone if self._tray is None else self._tray.zone
-        return LightKeeper(self.calibration.tray, settings, lock, zone=zone, clock=self.clock)
+        return LightKeeper(
+            self.calibration.tray,
+            settings,
+            lock,
+            zone=zone,
+            clock=self.clock,
+            notice=lambda notice: self.table.camera_notice("light", notice),
+        )
 
     def _check_size(self, frame: Any) -> None:
         """Log once per frame size when it does not fit the tray's calibration."""

@@ -180,6 +180,9 @@ class TableView:
     aside_read: list[dict[str, JSON]] = field(default_factory=list)  # out of the roll zone
     problem: str = ""  # a Reason when the phones can word it
     camera: str = "ok"
+    # What the camera loop asks of the table's owner, by who asks: the light keeper ("dark",
+    # "bright") and the tray follower ("tray_size"). Empty when all is well.
+    camera_notices: dict[str, str] = field(default_factory=dict)
     photos: int | None = None  # photos kept of the tray (pipcam.photos); None: none are kept
     photo_seq: int = 0  # photos kept since the table started: phones count the teach sheet anew
     tuned: str | None = None  # the day the model read with was tuned here; None: not tuned here
@@ -1322,6 +1325,14 @@ class Table:
                 self.view.camera = status
                 self._changed()
 
+    def camera_notice(self, who: str, notice: str) -> None:
+        """``who`` (the light keeper, the tray follower) asks the table's owner to mend
+        something at the table (``notice``: "dark", "bright", "tray_size"), or no longer ("")."""
+        with self.lock:
+            if self.view.camera_notices.get(who, "") != notice:
+                self.view.camera_notices[who] = notice
+                self._changed()
+
     def photos_kept(self, count: int) -> None:
         """The table keeps photos of the tray, ``count`` of them now (said at the start and after
         each photo): every phone says so, and counts the teach sheet's questions again."""
@@ -1368,6 +1379,7 @@ class Table:
                 "problem_code": problem.get("code"),
                 "problem_params": problem.get("params", {}),
                 "camera": self.view.camera,
+                "camera_notices": sorted(set(self.view.camera_notices.values()) - {""}),
                 "photos": self.view.photos,
                 "photo_seq": self.view.photo_seq,
                 "tuned": self.view.tuned,

@@ -149,13 +149,17 @@ class TrayFollower:
         every: float = 2.0,
         looks: int = 3,
         clock: Callable[[], float] = time.monotonic,
+        notice: Callable[[str], object] = lambda _notice: None,
     ) -> None:
-        """``zone`` is the calibrated roll zone, ``move`` sets a new one (on the reader)."""
+        """``zone`` is the calibrated roll zone, ``move`` sets a new one (on the reader);
+        ``notice`` tells the players when the tray looks another size ("tray_size"), and when
+        it no longer does ("")."""
         self.zone = zone
         self.move = move
         self.every = every
         self.looks = looks
         self.clock = clock
+        self.notice = notice
         self.moves = 0
         self._next_look = -math.inf
         self._seen: list[Zone] = []
@@ -168,14 +172,21 @@ class TrayFollower:
             return None
         self._next_look = now + self.every
         found = find_tray(frame)
-        if found == Zone() or _overlap(found, self.zone) >= SAME_PLACE:
+        if found == Zone():
             self._seen = []
             return None
         area = _area(found) / _area(self.zone)
+        if 0.8 <= area <= 1.25 and self._said:
+            self._said = False
+            self.notice("")
+        if _overlap(found, self.zone) >= SAME_PLACE:
+            self._seen = []
+            return None
         if not 0.8 <= area <= 1.25:
             self._seen = []
             if not self._said:
                 self._said = True
+                self.notice("tray_size")
                 log.warning(
                     "camera: the tray looks %.0f %% of its calibrated size; if the camera or the"
                     " tray was moved, run pipcam calibrate again",

@@ -157,9 +157,11 @@ class LightKeeper:
         zone: Zone | None = None,
         options: LightOptions = LightOptions(),
         clock: Callable[[], float] = time.monotonic,
+        notice: Callable[[str], object] = lambda _notice: None,
     ) -> None:
         """``calibrated`` is the tray's colour at calibration, ``settings`` what the camera is
-        locked to now, ``apply`` locks new ones (``PiCameraSource.lock``)."""
+        locked to now, ``apply`` locks new ones (``PiCameraSource.lock``); ``notice`` tells the
+        players at its limits ("dark", "bright"), and when it is back within them ("")."""
         self.calibrated = calibrated
         self.target = tray_rgb(calibrated)
         # A tray calibrated near white cannot tell a blown-out look from its own colour.
@@ -169,6 +171,7 @@ class LightKeeper:
         self.zone = zone
         self.options = options
         self.clock = clock
+        self.notice = notice
         self.changes = 0
         self._max_exposure = max(options.max_exposure, settings.exposure_time)
         self._next_look = -math.inf
@@ -190,6 +193,8 @@ class LightKeeper:
         light, red, blue = self._drift(tray_rgb(seen), clipped=clipped)
         if not self._off(light, red, blue):
             self._drift_since = None
+            if self._at_limit:
+                self.notice("")
             self._at_limit = self._refining = False
             return None
         if self._drift_since is None:
@@ -278,6 +283,7 @@ class LightKeeper:
         if self._at_limit:
             return
         self._at_limit = True
+        self.notice("dark" if light > 1 else "bright")
         if light > 1:
             log.warning(
                 "camera: the tray is too dark even at the longest exposure and the highest"

@@ -248,6 +248,12 @@ class TablePublic(BaseModel):
     camera: str = Field(
         description='"ok", "missing" or "failed"; "none": the table has no camera (dice typed)'
     )
+    camera_notices: list[Literal["dark", "bright", "tray_size"]] = Field(
+        default_factory=list,
+        description='what to mend at the table: "dark" (too little light even at the longest'
+        ' exposure), "bright" (too much even at the shortest), "tray_size" (the tray looks'
+        " another size than calibrated: calibrate again)",
+    )
     photos: int | None = Field(
         default=None,
         description="photos of the tray the table keeps (pipcam run --keep-photos); null: none",

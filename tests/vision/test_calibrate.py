@@ -189,8 +189,9 @@ def test_the_zone_follows_a_tray_pushed_across_the_table(
     another size is said (calibrate again), not followed."""
     zone = calibrate_frame(_table()).zone
     moved: list[Zone] = []
+    notices: list[str] = []
     now = [0.0]
-    follower = TrayFollower(zone, moved.append, clock=lambda: now[0])
+    follower = TrayFollower(zone, moved.append, clock=lambda: now[0], notice=notices.append)
     _follow(follower, _table(), 10, now)
     _follow(follower, _table(dx=-60, dy=30), 3, now)  # two looks (one every 2 s): not yet
     _follow(follower, _table(), 6, now)
@@ -207,3 +208,6 @@ def test_the_zone_follows_a_tray_pushed_across_the_table(
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1
     assert "run pipcam calibrate again" in warnings[0]
+    assert notices == ["tray_size"]  # the phones say it too
+    _follow(follower, _table(dx=-60, dy=30), 4, now)
+    assert notices == ["tray_size", ""]  # until the tray is seen at its size again

@@ -50,12 +50,14 @@ class Table:
     def __post_init__(self) -> None:
         self.linear = to_linear(self.scene)
         self.settings = self.reference
+        self.notices: list[str] = []
         self.keeper = LightKeeper(
             self.calibration.tray,
             self.reference,
             self._lock,
             zone=self.calibration.zone,
             clock=lambda: self.now,
+            notice=self.notices.append,
         )
 
     def _lock(self, settings: CameraSettings) -> None:
@@ -157,6 +159,11 @@ def test_at_its_limits_the_camera_says_so_once(
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert said in warnings[0]
+    # The phones say it too, until the light is back within the camera's reach.
+    assert table.notices == ["dark" if said == "too dark" else "bright"]
+    table.room = 1.0
+    table.watch(60)
+    assert table.notices[-1] == ""
 
 
 def test_a_calibration_longer_than_the_usual_longest_exposure_stays_allowed() -> None:

@@ -266,3 +266,19 @@ def test_the_openapi_error_model_names_code_and_params(served: Served) -> None:
     schema = served.client.get("/openapi.json").json()["components"]["schemas"]
     assert {"detail", "code", "params"} <= set(schema["ErrorPublic"]["properties"])
     assert {"problem", "problem_code", "problem_params"} <= set(schema["TablePublic"]["properties"])
+
+
+def test_camera_notices_are_in_the_state_once_each(served: Served) -> None:
+    """What the camera asks of the owner (light keeper, tray follower) is in the state, each
+    notice once, none once mended."""
+
+    def notices() -> list[str]:
+        return list(served.client.get("/api/state").json()["table"]["camera_notices"])
+
+    assert notices() == []
+    served.table.camera_notice("light", "bright")
+    served.table.camera_notice("tray", "tray_size")
+    served.table.camera_notice("tray", "tray_size")
+    assert notices() == ["bright", "tray_size"]
+    served.table.camera_notice("light", "")
+    assert notices() == ["tray_size"]

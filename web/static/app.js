@@ -603,6 +603,10 @@ function fillBoard(state, body) {
   if (camera && camera !== "ok" && camera !== "none") {
     top.push(h("p", { class: "problem soft" }, t("camera.problem", { status: t(`camera.${camera}`) })));
   }
+  // What the camera asks of the table's owner: more light, less, or a new calibration.
+  for (const notice of (state.table && state.table.camera_notices) || []) {
+    top.push(h("p", { class: "problem soft camera-notice" }, t(`camera.notice.${notice}`)));
+  }
   $("board-top").replaceChildren(...top);
   // #status stays in the page (a live region announces changes to its text, not a new node).
   const status = statusLine(state);

@@ -366,6 +366,25 @@ def test_a_table_without_a_camera_offers_typing_alone(served: Served, phone: Any
     expect(phone.locator(".problem")).to_have_count(0)
 
 
+def test_phones_say_what_to_mend_at_the_table(served: Served, phone: Any) -> None:
+    """The camera at its light limits, or a tray that looks another size than calibrated: the
+    phones say what the owner should do, in the phone's language, and stop once it is done."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    try:
+        served.table.camera_notice("light", "dark")
+        served.table.camera_notice("tray", "tray_size")
+        notices = phone.locator(".camera-notice")
+        expect(notices).to_have_count(2)
+        expect(notices.nth(0)).to_contain_text("too dark for the camera")
+        expect(notices.nth(1)).to_contain_text("calibrate again (pipcam calibrate)")
+        served.table.camera_notice("light", "")
+        expect(notices).to_have_count(1)
+    finally:
+        served.table.camera_notice("light", "")
+        served.table.camera_notice("tray", "")
+    expect(phone.locator(".camera-notice")).to_have_count(0)
+
+
 def test_phones_say_what_the_camera_sees_now(served: Served, phone: Any) -> None:
     """A live camera's box says whether it sees no dice or dice still moving, so players know
     it is watching; settled dice are shown without either line."""
