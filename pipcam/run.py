@@ -48,6 +48,11 @@ class FrameSourceLike(Protocol):
     def close(self) -> None: ...
 
 
+def _boxes(reading: Any) -> list[tuple[int, int, int, int]]:
+    """Where a reading found dice: in the roll zone and out of it."""
+    return [tuple(d.box) for d in (*reading.dice, *getattr(reading, "set_aside", ()))]
+
+
 class CameraLoop:
     """Reads frames, waits for the dice to settle, and hands each settled reading to the table.
 
@@ -70,7 +75,8 @@ class CameraLoop:
         calibration: Calibration | None = None,
     ) -> None:
         """``calibration`` is the tray's (``pipcam calibrate``): frames of another shape are
-        said, and a Pi camera locked to its settings follows the room's light (vision.light)."""
+        said, the roll zone follows a pushed tray, and a Pi camera locked to its settings
+        follows the room's light (vision.light)."""
         from vision.settle import SettleDetector
 
         self.keep_photo = keep_photo  # (reading id, frame, dice set aside): pipcam.photos
@@ -218,8 +224,8 @@ class CameraLoop:
         the tray's colour (black dice on black felt show only their pips), a roll if they are
         not the dice it found there last."""
         reading = self.reader.read(frame, status="settled")
-        dice = [*reading.dice, *getattr(reading, "set_aside", ())]
-        if dice and self.settle.saw_dice([tuple(d.box) for d in dice]):
+        dice = _boxes(reading)
+        if dice and self.settle.saw_dice(dice):
             self._hand_over(frame, reading)
             self._last_status = "settled"
             return
@@ -233,9 +239,7 @@ class CameraLoop:
     def _read_settled(self, frame: Any) -> None:
         """Read a settled roll and hand it to the table."""
         reading = self.reader.read(frame, status="settled")
-        self.settle.read(
-            [tuple(d.box) for d in (*reading.dice, *getattr(reading, "set_aside", ()))]
-        )
+        self.settle.read(_boxes(reading))
         self._hand_over(frame, reading)
 
     def _hand_over(self, frame: Any, reading: Any) -> None:
