@@ -145,20 +145,58 @@ def moved(
     """The dice of ``dice`` that do not lie where a die of ``lying`` lay showing the same face
     (each die that lay answers for one die at most), in order.
 
+    Dice that all lie one shift away from where they lay, each with its face, were not thrown:
+    the tray was pushed (or the camera knocked) with them in it. A throw never moves two dice
+    or more showing different faces by one shift keeping every face. (Dice of one face, or
+    compared by place alone, could be so by chance: dice set aside in a row.)
+
     >>> a = {"value": 5, "box": [0, 0, 40, 40]}
     >>> moved([a], [{"value": 5, "box": [4, 2, 44, 42]}, {"value": 1, "box": [90, 0, 130, 40]}])
     [{'value': 1, 'box': [90, 0, 130, 40]}]
+    >>> b = {"value": 2, "box": [100, 0, 140, 40]}
+    >>> pushed = [{"value": 5, "box": [60, 30, 100, 70]}, {"value": 2, "box": [160, 30, 200, 70]}]
+    >>> moved([a, b], pushed)
+    []
     """
+    found = _moved_by(lying, dice, (0.0, 0.0))
+    faces = {d.get("value") for d in dice} - {None}
+    if found and len(faces) >= 2 and len(dice) == len(lying):
+        for shift in _shifts(lying, dice):
+            if not _moved_by(lying, dice, shift):
+                return []
+    return found
+
+
+def _moved_by(
+    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]], shift: tuple[float, float]
+) -> list[dict[str, JSON]]:
+    """:func:`moved` of ``lying`` moved by ``shift`` (pixels)."""
+    dx, dy = shift
     left = [d for d in lying if d.get("value") is not None]
     found: list[dict[str, JSON]] = []
     for die in dice:
         for i, old in enumerate(left):
-            if old["value"] == die["value"] and iou(old["box"], die["box"]) >= SAME_PLACE:
+            x0, y0, x1, y1 = (float(v) for v in old["box"])
+            box = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+            if old["value"] == die["value"] and iou(box, die["box"]) >= SAME_PLACE:
                 del left[i]
                 break
         else:
             found.append(die)
     return found
+
+
+def _shifts(
+    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
+) -> list[tuple[float, float]]:
+    """The shifts that take a die of ``lying`` onto a die of ``dice`` with its face."""
+    shifts = []
+    for old in lying:
+        for die in dice:
+            if old.get("value") is not None and old["value"] == die["value"]:
+                (a0, b0, a1, b1), (c0, d0, c1, d1) = old["box"], die["box"]
+                shifts.append(((c0 + c1 - a0 - a1) / 2.0, (d0 + d1 - b0 - b1) / 2.0))
+    return shifts
 
 
 def die_json(die: DieLike) -> dict[str, JSON]:

@@ -26,9 +26,10 @@ _throws = itertools.count(1)
 
 
 def thrown(*values: int) -> FakeReading:
-    """A throw of these faces: the dice land side by side, away from every earlier throw."""
-    y = 60 * next(_throws)
-    return placed(*((v, 60 * i, y) for i, v in enumerate(values)))
+    """A throw of these faces: the dice land side by side, away from every earlier throw and
+    never in an earlier throw's formation (that is a tray pushed with its dice in it)."""
+    k = next(_throws)
+    return placed(*((v, (60 + 7 * k) * i, 60 * k) for i, v in enumerate(values)))
 
 
 def placed(*dice: tuple[int, int, int]) -> FakeReading:
@@ -866,3 +867,23 @@ def test_na_zakazana_cisla_forbidden_numbers_are_thrown_under_the_camera(store: 
     assert table.state_json()["table"]["problem"] == ""
     table.on_reading(thrown(1, 2, 5, 6, 3, 4), settled_now=True)
     assert table.history.actions == [Forbidden([3, 6]), Roll([1, 2, 3, 4, 5, 6])]
+
+
+@pytest.mark.parametrize("shift", [(50, 20), (-90, 0), (0, 130)])
+def test_a_tray_pushed_with_its_dice_in_it_is_no_throw(
+    store: Store, shift: tuple[int, int]
+) -> None:
+    """Every die one shift away, each with its face: the tray was pushed (or the camera
+    knocked), not thrown; the game waits as it was. A real throw of the same faces lands in
+    another formation and is a throw."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    faces = [(1, 0, 0), (2, 60, 0), (3, 120, 0), (4, 180, 0), (6, 240, 0)]
+    table.on_reading(placed(*faces), settled_now=True)
+    dx, dy = shift
+    table.on_reading(placed(*((v, x + dx, y + dy) for v, x, y in faces)), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 2, 3, 4, 6])]
+    assert table.state_json()["table"]["problem"] == ""
+    table.on_reading(thrown(1, 2, 3, 4, 6), settled_now=True)
+    assert table.history.actions == [Roll([1, 2, 3, 4, 6]), Keep([]), Roll([1, 2, 3, 4, 6])]
