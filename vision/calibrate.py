@@ -135,10 +135,11 @@ class TrayFollower:
 
     Players nudge a tray all evening. With the zone fixed in the frame, a tray pushed a few
     centimetres leaves part of itself outside the zone (dice landing there would be taken as
-    set aside) and takes in the table beside it. On frames of the bare tray at rest the follower
-    finds the tray again, as calibrating does, and when it has lain elsewhere for a few looks,
-    moves the zone onto it. A tray found much larger or smaller than calibrated (a hand's shadow,
-    another cloth put down) is not followed: that needs ``pipcam calibrate`` again, and is said.
+    set aside) and takes in the table beside it. On frames at rest (dice may lie in the tray:
+    they are holes in it, not its edge) the follower finds the tray again, as calibrating does,
+    and when it has lain elsewhere for a few looks, moves the zone onto it. A tray found much
+    larger or smaller than calibrated (a hand's shadow, another cloth put down) is not followed:
+    that needs ``pipcam calibrate`` again, and is said.
     """
 
     def __init__(
@@ -166,7 +167,7 @@ class TrayFollower:
         self._said = False
 
     def observe(self, frame: Frame) -> Zone | None:
-        """Look at a frame of the bare tray at rest; return the zone when this look moved it."""
+        """Look at a frame at rest; return the zone when this look moved it."""
         now = self.clock()
         if now < self._next_look:
             return None
