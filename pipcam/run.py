@@ -564,9 +564,14 @@ CAMERA_FINE = frozenset({"ok", "none"})
 
 
 def led_status(state: dict[str, JSON]) -> str:
-    """The status LED for a table state: attention, moving or ready."""
+    """The status LED for a table state: attention, moving or ready. Attention for a problem,
+    a lost camera, or something to mend at the table (the phones say what)."""
     view = state.get("table") or {}
-    if view.get("problem") or view.get("camera", "ok") not in CAMERA_FINE:
+    if (
+        view.get("problem")
+        or view.get("camera", "ok") not in CAMERA_FINE
+        or view.get("camera_notices")
+    ):
         return "attention"
     return "moving" if view.get("reading") == "moving" else "ready"
 

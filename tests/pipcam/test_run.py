@@ -921,6 +921,11 @@ def test_frames_of_another_shape_than_the_calibration_are_logged_once(
         ({"camera": "missing", "reading": "empty", "problem": ""}, "attention"),
         ({"camera": "failed", "reading": "moving", "problem": ""}, "attention"),
         ({"camera": "none", "reading": "empty", "problem": "cannot keep 6"}, "attention"),
+        ({"camera": "ok", "reading": "settled", "problem": "", "camera_notices": []}, "ready"),
+        (
+            {"camera": "ok", "reading": "settled", "problem": "", "camera_notices": ["dark"]},
+            "attention",
+        ),
     ],
 )
 def test_status_led(table: dict[str, str], led: str) -> None:
