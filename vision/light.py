@@ -317,24 +317,21 @@ def lighting_advice(
     tray = small[y0:y1, x0:x1]
     advice = []
     grey = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
+    level = float(np.median(grey))
     blown = float(np.count_nonzero(tray.max(axis=2) >= CLIPPED)) / float(grey.size)
     # A white tray is at the top of the range by itself: there blown pixels say nothing.
-    if blown > GLARE and float(np.median(grey)) < CLIPPED - 20:
+    if blown > GLARE and level < CLIPPED - 20:
         advice.append(
             f"glare: {100 * blown:.1f} % of the tray is blown out; diffuse the light (a lampshade,"
             " or baking paper over an LED ring) or move it off the camera's axis: a glare spot"
             " on a die reads as a pip"
         )
     # Light across the tray: the median of each cell of a 4 x 4 grid, in linear light.
-    rows, cols = (
-        np.array_split(np.arange(grey.shape[0]), 4),
-        np.array_split(np.arange(grey.shape[1]), 4),
-    )
     cells = [
-        _linear(float(np.median(grey[r[0] : r[-1] + 1, c[0] : c[-1] + 1])))
-        for r in rows
-        for c in cols
-        if r.size and c.size
+        _linear(float(np.median(cell)))
+        for band in np.array_split(grey, 4, axis=0)
+        for cell in np.array_split(band, 4, axis=1)
+        if cell.size
     ]
     if cells and min(cells) > 0 and max(cells) / min(cells) > UNEVEN:
         advice.append(
@@ -344,7 +341,7 @@ def lighting_advice(
         )
     elif cells and min(cells) == 0:
         advice.append("part of the tray is black: light the whole tray (or calibrate again)")
-    dark = float(np.median(grey)) < 35
+    dark = level < 35
     if (settings is not None and settings.analogue_gain >= HIGH_GAIN) or dark:
         gain = (
             ""

@@ -190,7 +190,6 @@ def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
     fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
 ) -> None:
     monkeypatch.chdir(tmp_path)
-
     _shows_tray(monkeypatch)
     data = tmp_path / "data"
     assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
@@ -226,7 +225,6 @@ def test_calibrate_focuses_a_camera_module_3_on_the_tray(
     fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
 ) -> None:
     fake_picamera2.focus_motor = True
-
     _shows_tray(monkeypatch)
     data = tmp_path / "data"
     assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
