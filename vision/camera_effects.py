@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from vision.evaluate import Found, ReadFn
 from vision.source import Frame
+from vision.srgb import decode, encode, to_levels, to_linear
 
 __all__ = ["EFFECTS", "Effect", "with_effect"]
 
@@ -67,14 +68,24 @@ def _noise(sigma: float, gain: float = 1.0) -> Callable[[Frame], Frame]:
 def _light(factor: float) -> Callable[[Frame], Frame]:
     """``factor`` times the light on the sensor (linear, not the encoded levels), clipped as a
     locked camera clips it."""
-    encoded = np.arange(256, dtype=np.float64) / 255.0
-    linear = np.where(encoded <= 0.04045, encoded / 12.92, ((encoded + 0.055) / 1.055) ** 2.4)
-    scaled = np.clip(linear * factor, 0.0, 1.0)
-    back = np.where(scaled <= 0.0031308, 12.92 * scaled, 1.055 * scaled ** (1 / 2.4) - 0.055)
-    table = np.round(255.0 * back).astype(np.uint8)
+    scaled = np.arange(256, dtype=np.float64) / 255.0
+    table = np.round(255.0 * encode(decode(scaled) * factor)).astype(np.uint8)
 
     def apply(frame: Frame) -> Frame:
         return np.asarray(cv2.LUT(frame, table), np.uint8)
+
+    return apply
+
+
+def _flicker(depth: float, bands: float) -> Callable[[Frame], Frame]:
+    """A lamp on mains power seen by a rolling shutter with an exposure shorter than its
+    flicker: each row integrates the light at another moment, so the frame shows horizontal
+    bands, ``bands`` of them across its height, the light ``1 +- depth`` times its mean."""
+
+    def apply(frame: Frame) -> Frame:
+        height = frame.shape[0]
+        rows = 1.0 + depth * np.sin(2.0 * np.pi * bands * np.arange(height) / height)
+        return to_levels(to_linear(frame) * rows.astype(np.float32)[:, None, None])
 
     return apply
 
@@ -127,6 +138,12 @@ EFFECTS: Mapping[str, Effect] = {
             "day",
             "a camera locked under a lamp, then daylight: 4 times the light, blown out",
             _light(4.0),
+        ),
+        Effect(
+            "flicker",
+            "a flickering lamp, exposure shorter than its flicker: 2.3 horizontal bands, the"
+            " light 0.7 to 1.3 times its mean",
+            _flicker(0.3, 2.3),
         ),
         Effect("noisy", "sensor noise, sigma 10", _noise(10.0)),
         Effect(

@@ -29,6 +29,7 @@ from vision.locate import DEFAULT_LOCATOR, TrayColour, downscale, foreground_mas
 from vision.picam import CameraSettings
 from vision.reader import Zone
 from vision.source import Frame
+from vision.srgb import decode
 
 __all__ = ["LightKeeper", "LightOptions", "lighting_advice", "tray_light", "tray_rgb"]
 
@@ -86,8 +87,7 @@ class LightOptions:
 
 def _linear(value: float) -> float:
     """sRGB-encoded 0..255 to linear light 0..1."""
-    x = min(max(value, 0.0), 255.0) / 255.0
-    return x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4
+    return decode(value / 255.0)
 
 
 def _bgr(tray: TrayColour) -> tuple[float, float, float]:

@@ -16,21 +16,9 @@ import numpy.typing as npt
 from tests.vision.test_picam import FakePicamera2
 from vision.picam import CameraSettings
 from vision.source import Frame
+from vision.srgb import to_levels, to_linear
 
 REFERENCE = CameraSettings(exposure_time=12000, analogue_gain=1.5, colour_gains=(1.8, 1.4))
-
-
-def to_linear(frame: Frame) -> npt.NDArray[np.float32]:
-    """sRGB-encoded 8-bit to linear light 0..1."""
-    x = frame.astype(np.float32) / 255.0
-    return np.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4).astype(np.float32)
-
-
-def to_srgb(linear: npt.NDArray[np.float32]) -> Frame:
-    """Linear light to sRGB-encoded 8-bit, clipped."""
-    x = np.clip(linear, 0.0, 1.0)
-    encoded = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
-    return (255.0 * encoded + 0.5).astype(np.uint8)
 
 
 def shoot(
@@ -60,7 +48,7 @@ def expose(
     )
     (red, blue), (red0, blue0) = settings.colour_gains, reference.colour_gains
     gains = np.array([blue / blue0, 1.0, red / red0], np.float32) * np.array(cast, np.float32)
-    return to_srgb(linear * (np.float32(room * exposure) * gains))
+    return to_levels(linear * (np.float32(room * exposure) * gains))
 
 
 class LitCamera(FakePicamera2):

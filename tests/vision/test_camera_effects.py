@@ -9,6 +9,7 @@ import pytest
 
 from vision.camera_effects import EFFECTS, Effect, with_effect
 from vision.evaluate import IntBox
+from vision.srgb import to_linear
 from vision.synthetic import make_frame, six_dice
 
 Frame = np.ndarray
@@ -85,3 +86,16 @@ def test_an_effect_that_keeps_the_size_keeps_the_boxes(frame: Frame) -> None:
     darker = Effect("test", "darker", lambda image: image // 2)
     boxes: list[tuple[int | None, IntBox]] = [(2, (1, 2, 3, 4))]
     assert list(with_effect(lambda _image: boxes, darker)(frame)) == boxes
+
+
+def test_flicker_lights_each_row_alike_in_bands_from_0_7_to_1_3() -> None:
+    grey = np.full((460, 40, 3), 128, np.uint8)
+    out = EFFECTS["flicker"].apply(grey)
+    assert (out == out[:, :1]).all()
+    light = to_linear(out)[:, 0, 0] / to_linear(grey)[0, 0, 0]
+    assert light.max() == pytest.approx(1.3, abs=0.02)
+    assert light.min() == pytest.approx(0.7, abs=0.02)
+    # 2.3 bands down the frame: the light crosses its mean 4 times after the first row.
+    sides = np.sign(light - 1.0)
+    crossings = np.count_nonzero(np.diff(sides[sides != 0]))
+    assert crossings == 4

@@ -11,11 +11,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tests.vision.lit_scene import REFERENCE, expose, to_linear, to_srgb
+from tests.vision.lit_scene import REFERENCE, expose
 from vision.calibrate import Calibration, calibrate_frame
 from vision.light import LightKeeper, LightOptions, lighting_advice, tray_light, tray_rgb
 from vision.picam import CameraSettings
 from vision.source import Frame
+from vision.srgb import to_levels, to_linear
 from vision.synthetic import draw_hand, make_frame, make_tray, six_dice
 
 W, H = 640, 480
@@ -184,11 +185,11 @@ def _glare(tray: Frame) -> None:
 def _shadow(tray: Frame) -> None:
     """The left third of the tray in a shadow, a quarter of the light."""
     left = tray[:, : W // 3].astype(np.float32)
-    tray[:, : W // 3] = to_srgb(to_linear(left.astype(np.uint8)) * np.float32(0.25))
+    tray[:, : W // 3] = to_levels(to_linear(left.astype(np.uint8)) * np.float32(0.25))
 
 
 def _dim(tray: Frame) -> None:
-    tray[:] = to_srgb(to_linear(tray.copy()) * np.float32(0.01))
+    tray[:] = to_levels(to_linear(tray.copy()) * np.float32(0.01))
 
 
 @pytest.mark.parametrize(
