@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.locate import LocatorOptions, TrayColour, downscale, foreground_mask
+from vision.srgb import LINEAR, to_levels, to_linear
 
 __all__ = ["SettleDetector", "SettleUpdate"]
 
@@ -124,8 +125,7 @@ class SettleDetector:
             # was, and a hand or a shadow that leaves it so is no roll either.
             self._reported = self._appearance(grey, mask)
         else:
-            changed = cv2.absdiff(grey, self._previous) > self.pixel_change
-            motion = float(np.count_nonzero(changed)) / area
+            motion = float(np.count_nonzero(self._changed(grey, self._previous))) / area
         self._previous = grey
         occupancy = float(np.count_nonzero(mask)) / area
         hand = motion > self.hand_change or self._hand_blob(small, mask, area)
@@ -171,6 +171,26 @@ class SettleDetector:
             still_for=still_for,
             check=check,
         )
+
+    def _changed(
+        self, grey: npt.NDArray[np.uint8], previous: npt.NDArray[np.uint8]
+    ) -> npt.NDArray[np.bool_]:
+        """The pixels that changed since the previous frame, whatever each row's light.
+
+        A lamp on mains power flickers a hundred times a second, and a rolling shutter whose
+        exposure is shorter than that sees it as horizontal bands, at another place in every
+        frame: from a light 0.8 to 1.2 times its mean, a still tray never settled. A band
+        scales the light of a whole row alike, so each row of the previous frame is first
+        scaled (in linear light: a level is not proportional to its light) by its median ratio
+        to the same row now; a die, a hand or a shadow covers too little of a row to move its
+        median.
+        """
+        now, before = to_linear(grey), to_linear(previous)
+        # A level or two of noise near black would make any ratio.
+        floor = np.float32(LINEAR[8])
+        rows = np.median((now + floor) / (before + floor), axis=1, keepdims=True)
+        expected = to_levels(before * rows).astype(np.int16)
+        return np.asarray(np.abs(grey.astype(np.int16) - expected) > self.pixel_change)
 
     def saw_dice(self, dice: Sequence[Box]) -> bool:
         """After a ``check``: the reader found dice at ``dice`` (boxes in frame pixels).

@@ -10,6 +10,7 @@ import numpy.typing as npt
 import pytest
 
 from vision.settle import SettleDetector, SettleUpdate
+from vision.srgb import to_levels, to_linear
 from vision.synthetic import DieSpec, draw_hand, make_frame, six_dice
 
 W, H = 320, 240
@@ -193,6 +194,39 @@ def test_dice_moved_under_other_light_make_a_new_roll(
     draw_hand(hand, W * 0.3, H * 0.75, H * 0.5)
     updates = _run([EMPTY, ALL] + [ALL] * 8 + [hand] * 3 + [light(MOVED)] * 10)
     assert [i for i, u in enumerate(updates) if u.roll] == expected
+
+
+def _flickering(frames: Sequence[Frame], depth: float) -> list[Frame]:
+    """``frames`` under a lamp that flickers on mains power, seen by a rolling shutter with an
+    exposure shorter than the flicker: 2.3 horizontal bands, the light 1 +- ``depth`` times its
+    mean, at another place in every frame (a camera's frames do not keep time with the mains)."""
+    rng = np.random.default_rng(7)
+    rows = np.arange(H, dtype=np.float32)[:, None, None]
+    out = []
+    for frame in frames:
+        phase = rng.uniform(0.0, 2.0 * np.pi)
+        bands = 1.0 + depth * np.sin(2.0 * np.pi * 2.3 * rows / H + phase)
+        out.append(to_levels(to_linear(frame) * bands))
+    return out
+
+
+@pytest.mark.parametrize("depth", [0.2, 0.5])
+def test_a_roll_under_a_flickering_lamp_is_reported_once(depth: float) -> None:
+    # Before rows were compared by their own light, 0.2 kept the tray moving for ever.
+    updates = _run(_flickering([EMPTY] * 3 + [SOME, ALL] + [ALL] * 12, depth))
+    assert [i for i, u in enumerate(updates) if u.roll] == [8]
+    assert all(u.status == "settled" for u in updates[8:])
+    empty = _run(_flickering([EMPTY] * 10, depth))
+    assert [u.status for u in empty[4:]] == ["empty"] * 6
+
+
+@pytest.mark.parametrize("depth", [0.2, 0.5])
+def test_under_a_flickering_lamp_moving_dice_and_hands_are_still_seen(depth: float) -> None:
+    rolling = _run(_flickering([SOME, ALL] * 10, depth))
+    assert all(u.status == "moving" for u in rolling)
+    moved = _run(_flickering([EMPTY, ALL] + [ALL] * 8 + [HAND] * 3 + [MOVED] * 10, depth))
+    assert all(u.hand for u in moved[10:13])
+    assert [i for i, u in enumerate(moved) if u.roll] == [5, 17]
 
 
 def _faint(dice: Sequence[DieSpec], tray: tuple[int, int, int] = (28, 28, 28)) -> Frame:
