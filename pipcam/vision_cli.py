@@ -13,6 +13,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -45,7 +46,9 @@ from vision.evaluate import (
     split_view,
     write_confusion_png,
 )
+from vision.light import LightOptions, lighting_advice
 from vision.locate import Box, ClassicalLocator, LearnedLocator, Locator
+from vision.picam import MAINS_FLICKER, CameraSettings, PiCameraSource
 from vision.preprocess import crops_for_model
 from vision.reader import DiceReader, DiceReading, Die
 from vision.source import Frame, FrameSource, make_source, read_image
@@ -113,6 +116,15 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         metavar="FILE",
         help="where to write it (default: the config's calibration, else calibration.json beside"
         " the games, where pipcam run reads it)",
+    )
+    calibrate.add_argument(
+        "--mains",
+        choices=["50", "60", "none"],
+        default="50",
+        help="the mains frequency of the room's lamps, in Hz: the Pi camera's exposure is kept to"
+        " whole flickers of them, so a rolling shutter shows no bands (default 50: Europe, most"
+        " of Asia, Africa and Australia; 60: the Americas, Korea, Taiwan, western Japan; none:"
+        " no such lamps)",
     )
     calibrate.add_argument("--data", help="the table's data folder (as pipcam run --data)")
     calibrate.add_argument("--config", help="the table's TOML configuration file (as pipcam run)")
@@ -356,7 +368,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     """``pipcam calibrate``: capture the empty tray, lock the Pi camera, write the file."""
     from pipcam.config import ConfigError, calibration_path, table_config
     from pipcam.run import load_chosen_model
-    from vision.picam import CameraSettings, PiCameraSource
 
     try:
         config, data = table_config(args.config, args.data)
@@ -376,7 +387,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 for _ in range(WARMUP_FRAMES):
                     source.capture()
                 source.focus()  # a camera with a focus motor focuses on the tray, once
-                settings = source.lock()
+                settings = source.lock(_flicker_free(source, args.mains))
                 frame = source.capture()
         calibration = calibrate_frame(frame, camera=settings)
         # The face model the table reads with (the shipped one if its tuned model is unusable, as
@@ -396,9 +407,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     )
     if settings is not None:
         red, blue = settings.colour_gains
+        whole = (
+            f" (whole flickers of {args.mains} Hz lamps)"
+            if settings.flicker_period and settings.exposure_time >= settings.flicker_period
+            else ""
+        )
         _write(
             sys.stdout,
-            f"camera locked: exposure {settings.exposure_time} us, gain"
+            f"camera locked: exposure {settings.exposure_time} us{whole}, gain"
             f" {settings.analogue_gain:.2f}, colour gains {red:.2f} / {blue:.2f}"
             + (
                 ""
@@ -406,8 +422,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 else f", focused at {_distance(settings.lens_position)}"
             ),
         )
-    from vision.light import lighting_advice
-
     for advice in lighting_advice(frame, zone, settings):
         _write(sys.stdout, f"advice: {advice}")
     if args.out is not None and args.out != calibration_path(config, data):
@@ -417,6 +431,22 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             " in its config to use it",
         )
     return 0
+
+
+def _flicker_free(source: PiCameraSource, mains: str) -> CameraSettings:
+    """The camera's automatic settings, with the exposure kept to whole flickers of ``mains``
+    (Hz, or "none") lamps and the gain making up the difference."""
+    auto = source.current_settings()
+    period = MAINS_FLICKER.get(int(mains)) if mains.isdigit() else None
+    if period is None:
+        return auto
+    return replace(auto, flicker_period=period).with_light(
+        auto.exposure_time * auto.analogue_gain,
+        shortest=1,
+        # The automatic exposure may be longer than the table's own limit in a dim room.
+        longest=max(auto.exposure_time, LightOptions().max_exposure),
+        max_gain=source.max_gain,
+    )
 
 
 def _distance(dioptres: float) -> str:

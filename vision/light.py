@@ -257,11 +257,13 @@ class LightKeeper:
 
     def _settings_for(self, light: float, red: float | None, blue: float | None) -> CameraSettings:
         """The settings that scale the light by ``light`` and the colour gains by ``red`` and
-        ``blue``: exposure first (gain adds noise), gain only beyond the longest exposure."""
+        ``blue`` (exposure first, in whole flickers of the room's lamps where it can be:
+        :meth:`CameraSettings.with_light`)."""
         o = self.options
         total = self.settings.exposure_time * self.settings.analogue_gain * light
-        exposure = min(max(total, o.min_exposure), self._max_exposure)
-        gain = min(max(total / exposure, 1.0), o.max_gain)
+        lit = self.settings.with_light(
+            total, shortest=o.min_exposure, longest=self._max_exposure, max_gain=o.max_gain
+        )
         gains = self.settings.colour_gains
         # The white balance moves only when the colour itself is off: a change of brightness
         # alone leaves it as calibrated.
@@ -270,13 +272,7 @@ class LightKeeper:
                 min(max(gains[0] * (red or 1.0), o.min_colour_gain), o.max_colour_gain),
                 min(max(gains[1] * (blue or 1.0), o.min_colour_gain), o.max_colour_gain),
             )
-        new = replace(
-            self.settings,
-            exposure_time=int(round(exposure)),
-            analogue_gain=round(gain, 3),
-            colour_gains=(round(gains[0], 3), round(gains[1], 3)),
-        )
-        return new
+        return replace(lit, colour_gains=(round(gains[0], 3), round(gains[1], 3)))
 
     def _say_limit(self, light: float) -> None:
         """Say once that the camera cannot follow the light any further."""
@@ -349,4 +345,12 @@ def lighting_advice(
             else f" (the camera needs a gain of {settings.analogue_gain:.1f})"
         )
         advice.append(f"the tray is dark{gain}: add light, or the picture is noisy")
+    period = None if settings is None else settings.flicker_period
+    if settings is not None and period is not None and settings.exposure_time < period:
+        advice.append(
+            f"the exposure ({settings.exposure_time / 1000:.1f} ms) is shorter than one flicker"
+            f" of a mains lamp ({period / 1000:.1f} ms): lamps on mains power then show as bands"
+            " across the picture; if such lamps light the tray, dim them or move them further"
+            " away and calibrate again (daylight does not flicker)"
+        )
     return advice

@@ -7,7 +7,7 @@ this module imports it inside :class:`PiCameraSource` so that everything else ru
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -15,7 +15,7 @@ import numpy as np
 from vision.errors import BadCameraSpec, CameraUnavailable
 from vision.source import BaseSource, Frame, as_bgr
 
-__all__ = ["CameraSettings", "PiCameraSource", "default_size"]
+__all__ = ["MAINS_FLICKER", "CameraSettings", "PiCameraSource", "default_size"]
 
 
 def default_size(sensor: tuple[int, int]) -> tuple[int, int]:
@@ -27,6 +27,10 @@ def default_size(sensor: tuple[int, int]) -> tuple[int, int]:
     width, height = sensor
     return (width // 2 // 2 * 2, height // 2 // 2 * 2)
 
+
+MAINS_FLICKER = {50: 10_000, 60: 8_333}
+"""Microseconds between the flickers of a lamp on mains power of 50 or 60 Hz: its light dims at
+every zero of the current, twice a cycle."""
 
 AF_MANUAL, AF_AUTO = 0, 1
 """libcamera's AfModeEnum values (Manual, Auto): numbers, so no libcamera import is needed."""
@@ -49,6 +53,27 @@ class CameraSettings:
     lens_position: float | None = None
     """Where a camera with a focus motor (Camera Module 3) was focused on the tray, in
     dioptres (1 / metres); None for a fixed-focus camera."""
+    flicker_period: int | None = None
+    """Microseconds between the flickers of the room's mains lamps (``MAINS_FLICKER``), when
+    exposures are kept to whole multiples of it; None when they are not."""
+
+    def with_light(
+        self, total: float, *, shortest: int, longest: int, max_gain: float
+    ) -> CameraSettings:
+        """These settings with ``total`` light (exposure times gain, in microseconds).
+
+        Exposure first (gain adds noise), within ``shortest`` .. ``longest``; gain only for the
+        rest, up to ``max_gain``. With a ``flicker_period``, the exposure is a whole number of
+        flickers whenever the light allows one: each row of a rolling shutter then gathers the
+        same light, and the picture shows no bands. The gain makes up the difference (at most
+        twice the light, with one flicker). Shorter than one flicker, nothing can avoid them.
+        """
+        exposure = min(max(total, shortest), longest)
+        period = self.flicker_period
+        if period is not None and period <= total and period <= longest:
+            exposure = period * min(total // period, longest // period)
+        gain = min(max(total / exposure, 1.0), max_gain)
+        return replace(self, exposure_time=int(round(exposure)), analogue_gain=round(gain, 3))
 
     def controls(self) -> dict[str, Any]:
         """Return the picamera2 controls that lock these settings."""
@@ -73,6 +98,8 @@ class CameraSettings:
         }
         if self.lens_position is not None:
             data["lens_position"] = self.lens_position
+        if self.flicker_period is not None:
+            data["flicker_period"] = self.flicker_period
         return data
 
     @classmethod
@@ -80,11 +107,15 @@ class CameraSettings:
         """Build settings from :meth:`to_json`'s object; ``KeyError`` or ``ValueError`` if bad."""
         red, blue = (float(g) for g in data["colour_gains"])
         lens = data.get("lens_position")
+        period = data.get("flicker_period")
+        if period is not None and int(period) <= 0:
+            raise ValueError(f"flicker_period {period} is not a positive number of microseconds")
         return cls(
             exposure_time=int(data["exposure_time"]),
             analogue_gain=float(data["analogue_gain"]),
             colour_gains=(red, blue),
             lens_position=None if lens is None else float(lens),
+            flicker_period=None if period is None else int(period),
         )
 
 
@@ -164,6 +195,15 @@ class PiCameraSource(BaseSource):
             # XRGB8888 arrives as BGRX: drop the padding byte.
             array = array[:, :, :3]
         return as_bgr(array)
+
+    @property
+    def max_gain(self) -> float:
+        """The highest analogue gain the camera takes (as ``camera_controls`` says; else 16)."""
+        limits: Any = getattr(self._camera, "camera_controls", {}).get("AnalogueGain")
+        try:
+            return float(limits[1])
+        except (TypeError, IndexError, ValueError):
+            return 16.0
 
     @property
     def has_focus(self) -> bool:

@@ -18,6 +18,9 @@ from vision.picam import CameraSettings
 from vision.source import Frame
 from vision.srgb import to_levels, to_linear
 
+FLICKER_50HZ = 10_000
+"""Microseconds between the flickers of a lamp on 50 Hz mains."""
+
 REFERENCE = CameraSettings(exposure_time=12000, analogue_gain=1.5, colour_gains=(1.8, 1.4))
 
 
@@ -41,14 +44,30 @@ def expose(
     room: float = 1.0,
     cast: tuple[float, float, float] = (1.0, 1.0, 1.0),
     reference: CameraSettings = REFERENCE,
+    flicker: float = 0.0,
+    phase: float = 0.0,
 ) -> Frame:
-    """:func:`shoot` of a scene already in linear light."""
+    """:func:`shoot` of a scene already in linear light.
+
+    ``flicker`` is how deep the room's lamps flicker on 50 Hz mains (0: steady light, 1: dark
+    at each zero of the current). A rolling shutter exposes each row at another moment, so an
+    exposure of less than whole flickers sees them as bands across the frame, 2.3 of them down
+    it (a v2 camera's rows at 1640x1232), at ``phase``; an exposure of whole flickers averages
+    every row alike.
+    """
     exposure = (settings.exposure_time * settings.analogue_gain) / (
         reference.exposure_time * reference.analogue_gain
     )
     (red, blue), (red0, blue0) = settings.colour_gains, reference.colour_gains
     gains = np.array([blue / blue0, 1.0, red / red0], np.float32) * np.array(cast, np.float32)
-    return to_levels(linear * (np.float32(room * exposure) * gains))
+    light = linear * (np.float32(room * exposure) * gains)
+    if flicker:
+        # The light of a row is the flicker's mean over the exposure: a sinc of its length.
+        depth = flicker * abs(float(np.sinc(settings.exposure_time / FLICKER_50HZ)))
+        height = linear.shape[0]
+        rows = 1.0 + depth * np.sin(2.0 * np.pi * 2.3 * np.arange(height) / height + phase)
+        light = light * rows.astype(np.float32)[:, None, None]
+    return to_levels(light)
 
 
 class LitCamera(FakePicamera2):

@@ -47,6 +47,8 @@ class Table:
     reference: CameraSettings = REFERENCE
     """The settings the camera was calibrated with."""
     now: float = 0.0
+    flicker: float = 0.0
+    """How deep the room's lamps flicker (``lit_scene.expose``)."""
 
     def __post_init__(self) -> None:
         self.linear = to_linear(self.scene)
@@ -66,7 +68,14 @@ class Table:
 
     def frame(self) -> Frame:
         return expose(
-            self.linear, self.settings, room=self.room, cast=self.cast, reference=self.reference
+            self.linear,
+            self.settings,
+            room=self.room,
+            cast=self.cast,
+            reference=self.reference,
+            flicker=self.flicker,
+            # Frames do not keep time with the mains: the bands lie elsewhere in each.
+            phase=self.now * 2.0,
         )
 
     def watch(self, seconds: float, every: float = 1.0) -> None:
@@ -102,6 +111,53 @@ def test_the_tray_is_brought_back_to_its_calibrated_light(
     assert 1 <= table.keeper.changes <= 3
     table.watch(30)  # and there it stays
     assert table.keeper.changes <= 3
+
+
+def _bands(table: Table) -> float:
+    """How far the light of a row moves from one frame to the next, at most (0: no bands):
+    two frames at once, the flicker elsewhere in each."""
+    first = table.frame()
+    table.now += 0.75
+    second = table.frame()
+    grey = [to_linear(np.asarray(cv2.cvtColor(f, cv2.COLOR_BGR2GRAY))) for f in (first, second)]
+    rows = np.median(grey[1] / np.maximum(grey[0], 1e-4), axis=1)
+    return float(np.abs(rows / np.median(rows) - 1.0).max())
+
+
+@pytest.mark.parametrize(
+    ("room", "exposure", "gain"),
+    [
+        (0.5, 30000, 1.6),  # evening: three whole flickers, the gain makes up the rest
+        (0.4, 30000, 2.0),
+        (1.5, 10000, 1.6),  # brighter: one flicker at a higher gain, not 16 ms
+        (3.0, 8000, 1.0),  # shorter than a flicker: nothing avoids the bands
+    ],
+)
+@pytest.mark.parametrize("period", [10_000, None], ids=["50Hz", "no-mains"])
+def test_under_mains_lamps_the_keeper_keeps_whole_flickers(
+    room: float, exposure: int, gain: float, period: int | None
+) -> None:
+    scene, calibration = _scene("green")
+    # Calibrated at two flickers (20 ms at gain 1.2); then the lamps' light changes.
+    reference = CameraSettings(20000, 1.2, (1.8, 1.4), flicker_period=period)
+    table = Table(scene, calibration, room=room, reference=reference, flicker=0.6)
+    assert _bands(table) < 0.02
+    table.watch(30)
+    after = _ratio(table.frame(), calibration)
+    assert np.abs(np.log(after)).max() < np.log(1.2), after
+    settings = table.settings
+    if period is None:
+        # Exposure first, whatever the flicker: bands across the picture.
+        assert settings.analogue_gain == 1.0 or settings.exposure_time == 33_000
+        assert settings.exposure_time % 10_000 != 0
+        assert _bands(table) > 0.05
+        return
+    assert (settings.exposure_time, settings.analogue_gain) == pytest.approx(
+        (exposure, gain), rel=0.1
+    )
+    assert settings.flicker_period == period
+    banded = settings.exposure_time % period != 0
+    assert _bands(table) > 0.1 if banded else _bands(table) < 0.02
 
 
 def test_a_small_drift_moves_nothing() -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 import types
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
 
 from vision.errors import BadCameraSpec, CameraUnavailable, SourceClosed
-from vision.picam import CameraSettings, PiCameraSource
+from vision.picam import MAINS_FLICKER, CameraSettings, PiCameraSource
 from vision.source import make_source
 
 
@@ -343,3 +344,30 @@ def test_make_source_picamera_spec_names_the_camera_and_its_size(
 def test_camera_settings_round_trip_through_json() -> None:
     settings = CameraSettings(exposure_time=5000, analogue_gain=1.25, colour_gains=(2.0, 1.5))
     assert CameraSettings.from_json(settings.to_json()) == settings
+    mains = replace(settings, flicker_period=MAINS_FLICKER[60])
+    assert CameraSettings.from_json(mains.to_json()) == mains
+    assert "flicker_period" not in settings.to_json()
+    with pytest.raises(ValueError, match="flicker_period -1 is not a positive number"):
+        CameraSettings.from_json(mains.to_json() | {"flicker_period": -1})
+
+
+@pytest.mark.parametrize(
+    ("total", "period", "expected"),
+    [
+        (18_000, None, (18_000, 1.0)),  # exposure first
+        (18_000, 10_000, (10_000, 1.8)),  # one whole flicker, the gain makes up the rest
+        (25_000, 8_333, (24_999, 1.0)),  # three flickers of 60 Hz lamps
+        (9_000, 10_000, (9_000, 1.0)),  # shorter than a flicker: as it is
+        (200_000, None, (33_000, 6.061)),  # the longest exposure, then gain
+        (200_000, 10_000, (30_000, 6.667)),  # the longest whole flickers, then gain
+        (900_000, 10_000, (30_000, 8.0)),  # the gain stops at its maximum
+        (50, None, (100, 1.0)),  # never shorter than the shortest
+    ],
+)
+def test_settings_with_a_light_keep_whole_flickers_when_they_can(
+    total: float, period: int | None, expected: tuple[int, float]
+) -> None:
+    settings = CameraSettings(12000, 1.5, (1.8, 1.4), flicker_period=period)
+    lit = settings.with_light(total, shortest=100, longest=33_000, max_gain=8.0)
+    assert (lit.exposure_time, lit.analogue_gain) == expected
+    assert (lit.colour_gains, lit.flicker_period) == (settings.colour_gains, period)

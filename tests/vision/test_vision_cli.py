@@ -194,11 +194,12 @@ def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
     data = tmp_path / "data"
     assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
     assert capsys.readouterr().out.splitlines()[1:] == [
-        "camera locked: exposure 12000 us, gain 1.50, colour gains 1.80 / 1.40"
+        "camera locked: exposure 10000 us (whole flickers of 50 Hz lamps), gain 1.80, colour"
+        " gains 1.80 / 1.40"
     ]
     calibration = load_calibration(data / "calibration.json")
     assert calibration.frame_size == (640, 480)
-    assert calibration.camera == CameraSettings(12000, 1.5, (1.8, 1.4))
+    assert calibration.camera == CameraSettings(10000, 1.8, (1.8, 1.4), flicker_period=10000)
     assert fake_picamera2.instances[0].controls["AeEnable"] is False
 
     # A config naming its calibration file and camera: calibrate writes there, with that camera.
@@ -217,6 +218,53 @@ def test_calibrate_locks_the_pi_camera_and_writes_beside_the_games(
     assert load_calibration(tmp_path / "x.json").frame_size == (1640, 1232)
 
 
+@pytest.mark.parametrize(
+    ("mains", "auto", "locked"),
+    [
+        # The automatic 12 ms at gain 1.5: one flicker of 10 ms at gain 1.8, the same light.
+        ("50", (12000, 1.5), (10000, 1.8, 10000)),
+        ("60", (12000, 1.5), (16666, 1.08, 8333)),
+        ("none", (12000, 1.5), (12000, 1.5, None)),
+        # A dim room: the automatic exposure is longer than the table's 33 ms limit, kept so.
+        ("50", (45000, 4.0), (40000, 4.5, 10000)),
+        # A bright one: shorter than one flicker, nothing to round to.
+        ("50", (4500, 1.0), (4500, 1.0, 10000)),
+        # The gain never goes beyond the camera's own maximum (10.67 on the v2 camera).
+        ("50", (66000, 10.0), (60000, 10.667, 10000)),
+    ],
+)
+@pytest.mark.usefixtures("fake_model")
+def test_calibrate_keeps_the_exposure_to_whole_flickers_of_the_mains_lamps(
+    mains: str,
+    auto: tuple[int, float],
+    locked: tuple[int, float, int | None],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
+) -> None:
+    _shows_tray(monkeypatch)
+    real_init = FakePicamera2.__init__
+
+    def init(camera: FakePicamera2, camera_num: int = 0) -> None:
+        real_init(camera, camera_num)
+        camera.metadata |= {"ExposureTime": auto[0], "AnalogueGain": auto[1]}
+        camera.camera_controls["AnalogueGain"] = (1.0, 10.667, None)
+
+    monkeypatch.setattr(FakePicamera2, "__init__", init)
+    out = tmp_path / "tray.json"
+    args = ["calibrate", "--camera", "picamera:640x480", "--out", str(out), "--mains", mains]
+    assert _run(args) == 0
+    exposure, gain, period = locked
+    camera = load_calibration(out).camera
+    assert camera is not None
+    assert (camera.exposure_time, camera.analogue_gain, camera.flicker_period) == locked
+    assert fake_picamera2.instances[0].controls["ExposureTime"] == exposure
+    printed = capsys.readouterr().out
+    assert ("whole flickers of" in printed) == (period is not None and exposure >= period)
+    assert ("shorter than one flicker" in printed) == (period is not None and exposure < period)
+
+
 @pytest.mark.usefixtures("fake_model")
 def test_calibrate_focuses_a_camera_module_3_on_the_tray(
     tmp_path: Path,
@@ -229,10 +277,13 @@ def test_calibrate_focuses_a_camera_module_3_on_the_tray(
     data = tmp_path / "data"
     assert _run(["calibrate", "--camera", "picamera:640x480", "--data", str(data)]) == 0
     assert capsys.readouterr().out.splitlines()[1] == (
-        "camera locked: exposure 12000 us, gain 1.50, colour gains 1.80 / 1.40, focused at 40 cm"
+        "camera locked: exposure 10000 us (whole flickers of 50 Hz lamps), gain 1.80, colour"
+        " gains 1.80 / 1.40, focused at 40 cm"
     )
     calibration = load_calibration(data / "calibration.json")
-    assert calibration.camera == CameraSettings(12000, 1.5, (1.8, 1.4), lens_position=2.5)
+    assert calibration.camera == CameraSettings(
+        10000, 1.8, (1.8, 1.4), lens_position=2.5, flicker_period=10000
+    )
     calls = [name for name, _ in fake_picamera2.instances[0].calls]
     assert calls.index("autofocus_cycle") < calls.index("capture_metadata")
 
