@@ -105,6 +105,8 @@ class CameraLoop:
         # When a settled roll could not be stored (a full disk): it is read and handed to the
         # table again every ``retry`` seconds while the dice lie still, until it is stored.
         self._unstored_at: float | None = None
+        # The light keeper set the camera right while the dice of the last roll lay still.
+        self._relit = False
 
     def start(self) -> None:
         """Run on a daemon thread."""
@@ -206,7 +208,14 @@ class CameraLoop:
         if update.status != "settled":
             self._unstored_at = None  # the dice moved: the next roll is read when it settles
         if self._light is not None and update.status in ("settled", "empty"):
-            self._light.observe(frame)  # the tray lies still: is it lit as calibrated?
+            # The tray lies still: is it lit as calibrated? When the light was set right under
+            # dice already read, they are read again once it is steady (``_look_again``).
+            changed = self._light.observe(frame) is not None
+            self._relit |= changed and update.status == "settled"
+        if update.status == "empty":
+            self._relit = False
+        elif self._relit and update.status == "settled" and self._light and self._light.steady:
+            self._look_again(frame)
         if update.check:
             self._check_empty(frame)
             return
@@ -236,10 +245,32 @@ class CameraLoop:
             self._last_status = status
             self.table.on_reading(_StatusOnly(status), settled_now=False)
 
+    def _look_again(self, frame: Any) -> None:
+        """Read the dice of the last roll again, now lit as calibrated: the table corrects a die
+        the first picture misread, or takes a roll it refused (``Table.look_again``)."""
+        self._relit = False
+        reading = self.reader.read(frame, status="settled")
+        try:
+            self.table.look_again(reading)
+        except StoreError as exc:
+            log.warning("camera: a die read again could not be stored: %s", exc)
+
     def _read_settled(self, frame: Any) -> None:
-        """Read a settled roll and hand it to the table."""
+        """Read a settled roll and hand it to the table.
+
+        After the light keeper set the camera right under still dice, the settle detector may
+        see them anew (their faces look otherwise in the new light): the dice of the last roll
+        found where they lay are that roll read again, not a throw."""
         reading = self.reader.read(frame, status="settled")
         self.settle.read(_boxes(reading))
+        if self._relit:
+            try:
+                if self.table.look_again(reading):
+                    return
+            except StoreError as exc:
+                log.warning("camera: a die read again could not be stored: %s", exc)
+                return
+            self._relit = False  # other dice: a throw, read in the new light
         self._hand_over(frame, reading)
 
     def _hand_over(self, frame: Any, reading: Any) -> None:

@@ -1125,6 +1125,54 @@ class Table:
             self._changed()
             return self.state_json()
 
+    def look_again(self, reading: ReadingLike) -> bool:
+        """Whether ``reading`` is of the dice of the last settled reading, still lying where
+        they lay, read again after the camera's light was set right (``vision.light``): a roll
+        read on a blown-out or dark picture may have misread a die or left it unread. If so,
+        the table makes of it what it can; if not (other dice, or dice elsewhere), the caller
+        hands it over as a new roll.
+
+        - The last reading was refused (or made nothing) and nothing has happened since: when
+          this reading differs, it is taken instead, as dice that have just settled.
+        - It made its moves, which are still the game's last: each die read surely (``ok``) as
+          another value is corrected, as a phone would correct it, by the camera.
+        - The game has gone on since: correcting is then for the players.
+        """
+        with self.lock:
+            last = self.last_reading
+            history = self.history
+            if last is None or last.game_id != self.game_id or history is None:
+                return False
+            again = [die_json(d) for d in reading.dice]
+            pairs = _same_dice(last.dice, again)
+            if pairs is None:
+                return False
+            # The phones show the dice as last read, whatever a moment's motion said.
+            self.view.reading_status = "settled"
+            self.view.dice_read, self.view.aside_read = last.dice, last.aside
+            self._changed()
+            if len(history) != last.before + len(last.actions) or not self._in_effect(
+                history, last
+            ):
+                return True
+            if not last.actions:
+                aside = [die_json(d) for d in reading.set_aside]
+                if _seen(again) != _seen(last.dice) or _seen(aside) != _seen(last.aside):
+                    log.info("camera: the dice read again in better light: %s", _seen(again))
+                    self.on_reading(reading, settled_now=True)
+                return True
+            for index, die in pairs:
+                value, was = die["value"], last.dice[index]["value"]
+                if die["status"] != "ok" or not isinstance(value, int) or value == was:
+                    continue
+                try:
+                    self.correct(index, value, source="camera")
+                except (IllegalAction, InvalidAction) as exc:
+                    log.info("camera: die %d read again as %d, kept: %s", index, value, exc)
+                    break
+                log.info("camera: die %d read again in better light: %s -> %d", index, was, value)
+            return True
+
     def _in_effect(self, history: History[Any], reading: SettledReading) -> bool:
         """Whether the actions ``reading`` made are in effect, as it left the game (later
         actions may follow them)."""
@@ -1596,6 +1644,31 @@ class Table:
 
 
 WAIT = "wait"  # Table._grown_keep: more dice are being taken out
+
+
+def _same_dice(
+    before: Sequence[dict[str, JSON]], now: Sequence[dict[str, JSON]]
+) -> list[tuple[int, dict[str, JSON]]] | None:
+    """Each die of ``before`` (by index) with the die of ``now`` lying at its place (box
+    overlap ``SAME_PLACE``), whatever their faces; None unless every die has one."""
+    if len(before) != len(now) or not before:
+        return None
+    left = list(now)
+    pairs = []
+    for index, old in enumerate(before):
+        match = max(left, key=lambda d: iou(old["box"], d["box"]))
+        if iou(old["box"], match["box"]) < SAME_PLACE:
+            return None
+        left.remove(match)
+        pairs.append((index, match))
+    return pairs
+
+
+def _seen(dice: Sequence[dict[str, JSON]]) -> list[tuple[str, int]]:
+    """What a reading says of ``dice``, wherever they lie: each die's status and value."""
+    return sorted(
+        (str(d["status"]), d["value"] if isinstance(d["value"], int) else 0) for d in dice
+    )
 
 
 def _places(dice: Sequence[dict[str, JSON]]) -> list[dict[str, JSON]]:

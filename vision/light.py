@@ -179,6 +179,12 @@ class LightKeeper:
         self._at_limit = False
         self._refining = False
 
+    @property
+    def steady(self) -> bool:
+        """Whether the light is as calibrated (or as near as the camera can bring it): no change
+        made that a later look has not found good."""
+        return not self._refining
+
     def observe(self, frame: Frame) -> CameraSettings | None:
         """Look at a frame of dice lying still (or of the bare tray); return the settings
         locked when this look changed them."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -356,3 +356,80 @@ def test_a_die_number_past_those_out_of_the_zone_is_refused(table: Table) -> Non
     table.on_reading(FakeReading((at(2, 0, 0),), set_aside=(at(5, 2000, 0),)), settled_now=True)
     with pytest.raises(InvalidAction, match=r"has 2 dice \(1 of them out of the roll zone\)"):
         table.correct(2, 3, source="phone")
+
+
+def _again(first: FakeReading, **changes: FakeDie) -> FakeReading:
+    """``first`` read again: the same dice at their places, but those in ``changes`` (by index,
+    ``d3=...``)."""
+    return FakeReading(
+        tuple(changes.get(f"d{i}", die) for i, die in enumerate(first.dice)), first.status
+    )
+
+
+def test_a_die_read_again_in_better_light_is_corrected_by_the_camera(
+    store: Store, table: Table
+) -> None:
+    """The camera's light was set right under the dice of a roll: the 4 it read in the
+    blown-out picture is a 6, and the camera corrects it as a phone would."""
+    first = reading(1, 1, 5, 2, 3, 4)
+    table.on_reading(first, settled_now=True)
+    box = first.dice[5].box
+    assert table.look_again(_again(first, d5=FakeDie(6, box=box)))
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 5, 6])]
+    assert events(store, table)[1:] == [
+        ("undo", None, "camera"),
+        ("action", {"roll": [1, 1, 2, 3, 5, 6]}, "camera"),
+    ]
+    assert [c.source for c in store.corrections(table.game_id)] == ["camera"]
+    # Read again as it now is: the same dice, nothing more to do.
+    assert table.look_again(_again(first, d5=FakeDie(6, box=box)))
+    assert len(events(store, table)) == 3
+
+
+@pytest.mark.parametrize(
+    ("again", "same"),
+    [
+        # Unsure the second time: the first reading stands.
+        (lambda first: _again(first, d5=FakeDie(6, 0.4, "uncertain", first.dice[5].box)), True),
+        # The die is no longer where it lay: other dice, for the caller to hand over as a throw.
+        (lambda first: _again(first, d5=FakeDie(6, box=(300, 300, 309, 309))), False),
+        # A die fewer: not the same dice either.
+        (lambda first: FakeReading(first.dice[:5]), False),
+    ],
+    ids=["unsure", "moved", "one-fewer"],
+)
+def test_a_die_read_again_is_not_corrected_unless_surely_read_at_its_place(
+    store: Store, table: Table, again: Callable[[FakeReading], FakeReading], same: bool
+) -> None:
+    first = reading(1, 1, 5, 2, 3, 4)
+    table.on_reading(first, settled_now=True)
+    assert table.look_again(again(first)) == same
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
+    assert store.corrections(table.game_id) == []
+
+
+def test_after_the_game_went_on_the_camera_leaves_the_reading_to_the_players(table: Table) -> None:
+    first = reading(1, 1, 5, 2, 3, 4)
+    table.on_reading(first, settled_now=True)
+    table.act(Keep([1, 1]), source="phone")
+    assert table.look_again(_again(first, d5=FakeDie(6, box=first.dice[5].box)))
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5]), Keep([1, 1])]
+
+
+def test_a_roll_refused_in_a_bad_light_is_taken_when_read_again(table: Table) -> None:
+    """A die left unread in the blown-out picture: the throw is refused. Once the light is
+    set right it is read, and the roll is taken as if it had just settled."""
+    first = reading(1, 1, 5, 2, 3, 4)
+    unread = FakeDie(None, 0.3, "uncertain", first.dice[5].box)
+    table.on_reading(_again(first, d5=unread), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == []
+    assert table.state_json()["table"]["problem"]
+    assert table.look_again(first)
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.look_again(first)  # the same dice again: nothing new
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
