@@ -69,6 +69,9 @@ __all__ = [
 # Frames a live camera gives while its automatic exposure settles are thrown away.
 WARMUP_FRAMES = 5
 
+# Frames of the locked camera compared for a flickering lamp's bands when calibrating.
+FLICKER_FRAMES = 4
+
 LOCATORS = ("learned", "classical")
 """The ``--locator`` choices; learned is the default when its model file exists."""
 
@@ -381,6 +384,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             _error("calibrate", "calibration needs a camera (--camera none was given)")
             return 2
         settings: CameraSettings | None = None
+        later: list[Frame] = []
         with source:
             frame = source.capture()
             if isinstance(source, PiCameraSource):
@@ -389,6 +393,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 source.focus()  # a camera with a focus motor focuses on the tray, once
                 settings = source.lock(_flicker_free(source, args.mains))
                 frame = source.capture()
+                # A few more of the still tray: a flickering lamp's bands move between them.
+                later = [source.capture() for _ in range(FLICKER_FRAMES)]
         calibration = calibrate_frame(frame, camera=settings)
         # The face model the table reads with (the shipped one if its tuned model is unusable, as
         # in pipcam run), so the check sees what pipcam run will see.
@@ -422,7 +428,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 else f", focused at {_distance(settings.lens_position)}"
             ),
         )
-    for advice in lighting_advice(frame, zone, settings):
+    for advice in lighting_advice(frame, zone, settings, later=later):
         _write(sys.stdout, f"advice: {advice}")
     if args.out is not None and args.out != calibration_path(config, data):
         _write(

@@ -19,8 +19,9 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -29,9 +30,16 @@ from vision.locate import DEFAULT_LOCATOR, TrayColour, downscale, foreground_mas
 from vision.picam import CameraSettings
 from vision.reader import Zone
 from vision.source import Frame
-from vision.srgb import decode
+from vision.srgb import LINEAR, decode, to_linear
 
-__all__ = ["LightKeeper", "LightOptions", "lighting_advice", "tray_light", "tray_rgb"]
+__all__ = [
+    "LightKeeper",
+    "LightOptions",
+    "flicker_bands",
+    "lighting_advice",
+    "tray_light",
+    "tray_rgb",
+]
 
 log = logging.getLogger(__name__)
 
@@ -298,6 +306,33 @@ class LightKeeper:
             )
 
 
+BANDS = 0.04
+"""How far (a share of its light) a row's light may move between frames of a still tray before
+the bands of a flickering lamp are said."""
+
+
+def flicker_bands(frames: Sequence[Frame], zone: Zone | None = None) -> float:
+    """How far the light of a row of the tray moves from one frame to the next, at most, as a
+    share of its light (0: steady light). A lamp on mains power flickers, and a rolling shutter
+    exposed for part of a flicker sees bands that lie elsewhere in every frame."""
+    worst = 0.0
+    rows: list[np.ndarray[Any, np.dtype[np.float32]]] = []
+    for frame in frames:
+        small, _ = downscale(frame, LOOK_SIZE)
+        height, width = small.shape[:2]
+        x0, y0, x1, y1 = (zone or Zone()).pixels(width, height)
+        grey = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        rows.append(to_linear(np.asarray(grey, np.uint8)))
+    for before, now in zip(rows, rows[1:], strict=False):
+        if before.shape != now.shape:
+            continue
+        # A level or two of noise near black would make any ratio.
+        floor = np.float32(LINEAR[8])
+        ratio = np.median((now + floor) / (before + floor), axis=1)
+        worst = max(worst, float(np.abs(ratio / np.median(ratio) - 1.0).max()))
+    return worst
+
+
 GLARE = 0.002
 """Share of the tray blown out above which it is said (a glare spot on a die reads as a pip)."""
 
@@ -309,10 +344,15 @@ HIGH_GAIN = 6.0
 
 
 def lighting_advice(
-    frame: Frame, zone: Zone | None = None, settings: CameraSettings | None = None
+    frame: Frame,
+    zone: Zone | None = None,
+    settings: CameraSettings | None = None,
+    *,
+    later: Sequence[Frame] = (),
 ) -> list[str]:
     """What to mend in the light over an empty tray before a game: glare, a tray lit unevenly,
-    too little light. Empty when the light is good."""
+    too little light, a flickering lamp (seen in the ``later`` frames of the same tray). Empty
+    when the light is good."""
     small, _ = downscale(frame, DEFAULT_LOCATOR.work_size)
     height, width = small.shape[:2]
     x0, y0, x1, y1 = (zone or Zone()).pixels(width, height)
@@ -352,7 +392,21 @@ def lighting_advice(
         )
         advice.append(f"the tray is dark{gain}: add light, or the picture is noisy")
     period = None if settings is None else settings.flicker_period
-    if settings is not None and period is not None and settings.exposure_time < period:
+    bands = flicker_bands([frame, *later], zone) if later else 0.0
+    short = settings is not None and period is not None and settings.exposure_time < period
+    if bands > BANDS and not short:
+        mains = {10_000: "50", 8_333: "60"}.get(period or 0)
+        fix = (
+            "calibrate again with --mains 50 or --mains 60, the mains frequency here"
+            if mains is None
+            else f"if the mains here is not {mains} Hz, calibrate again with --mains"
+            f" {'60' if mains == '50' else '50'}"
+        )
+        advice.append(
+            f"a lamp flickers: bands across the picture move from frame to frame (a row's"
+            f" light by up to {100 * min(bands, 9.99):.0f} %); {fix}"
+        )
+    if short and settings is not None and period is not None:
         advice.append(
             f"the exposure ({settings.exposure_time / 1000:.1f} ms) is shorter than one flicker"
             f" of a mains lamp ({period / 1000:.1f} ms): lamps on mains power then show as bands"

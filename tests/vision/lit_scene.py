@@ -46,14 +46,15 @@ def expose(
     reference: CameraSettings = REFERENCE,
     flicker: float = 0.0,
     phase: float = 0.0,
+    period: int = 10_000,
 ) -> Frame:
     """:func:`shoot` of a scene already in linear light.
 
-    ``flicker`` is how deep the room's lamps flicker on 50 Hz mains (0: steady light, 1: dark
-    at each zero of the current). A rolling shutter exposes each row at another moment, so an
-    exposure of less than whole flickers sees them as bands across the frame, 2.3 of them down
-    it (a v2 camera's rows at 1640x1232), at ``phase``; an exposure of whole flickers averages
-    every row alike.
+    ``flicker`` is how deep the room's lamps flicker, every ``period`` microseconds (10 000 on
+    50 Hz mains; 0: steady light, 1: dark at each zero of the current). A rolling shutter
+    exposes each row at another moment, so an exposure of less than whole flickers sees them
+    as bands across the frame (2.3 of them down it at 50 Hz: a v2 camera's rows at 1640x1232),
+    at ``phase``; an exposure of whole flickers averages every row alike.
     """
     exposure = (settings.exposure_time * settings.analogue_gain) / (
         reference.exposure_time * reference.analogue_gain
@@ -63,9 +64,9 @@ def expose(
     light = linear * (np.float32(room * exposure) * gains)
     if flicker:
         # The light of a row is the flicker's mean over the exposure: a sinc of its length.
-        depth = flicker * abs(float(np.sinc(settings.exposure_time / FLICKER_50HZ)))
-        height = linear.shape[0]
-        rows = 1.0 + depth * np.sin(2.0 * np.pi * 2.3 * np.arange(height) / height + phase)
+        depth = flicker * abs(float(np.sinc(settings.exposure_time / period)))
+        height, bands = linear.shape[0], 2.3 * FLICKER_50HZ / period
+        rows = 1.0 + depth * np.sin(2.0 * np.pi * bands * np.arange(height) / height + phase)
         light = light * rows.astype(np.float32)[:, None, None]
     return to_levels(light)
 
@@ -76,6 +77,10 @@ class LitCamera(FakePicamera2):
     scene: Frame = np.zeros((8, 10, 3), np.uint8)
     room = 1.0
     cast = (1.0, 1.0, 1.0)
+    flicker = 0.0
+    """How deep the room's lamps flicker (:func:`expose`), every ``period`` microseconds."""
+    period = FLICKER_50HZ
+    captures = 0
 
     def capture_array(self, name: str = "main") -> np.ndarray[Any, Any]:
         self.calls.append(("capture_array", name))
@@ -87,4 +92,14 @@ class LitCamera(FakePicamera2):
             if "ExposureTime" in c
             else REFERENCE
         )
-        return shoot(LitCamera.scene, settings, room=LitCamera.room, cast=LitCamera.cast)
+        LitCamera.captures += 1
+        return expose(
+            to_linear(LitCamera.scene),
+            settings,
+            room=LitCamera.room,
+            cast=LitCamera.cast,
+            flicker=LitCamera.flicker,
+            # Frames do not keep time with the mains: the bands lie elsewhere in each.
+            phase=2.1 * LitCamera.captures,
+            period=LitCamera.period,
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -13,7 +13,15 @@ import pytest
 
 from tests.vision.lit_scene import REFERENCE, expose
 from vision.calibrate import Calibration, calibrate_frame
-from vision.light import LightKeeper, LightOptions, lighting_advice, tray_light, tray_rgb
+from vision.light import (
+    BANDS,
+    LightKeeper,
+    LightOptions,
+    flicker_bands,
+    lighting_advice,
+    tray_light,
+    tray_rgb,
+)
 from vision.picam import CameraSettings
 from vision.source import Frame
 from vision.srgb import to_levels, to_linear
@@ -278,3 +286,28 @@ def test_calibration_advice_on_the_light(
     advice = lighting_advice(tray, None, settings)
     assert [a[: len(s)] for a, s in zip(advice, said, strict=False)] == said
     assert len(advice) == len(said), advice
+
+
+@pytest.mark.parametrize(
+    ("exposure", "flicker", "noise", "banded"),
+    [
+        (12_000, 0.0, 0.0, False),  # steady light
+        (12_000, 0.0, 4.0, False),  # sensor noise is no band
+        (20_000, 0.6, 4.0, False),  # two whole flickers
+        (12_000, 0.6, 0.0, True),
+        (12_000, 0.3, 4.0, True),
+        (4_000, 0.3, 4.0, True),
+    ],
+)
+def test_a_flickering_lamps_bands_are_seen_between_frames(
+    exposure: int, flicker: float, noise: float, banded: bool
+) -> None:
+    scene = to_linear(make_frame(W, H, six_dice(W, H, seed=4), tray="brown", seed=4))
+    settings = replace(REFERENCE, exposure_time=exposure)
+    rng = np.random.default_rng(4)
+    frames = []
+    for k in range(5):
+        frame = expose(scene, settings, flicker=flicker, phase=2.1 * k).astype(np.float32)
+        frame += rng.normal(0.0, noise, frame.shape).astype(np.float32)
+        frames.append(np.clip(frame, 0, 255).astype(np.uint8))
+    assert (flicker_bands(frames) > BANDS) == banded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,44 @@ def test_calibrate_keeps_the_exposure_to_whole_flickers_of_the_mains_lamps(
     printed = capsys.readouterr().out
     assert ("whole flickers of" in printed) == (period is not None and exposure >= period)
     assert ("shorter than one flicker" in printed) == (period is not None and exposure < period)
+
+
+@pytest.mark.parametrize(
+    ("flicker", "mains", "said"),
+    [
+        (0.6, "50", None),  # whole flickers of the lamps: no bands
+        (0.6, "60", "if the mains here is not 60 Hz, calibrate again with --mains 50"),
+        (0.6, "none", "calibrate again with --mains 50 or --mains 60, the mains frequency here"),
+        (0.0, "none", None),  # steady light
+    ],
+)
+@pytest.mark.usefixtures("fake_model", "fake_picamera2")
+def test_calibrate_says_when_a_lamp_flickers_across_the_picture(
+    flicker: float,
+    mains: str,
+    said: str | None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lamps on 50 Hz mains, seen by the camera locked to 12 ms (``--mains none``) or to
+    16.7 ms (``--mains 60``): bands move across the picture, and calibrating says what to do."""
+    from tests.vision.lit_scene import LitCamera
+
+    monkeypatch.setattr(sys.modules["picamera2"], "Picamera2", LitCamera)
+    monkeypatch.setattr(LitCamera, "scene", make_tray(640, 480, colour="green", seed=2))
+    monkeypatch.setattr(LitCamera, "room", 1.0)
+    monkeypatch.setattr(LitCamera, "flicker", flicker)
+    out = tmp_path / "tray.json"
+    args = ["calibrate", "--camera", "picamera:640x480", "--out", str(out), "--mains", mains]
+    assert _run(args) == 0
+    advice = [line for line in capsys.readouterr().out.splitlines() if "flickers:" in line]
+    if said is None:
+        assert advice == []
+    else:
+        (line,) = advice
+        assert line.startswith("advice: a lamp flickers: bands across the picture move")
+        assert line.endswith(said)
 
 
 @pytest.mark.usefixtures("fake_model")
