@@ -1120,11 +1120,18 @@ class _Dazzled:
 
 
 @contextlib.contextmanager
-def _sunny_table(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, seed: int, dazzled: bool = False
+def _lit_table(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    seed: int,
+    dazzled: bool = False,
+    locked: CameraSettings | None = None,
+    room: float = 1.0,
 ) -> Iterator[tuple[Table, Any, list[DieSpec]]]:
-    """A kymppitonni table over a grey tray calibrated under a lamp, its camera loop, and the
-    six dice that ``run(seconds, thrown=True)`` throws into it."""
+    """A kymppitonni table over a grey tray calibrated under a lamp (``room`` times the light
+    of the fake camera's reference, the camera ``locked`` to its settings), its camera loop,
+    and the six dice that ``run(seconds, thrown=True)`` throws into it."""
     from pipcam.vision_cli import build_reader
     from tests.vision.lit_scene import REFERENCE, LitCamera
 
@@ -1136,8 +1143,9 @@ def _sunny_table(
     for die in dice:
         draw_die(scene, die)
     monkeypatch.setattr(LitCamera, "scene", empty)
-    monkeypatch.setattr(LitCamera, "room", 1.0)
-    calibration = calibrate_frame(empty, camera=REFERENCE)
+    monkeypatch.setattr(LitCamera, "room", room)
+    monkeypatch.setattr(LitCamera, "flicker", 0.0)
+    calibration = calibrate_frame(empty, camera=locked or REFERENCE)
     open_source, _, _ = _open_camera(f"picamera:{width}x{height}", lambda _: None, calibration)
     reader = build_reader(calibration=calibration)
     now = [0.0]
@@ -1153,8 +1161,15 @@ def _sunny_table(
             calibration=calibration,
         )
 
-        def run(seconds: float, *, room: float | None = None, thrown: bool = False) -> None:
+        def run(
+            seconds: float,
+            *,
+            room: float | None = None,
+            thrown: bool = False,
+            flicker: float | None = None,
+        ) -> None:
             LitCamera.room = LitCamera.room if room is None else room
+            LitCamera.flicker = LitCamera.flicker if flicker is None else flicker
             LitCamera.scene = scene if thrown else LitCamera.scene
             end = now[0] + seconds
             while now[0] < end:
@@ -1175,7 +1190,7 @@ def test_a_roll_read_before_the_light_was_set_right_is_taken_once_it_is(
     """The sun comes out as the dice are thrown: on the blown-out grey tray the camera loses
     the white dice, and the table refuses a throw of six with two seen. Once the light keeper
     has set the camera right, the dice are seen, and the roll is taken."""
-    with _sunny_table(tmp_path, monkeypatch, seed=1) as (table, run, dice):
+    with _lit_table(tmp_path, monkeypatch, seed=1) as (table, run, dice):
         run(0.5, room=16.0)
         run(2.0, thrown=True)
         state = table.state_json()
@@ -1197,7 +1212,7 @@ def test_a_die_misread_before_the_light_was_set_right_is_corrected_once_it_is(
     the dice that still lie there again and the camera corrects the die, as a phone would. (A
     new look at the dice was taken for another throw before: the players were told the dice
     did not follow from those on the table.)"""
-    with _sunny_table(tmp_path, monkeypatch, seed=1, dazzled=True) as (table, run, dice):
+    with _lit_table(tmp_path, monkeypatch, seed=1, dazzled=True) as (table, run, dice):
         run(0.5, room=4.0)
         run(2.0, thrown=True)
         state = table.state_json()
@@ -1215,6 +1230,26 @@ def test_a_die_misread_before_the_light_was_set_right_is_corrected_once_it_is(
     assert sorted(d["value"] for d in state["table"]["dice_read"]) == truth
     assert actions == [Roll(truth)]
     assert sources == ["camera"] * 3  # the roll, its undo and the corrected roll
+
+
+@pytest.mark.usefixtures("fake_picamera2")
+def test_rolls_are_read_under_a_flickering_lamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bright room lit by lamps that flicker deeply: the camera is locked to 4 ms, less than
+    one flicker, so bands of 0.6 to 1.4 times the light move across every frame. Each roll is
+    still read once (before, the tray never came to rest and no roll was read)."""
+    locked = CameraSettings(4000, 1.0, (1.8, 1.4), flicker_period=10_000)
+    with _lit_table(tmp_path, monkeypatch, seed=3, locked=locked, room=4.5) as (table, run, dice):
+        run(2.0, flicker=0.5)
+        assert table.state_json()["table"]["reading"] == "empty"
+        run(3.0, thrown=True)
+        state = table.state_json()
+        read = sorted(d["value"] for d in state["table"]["dice_read"])
+        assert (state["actions"], state["table"]["problem"]) == (1, "")
+        assert read == sorted(d.value for d in dice)
+        run(5.0)  # the dice lie still under the flickering lamp: no second roll
+        assert table.state_json()["actions"] == 1
 
 
 @pytest.mark.parametrize(
