@@ -1001,8 +1001,20 @@ class Table:
             lay = [d for d in lying if d["status"] != NO_DIE and d["value"] is not None]
             now = [d for d in reading.aside if d["status"] == "ok" and d["value"] is not None]
             then = [d for d in reading.lying_aside or [] if d["value"] is not None]
-            out = Counter(int(d["value"]) for d in moved(then, now))
-            back = Counter(int(d["value"]) for d in moved(now, then))
+            out = Counter(int(d["value"]) for d in _off_places(then, now))
+            back = Counter(int(d["value"]) for d in _off_places(now, then))
+            # Out of the zone, a die read with another face where one lay was put there in its
+            # place (a held 2 taken back into play, a 3 put where it lay) only if the roll zone
+            # shows it: the 2 came into it, the 3 left it. Else it is the same die misread (a
+            # die does not turn over by itself), and no hold changed.
+            came = Counter(int(d["value"]) for d in moved(lay, dice))
+            left = Counter(int(d["value"]) for d in moved(dice, lay))
+            for was, read in _turned(then, now):
+                if came[was] and left[read]:
+                    came[was] -= 1
+                    left[read] -= 1
+                    out[read] += 1
+                    back[was] += 1
             # Dice fewer than before that did not come into the zone were missed by the camera
             # (or went off the table): they were not put back into play.
             missed = len(lay) + len(then) - len(dice) - len(now)
@@ -1674,6 +1686,34 @@ def _seen(dice: Sequence[dict[str, JSON]]) -> list[tuple[str, int]]:
 def _places(dice: Sequence[dict[str, JSON]]) -> list[dict[str, JSON]]:
     """``dice`` with one face for all, for :func:`moved` to compare by place alone."""
     return [{"value": 0, "box": d["box"]} for d in dice]
+
+
+def _turned(
+    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
+) -> list[tuple[int, int]]:
+    """Each die of ``dice`` lying where a die of ``lying`` lay but showing another face: the
+    face it lay with and the face it shows (each place answers for one die)."""
+    left = [d for d in lying if isinstance(d["value"], int)]
+    turned = []
+    for die in dice:
+        if not isinstance(die["value"], int):
+            continue
+        here = [d for d in left if iou(d["box"], die["box"]) >= SAME_PLACE]
+        if not here or any(d["value"] == die["value"] for d in here):
+            continue
+        left.remove(here[0])
+        turned.append((int(here[0]["value"]), int(die["value"])))
+    return turned
+
+
+def _off_places(
+    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
+) -> list[dict[str, JSON]]:
+    """The dice of ``dice`` lying at no place where a die of ``lying`` lay, whatever their
+    faces (each place answers for one die), in order."""
+    places = _places(dice)
+    off = {id(p) for p in moved(_places(lying), places)}
+    return [d for d, p in zip(dice, places, strict=True) if id(p) in off]
 
 
 def _grows_into(keep: Keep, legal: Sequence[Action]) -> bool:

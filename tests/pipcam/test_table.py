@@ -444,6 +444,34 @@ def test_general_a_held_die_put_back_and_another_taken_out(store: Store, thrown_
     assert table.state_json()["table"]["problem"] == ""
 
 
+@pytest.mark.parametrize("swapped", [False, True], ids=["misread", "swapped"])
+def test_general_a_held_die_read_with_another_face_where_it_lay(
+    store: Store, swapped: bool
+) -> None:
+    """Generał, 6 6 held out of the zone and 6 4 1 thrown; then the three are thrown again,
+    and the reading shows a held 6 as a 4 where it lay: that 6 misread (a die does not turn
+    over by itself), the hold 6 6 as it was. (Before, the 6 was taken for a die put back into
+    play and the 4 for one taken out of it: the hold 4 6, and the game parted from the one
+    played.) When the 4 was really taken out and put where the 6 lay, the 6 put into the zone
+    in its place, the zone shows it: that swap is the hold 4 6."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    table.on_reading(
+        placed(*((v, 60 * i, 0) for i, v in enumerate([6, 6, 1, 2, 3]))), settled_now=True
+    )
+    second = placed((6, 100, 300), (4, 200, 300), (1, 300, 300))
+    table.on_reading(aside(second, (6, OUT, 0), (6, OUT, 60)), settled_now=True)
+    assert table.history is not None
+    if swapped:
+        zone = placed((6, 100, 300), (1, 300, 300), (6, 500, 500))
+        table.on_reading(aside(zone, (6, OUT, 0), (4, OUT, 60)), settled_now=True)
+        assert table.history.actions[3:] == [Keep([4, 6])]
+    else:
+        table.on_reading(aside(thrown(2, 3, 5), (6, OUT, 0), (4, OUT, 60)), settled_now=True)
+        assert table.history.actions[3:] == [Keep([6, 6]), Roll([2, 3, 5])]
+    assert table.state_json()["table"]["problem"] == ""
+
+
 def test_a_die_thrown_again_alone_after_a_doubtful_throw_is_taken(store: Store) -> None:
     """A throw with a leaning die is refused; that die thrown again alone (the others lying
     still) makes the throw: the dice are compared with the throw the game last took, not with

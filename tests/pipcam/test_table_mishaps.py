@@ -57,8 +57,10 @@ def test_mishaps_lead_the_table_nowhere_else(tmp_path: Path, game: str, mishap: 
 def test_held_dice_misread_out_of_the_zone_are_set_right_on_a_phone(tmp_path: Path) -> None:
     """Drápky, a die out of the roll zone misread in 15 % of readings: where the game on the
     phones parts from the one played, the player taps the misread held die and sets its face,
-    and the game is the one meant again (with the same seed and no phone it parts 4 times in
-    300 steps: a held die read with another face looks like a hold changed)."""
+    and the game is the one meant again. With the same seed and no phone it parts twice in 300
+    steps, where the hold is taken from a misread die. (It parted 4 times before a held die
+    read with another face where it lay, the roll zone unchanged, was known for a misreading
+    and no longer taken for a hold changed.)"""
     tally: Counter[str] = Counter()
     with Store(tmp_path / "pipcam.db") as store:
         found = play(
@@ -73,4 +75,4 @@ def test_held_dice_misread_out_of_the_zone_are_set_right_on_a_phone(tmp_path: Pa
             fixes=True,
         )
     assert [vars(m) for m in found] == []
-    assert tally["fixed aside"] >= 3
+    assert tally["fixed aside"] >= 2
