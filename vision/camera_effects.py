@@ -31,6 +31,8 @@ class Effect:
     description: str
     apply: Callable[[Frame], Frame]
     scale: float = 1.0
+    warp: Callable[[int, int], npt.NDArray[np.float64]] | None = None
+    """The perspective it puts the photo in: a homography for a frame of (width, height)."""
 
 
 def _resize(factor: float) -> Callable[[Frame], Frame]:
@@ -86,6 +88,40 @@ def _flicker(depth: float, bands: float) -> Callable[[Frame], Frame]:
         height = frame.shape[0]
         rows = 1.0 + depth * np.sin(2.0 * np.pi * bands * np.arange(height) / height)
         return to_levels(to_linear(frame) * rows.astype(np.float32)[:, None, None])
+
+    return apply
+
+
+def _trapezoid(narrow: float) -> Callable[[int, int], npt.NDArray[np.float64]]:
+    """The homography of a camera tilted off straight down: the far (top) side of the photo
+    ``narrow`` times as wide as the near one, the rows shrinking towards it as perspective
+    does."""
+
+    def homography(width: int, height: int) -> npt.NDArray[np.float64]:
+        inset = width * (1.0 - narrow) / 2.0
+        source = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+        target = np.array(
+            [[inset, 0], [width - inset, 0], [width, height], [0, height]], np.float32
+        )
+        return np.asarray(cv2.getPerspectiveTransform(source, target), np.float64)
+
+    return homography
+
+
+def _warped(homography: Callable[[int, int], npt.NDArray[np.float64]]) -> Callable[[Frame], Frame]:
+    def apply(frame: Frame) -> Frame:
+        height, width = frame.shape[:2]
+        # What the tilted camera sees beside the photo is more of the same table.
+        return np.asarray(
+            cv2.warpPerspective(
+                frame,
+                homography(width, height),
+                (width, height),
+                flags=cv2.INTER_AREA,
+                borderMode=cv2.BORDER_REPLICATE,
+            ),
+            np.uint8,
+        )
 
     return apply
 
@@ -151,6 +187,13 @@ EFFECTS: Mapping[str, Effect] = {
         ),
         Effect("jpeg40", "hard JPEG compression, quality 40", _jpeg(40)),
         Effect("defocus", "the lens slightly out of focus (Gaussian, sigma 1.5 px)", _defocus(1.5)),
+        Effect(
+            "tilt",
+            "the camera tilted some 25 degrees off straight down: the far side of the tray"
+            " three quarters as wide as the near one",
+            _warped(_trapezoid(0.75)),
+            warp=_trapezoid(0.75),
+        ),
     )
 }
 """Every effect ``pipcam eval --effect`` knows, by name."""
@@ -161,6 +204,11 @@ def with_effect(read: ReadFn, effect: Effect) -> ReadFn:
 
     def read_through(frame: Frame) -> Sequence[Found]:
         found = read(effect.apply(frame))
+        if effect.warp is not None:
+            back = np.asarray(
+                np.linalg.inv(effect.warp(frame.shape[1], frame.shape[0])), np.float64
+            )
+            return [_unwarped(die, back) for die in found]
         if effect.scale == 1.0:
             return found
         return [_scaled(die, 1.0 / effect.scale) for die in found]
@@ -172,4 +220,15 @@ def _scaled(die: Found, factor: float) -> Found:
     """``die`` with its box scaled by ``factor`` (its value and any confidence kept)."""
     x0, y0, x1, y1 = die[1]
     box = (round(x0 * factor), round(y0 * factor), round(x1 * factor), round(y1 * factor))
+    return (die[0], box) if len(die) == 2 else (die[0], box, die[2])
+
+
+def _unwarped(die: Found, homography: npt.NDArray[np.float64]) -> Found:
+    """``die`` with its box's corners taken through ``homography`` (its value and any
+    confidence kept): the box around them."""
+    x0, y0, x1, y1 = die[1]
+    corners = np.array([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]], np.float64)
+    points = cv2.perspectiveTransform(corners, homography).reshape(-1, 2)
+    (a, b), (c, d) = points.min(axis=0), points.max(axis=0)
+    box = (round(float(a)), round(float(b)), round(float(c)), round(float(d)))
     return (die[0], box) if len(die) == 2 else (die[0], box, die[2])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cv2
 import numpy as np
 import pytest
 
@@ -99,3 +100,36 @@ def test_flicker_lights_each_row_alike_in_bands_from_0_7_to_1_3() -> None:
     sides = np.sign(light - 1.0)
     crossings = np.count_nonzero(np.diff(sides[sides != 0]))
     assert crossings == 4
+
+
+def test_tilt_narrows_the_far_side_and_maps_boxes_back() -> None:
+    """A white square near each top corner and one at the bottom: tilted, the top ones move
+    inwards and shrink, the bottom one barely; the boxes read in the tilted frame come back
+    around the squares."""
+    image = np.zeros((400, 600, 3), np.uint8)
+    squares = [(60, 40, 120, 100), (480, 40, 540, 100), (270, 300, 330, 360)]
+    for x0, y0, x1, y1 in squares:
+        image[y0:y1, x0:x1] = 255
+
+    def read(tilted: Frame) -> Sequence[tuple[int | None, IntBox]]:
+        white = (tilted[:, :, 0] > 127).astype(np.uint8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(white)
+        found = sorted(stats[1:count].tolist(), key=lambda s: (s[1] // 100, s[0]))
+        return [(1, (x, y, x + w, y + h)) for x, y, w, h, _ in found]
+
+    (_, left), (_, right), (_, bottom) = read(EFFECTS["tilt"].apply(image))
+    assert left[0] > squares[0][0] + 20
+    assert right[2] < squares[1][2] - 20
+    assert left[2] - left[0] <= 0.95 * (bottom[2] - bottom[0])
+    assert bottom[2] - bottom[0] >= 55
+    back = list(with_effect(read, EFFECTS["tilt"])(image))
+    for die, square in zip(back, squares, strict=True):
+        # The box around the box read in the tilted frame: the square, and a little more.
+        x0, y0, x1, y1 = die[1]
+        assert abs((x0 + x1) - (square[0] + square[2])) / 2 <= 3
+        assert abs((y0 + y1) - (square[1] + square[3])) / 2 <= 3
+        assert x0 <= square[0] + 1
+        assert y0 <= square[1] + 1
+        assert x1 >= square[2] - 1
+        assert y1 >= square[3] - 1
+        assert (x1 - x0) * (y1 - y0) < 1.5 * 60 * 60
