@@ -212,9 +212,10 @@ class CameraLoop:
             # dice already read, they are read again once it is steady (``_look_again``).
             changed = self._light.observe(frame) is not None
             self._relit |= changed and update.status == "settled"
+        steady = self._light is not None and self._light.steady
         if update.status == "empty":
             self._relit = False
-        elif self._relit and update.status == "settled" and self._light and self._light.steady:
+        elif self._relit and update.status == "settled" and steady:
             self._look_again(frame)
         if update.check:
             self._check_empty(frame)

@@ -1658,22 +1658,27 @@ class Table:
 WAIT = "wait"  # Table._grown_keep: more dice are being taken out
 
 
+def _by_place(
+    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
+) -> list[tuple[int, dict[str, JSON]]]:
+    """Each die of ``lying`` (by index) with the die of ``dice`` lying at its place (the best
+    box overlap, at least ``SAME_PLACE``), whatever their faces; each die in one pair at most."""
+    left = list(dice)
+    pairs = []
+    for index, old in enumerate(lying):
+        match = max(left, key=lambda d: iou(old["box"], d["box"]), default=None)
+        if match is not None and iou(old["box"], match["box"]) >= SAME_PLACE:
+            left.remove(match)
+            pairs.append((index, match))
+    return pairs
+
+
 def _same_dice(
     before: Sequence[dict[str, JSON]], now: Sequence[dict[str, JSON]]
 ) -> list[tuple[int, dict[str, JSON]]] | None:
-    """Each die of ``before`` (by index) with the die of ``now`` lying at its place (box
-    overlap ``SAME_PLACE``), whatever their faces; None unless every die has one."""
-    if len(before) != len(now) or not before:
-        return None
-    left = list(now)
-    pairs = []
-    for index, old in enumerate(before):
-        match = max(left, key=lambda d: iou(old["box"], d["box"]))
-        if iou(old["box"], match["box"]) < SAME_PLACE:
-            return None
-        left.remove(match)
-        pairs.append((index, match))
-    return pairs
+    """:func:`_by_place` when every die of ``before`` and of ``now`` has its pair, else None."""
+    pairs = _by_place(before, now)
+    return pairs if before and len(pairs) == len(before) == len(now) else None
 
 
 def _seen(dice: Sequence[dict[str, JSON]]) -> list[tuple[str, int]]:
@@ -1692,18 +1697,13 @@ def _turned(
     lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
 ) -> list[tuple[int, int]]:
     """Each die of ``dice`` lying where a die of ``lying`` lay but showing another face: the
-    face it lay with and the face it shows (each place answers for one die)."""
-    left = [d for d in lying if isinstance(d["value"], int)]
-    turned = []
-    for die in dice:
-        if not isinstance(die["value"], int):
-            continue
-        here = [d for d in left if iou(d["box"], die["box"]) >= SAME_PLACE]
-        if not here or any(d["value"] == die["value"] for d in here):
-            continue
-        left.remove(here[0])
-        turned.append((int(here[0]["value"]), int(die["value"])))
-    return turned
+    face it lay with and the face it shows."""
+    valued = [d for d in lying if isinstance(d["value"], int)]
+    return [
+        (int(valued[i]["value"]), die["value"])
+        for i, die in _by_place(valued, [d for d in dice if isinstance(d["value"], int)])
+        if isinstance(die["value"], int) and die["value"] != valued[i]["value"]
+    ]
 
 
 def _off_places(
