@@ -12,9 +12,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import numpy as np
@@ -1037,43 +1037,12 @@ def test_a_locked_pi_camera_follows_the_rooms_light(
     exposure back to the calibrated light while the dice lie still, the game takes nothing
     from it, and the dice read the same. A Pi camera not calibrated keeps its own automatic
     exposure: nothing is locked for it."""
-    from pipcam.vision_cli import build_reader
-    from tests.vision.lit_scene import REFERENCE, LitCamera
+    from tests.vision.lit_scene import REFERENCE
     from vision.light import tray_light, tray_rgb
 
-    monkeypatch.setattr(sys.modules["picamera2"], "Picamera2", LitCamera)
-    width, height = 640, 480
-    dice = six_dice(width, height, seed=8)
-    empty = make_tray(width, height, seed=8)
-    scene = empty.copy()
-    for die in dice:
-        draw_die(scene, die)
-    monkeypatch.setattr(LitCamera, "scene", empty)
-    monkeypatch.setattr(LitCamera, "room", 1.0)
-    calibration = calibrate_frame(empty, camera=REFERENCE) if calibrated else None
-    open_source, _, _ = _open_camera(f"picamera:{width}x{height}", lambda _: None, calibration)
-    now = [0.0]
-    with Store(tmp_path / "pipcam.db") as store:
-        table = Table(store)
-        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
-        loop = CameraLoop(
-            open_source,
-            table,
-            build_reader(calibration=calibration),
-            settle_seconds=0.5,
-            clock=lambda: now[0],
-            calibration=calibration,
-        )
-
-        def run(seconds: float) -> None:
-            end = now[0] + seconds
-            while now[0] < end:
-                assert loop.tick() is not None
-                now[0] += 0.1
-
-        run(1.0)
-        LitCamera.scene = scene
-        run(2.0)  # the dice are thrown and settle: the roll is taken
+    with _lit_table(tmp_path, monkeypatch, seed=8, tray="green", calibrated=calibrated) as lit:
+        table, run, dice = lit.table, lit.run, lit.dice
+        run(2.0, thrown=True)  # the dice are thrown and settle: the roll is taken
         state = table.state_json()
         read = sorted(d["value"] for d in state["table"]["dice_read"])
         assert (state["actions"], read) == (1, sorted(d.value for d in dice))
@@ -1081,20 +1050,18 @@ def test_a_locked_pi_camera_follows_the_rooms_light(
         locked = camera.controls.get("ExposureTime")
         assert locked == (REFERENCE.exposure_time if calibrated else None)
 
-        LitCamera.room = 4.0  # the curtains are opened
-        run(10.0)
+        run(10.0, room=4.0)  # the curtains are opened
         state = table.state_json()
         assert (state["actions"], state["table"]["problem"]) == (1, "")
-        loop.stop()
     if not calibrated:
         assert "ExposureTime" not in camera.controls
         return
     total = camera.controls["ExposureTime"] * camera.controls["AnalogueGain"]
     assert total == pytest.approx(REFERENCE.exposure_time * REFERENCE.analogue_gain / 4, rel=0.15)
-    assert calibration is not None
-    seen = tray_light(camera.capture_array(), calibration.zone)
+    assert lit.calibration is not None
+    seen = tray_light(camera.capture_array(), lit.calibration.zone)
     assert seen is not None
-    ratio = np.array(tray_rgb(seen)) / np.array(tray_rgb(calibration.tray))
+    ratio = np.array(tray_rgb(seen)) / np.array(tray_rgb(lit.calibration.tray))
     assert np.abs(np.log(ratio)).max() < np.log(1.1)
 
 
@@ -1119,6 +1086,13 @@ class _Dazzled:
         return replace(reading, dice=tuple(dice))
 
 
+class _Lit(NamedTuple):
+    table: Table
+    run: Callable[..., None]
+    dice: list[DieSpec]
+    calibration: Calibration | None
+
+
 @contextlib.contextmanager
 def _lit_table(
     tmp_path: Path,
@@ -1128,24 +1102,26 @@ def _lit_table(
     dazzled: bool = False,
     locked: CameraSettings | None = None,
     room: float = 1.0,
-) -> Iterator[tuple[Table, Any, list[DieSpec]]]:
-    """A kymppitonni table over a grey tray calibrated under a lamp (``room`` times the light
-    of the fake camera's reference, the camera ``locked`` to its settings), its camera loop,
-    and the six dice that ``run(seconds, thrown=True)`` throws into it."""
+    tray: str = "grey",
+    calibrated: bool = True,
+) -> Iterator[_Lit]:
+    """A kymppitonni table over a tray calibrated under a lamp (``room`` times the light of
+    the fake camera's reference, the camera ``locked`` to its settings), its camera loop, and
+    the six dice that ``run(seconds, thrown=True)`` throws into it."""
     from pipcam.vision_cli import build_reader
     from tests.vision.lit_scene import REFERENCE, LitCamera
 
     monkeypatch.setattr(sys.modules["picamera2"], "Picamera2", LitCamera)
     width, height = 640, 480
     dice = six_dice(width, height, seed=seed)
-    empty = make_tray(width, height, colour="grey", seed=seed)
+    empty = make_tray(width, height, colour=tray, seed=seed)
     scene = empty.copy()
     for die in dice:
         draw_die(scene, die)
     monkeypatch.setattr(LitCamera, "scene", empty)
     monkeypatch.setattr(LitCamera, "room", room)
     monkeypatch.setattr(LitCamera, "flicker", 0.0)
-    calibration = calibrate_frame(empty, camera=locked or REFERENCE)
+    calibration = calibrate_frame(empty, camera=locked or REFERENCE) if calibrated else None
     open_source, _, _ = _open_camera(f"picamera:{width}x{height}", lambda _: None, calibration)
     reader = build_reader(calibration=calibration)
     now = [0.0]
@@ -1178,7 +1154,7 @@ def _lit_table(
 
         run(1.0)
         try:
-            yield table, run, dice
+            yield _Lit(table, run, dice, calibration)
         finally:
             loop.stop()
 
@@ -1190,7 +1166,8 @@ def test_a_roll_read_before_the_light_was_set_right_is_taken_once_it_is(
     """The sun comes out as the dice are thrown: on the blown-out grey tray the camera loses
     the white dice, and the table refuses a throw of six with two seen. Once the light keeper
     has set the camera right, the dice are seen, and the roll is taken."""
-    with _lit_table(tmp_path, monkeypatch, seed=1) as (table, run, dice):
+    with _lit_table(tmp_path, monkeypatch, seed=1) as lit:
+        table, run, dice = lit.table, lit.run, lit.dice
         run(0.5, room=16.0)
         run(2.0, thrown=True)
         state = table.state_json()
@@ -1212,7 +1189,8 @@ def test_a_die_misread_before_the_light_was_set_right_is_corrected_once_it_is(
     the dice that still lie there again and the camera corrects the die, as a phone would. (A
     new look at the dice was taken for another throw before: the players were told the dice
     did not follow from those on the table.)"""
-    with _lit_table(tmp_path, monkeypatch, seed=1, dazzled=True) as (table, run, dice):
+    with _lit_table(tmp_path, monkeypatch, seed=1, dazzled=True) as lit:
+        table, run, dice = lit.table, lit.run, lit.dice
         run(0.5, room=4.0)
         run(2.0, thrown=True)
         state = table.state_json()
@@ -1240,7 +1218,8 @@ def test_rolls_are_read_under_a_flickering_lamp(
     one flicker, so bands of 0.6 to 1.4 times the light move across every frame. Each roll is
     still read once (before, the tray never came to rest and no roll was read)."""
     locked = CameraSettings(4000, 1.0, (1.8, 1.4), flicker_period=10_000)
-    with _lit_table(tmp_path, monkeypatch, seed=3, locked=locked, room=4.5) as (table, run, dice):
+    with _lit_table(tmp_path, monkeypatch, seed=3, locked=locked, room=4.5) as lit:
+        table, run, dice = lit.table, lit.run, lit.dice
         run(2.0, flicker=0.5)
         assert table.state_json()["table"]["reading"] == "empty"
         run(3.0, thrown=True)

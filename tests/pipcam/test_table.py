@@ -419,12 +419,9 @@ def test_general_third_throw_holding_one_more_in_one_motion(store: Store) -> Non
     ]
 
 
-@pytest.mark.parametrize("thrown_too", [False, True], ids=["by-hand", "with-the-throw"])
-def test_general_a_held_die_put_back_and_another_taken_out(store: Store, thrown_too: bool) -> None:
-    """Generał, 6 6 held out of the zone and 6 4 1 thrown: one 6 put back into the zone and the
-    4 taken out is the hold 4 6; the camera sees which dice left the area out of the zone and
-    which arrived. The same in the motion that throws the three in the zone: the hold, then
-    the throw."""
+def _general_holding_six_six(store: Store) -> tuple[Table, FakeReading]:
+    """Generał: 6 6 1 2 3 thrown, then 6 6 held out of the zone and the other three thrown:
+    6 4 1 (the reading of that roll's zone)."""
     table = Table(store)
     table.new_game({"game": "general", "players": ["Ann", "Bob"]})
     table.on_reading(
@@ -432,6 +429,16 @@ def test_general_a_held_die_put_back_and_another_taken_out(store: Store, thrown_
     )
     second = placed((6, 100, 300), (4, 200, 300), (1, 300, 300))
     table.on_reading(aside(second, (6, OUT, 0), (6, OUT, 60)), settled_now=True)
+    return table, second
+
+
+@pytest.mark.parametrize("thrown_too", [False, True], ids=["by-hand", "with-the-throw"])
+def test_general_a_held_die_put_back_and_another_taken_out(store: Store, thrown_too: bool) -> None:
+    """Generał, 6 6 held out of the zone and 6 4 1 thrown: one 6 put back into the zone and the
+    4 taken out is the hold 4 6; the camera sees which dice left the area out of the zone and
+    which arrived. The same in the motion that throws the three in the zone: the hold, then
+    the throw."""
+    table, second = _general_holding_six_six(store)
     assert table.history is not None
     assert table.history.actions[1:] == [Keep([6, 6]), Roll([1, 4, 6])]
     if thrown_too:
@@ -454,13 +461,7 @@ def test_general_a_held_die_read_with_another_face_where_it_lay(
     play and the 4 for one taken out of it: the hold 4 6, and the game parted from the one
     played.) When the 4 was really taken out and put where the 6 lay, the 6 put into the zone
     in its place, the zone shows it: that swap is the hold 4 6."""
-    table = Table(store)
-    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
-    table.on_reading(
-        placed(*((v, 60 * i, 0) for i, v in enumerate([6, 6, 1, 2, 3]))), settled_now=True
-    )
-    second = placed((6, 100, 300), (4, 200, 300), (1, 300, 300))
-    table.on_reading(aside(second, (6, OUT, 0), (6, OUT, 60)), settled_now=True)
+    table, second = _general_holding_six_six(store)
     assert table.history is not None
     if swapped:
         zone = placed((6, 100, 300), (1, 300, 300), (6, 500, 500))
