@@ -105,8 +105,9 @@ class CameraLoop:
         # When a settled roll could not be stored (a full disk): it is read and handed to the
         # table again every ``retry`` seconds while the dice lie still, until it is stored.
         self._unstored_at: float | None = None
-        # The light keeper set the camera right while the dice of the last roll lay still.
-        self._relit = False
+        # The light keeper or the tray follower set the camera right while the dice of the last
+        # roll lay still: they are read again (``_look_again``).
+        self._look_pending = False
 
     def start(self) -> None:
         """Run on a daemon thread."""
@@ -211,11 +212,11 @@ class CameraLoop:
             # The tray lies still: is it lit as calibrated? When the light was set right under
             # dice already read, they are read again once it is steady (``_look_again``).
             changed = self._light.observe(frame) is not None
-            self._relit |= changed and update.status == "settled"
-        steady = self._light is not None and self._light.steady
+            self._look_pending |= changed and update.status == "settled"
+        steady = self._light is None or self._light.steady
         if update.status == "empty":
-            self._relit = False
-        elif self._relit and update.status == "settled" and steady:
+            self._look_pending = False
+        elif self._look_pending and update.status == "settled" and steady:
             self._look_again(frame)
         if update.check:
             self._check_empty(frame)
@@ -247,9 +248,10 @@ class CameraLoop:
             self.table.on_reading(_StatusOnly(status), settled_now=False)
 
     def _look_again(self, frame: Any) -> None:
-        """Read the dice of the last roll again, now lit as calibrated: the table corrects a die
-        the first picture misread, or takes a roll it refused (``Table.look_again``)."""
-        self._relit = False
+        """Read the dice of the last roll again, now lit as calibrated and with the roll zone on
+        the tray: the table corrects a die the first picture misread, or takes a roll it
+        refused or let pass (``Table.look_again``)."""
+        self._look_pending = False
         reading = self.reader.read(frame, status="settled")
         try:
             self.table.look_again(reading)
@@ -264,14 +266,14 @@ class CameraLoop:
         found where they lay are that roll read again, not a throw."""
         reading = self.reader.read(frame, status="settled")
         self.settle.read(_boxes(reading))
-        if self._relit:
+        if self._look_pending:
             try:
                 if self.table.look_again(reading):
                     return
             except StoreError as exc:
                 log.warning("camera: a die read again could not be stored: %s", exc)
                 return
-            self._relit = False  # other dice: a throw, read in the new light
+            self._look_pending = False  # other dice: a throw, read in the new light
         self._hand_over(frame, reading)
 
     def _hand_over(self, frame: Any, reading: Any) -> None:
@@ -301,6 +303,9 @@ class CameraLoop:
             self.reader.zone = zone
             if self._light is not None:
                 self._light.zone = zone
+            # Dice lying in the tray were read with the old zone: some may have been taken for
+            # dice set aside.
+            self._look_pending = True
 
         return TrayFollower(
             self.calibration.zone,

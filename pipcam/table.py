@@ -1139,15 +1139,18 @@ class Table:
 
     def look_again(self, reading: ReadingLike) -> bool:
         """Whether ``reading`` is of the dice of the last settled reading, still lying where
-        they lay, read again after the camera's light was set right (``vision.light``): a roll
-        read on a blown-out or dark picture may have misread a die or left it unread. If so,
-        the table makes of it what it can; if not (other dice, or dice elsewhere), the caller
-        hands it over as a new roll.
+        they lay, read again after the camera was set right: its light (``vision.light``; a
+        roll read on a blown-out or dark picture may have misread a die or left it unread), or
+        its roll zone (``vision.calibrate.TrayFollower``; dice thrown into a pushed tray's far
+        part were taken for dice set aside). If so, the table makes of it what it can; if not
+        (other dice, or dice elsewhere), the caller hands it over as a new roll.
 
         - The last reading was refused (or made nothing) and nothing has happened since: when
           this reading differs, it is taken instead, as dice that have just settled.
-        - It made its moves, which are still the game's last: each die read surely (``ok``) as
-          another value is corrected, as a phone would correct it, by the camera.
+        - It made its moves, which are still the game's last: each die of the roll zone read
+          surely (``ok``) as another value is corrected, as a phone would correct it, by the
+          camera. Dice now split otherwise between the zone and out of it are left as they
+          were taken (a phone can correct them).
         - The game has gone on since: correcting is then for the players.
         """
         with self.lock:
@@ -1156,8 +1159,9 @@ class Table:
             if last is None or last.game_id != self.game_id or history is None:
                 return False
             again = [die_json(d) for d in reading.dice]
+            aside = [die_json(d) for d in reading.set_aside]
             pairs = _same_dice(last.dice, again)
-            if pairs is None:
+            if pairs is None and _same_dice([*last.dice, *last.aside], [*again, *aside]) is None:
                 return False
             # The phones show the dice as last read, whatever a moment's motion said.
             self.view.reading_status = "settled"
@@ -1168,12 +1172,11 @@ class Table:
             ):
                 return True
             if not last.actions:
-                aside = [die_json(d) for d in reading.set_aside]
                 if _seen(again) != _seen(last.dice) or _seen(aside) != _seen(last.aside):
-                    log.info("camera: the dice read again in better light: %s", _seen(again))
+                    log.info("camera: the dice read again: %s", _seen(again))
                     self.on_reading(reading, settled_now=True)
                 return True
-            for index, die in pairs:
+            for index, die in pairs or []:
                 value, was = die["value"], last.dice[index]["value"]
                 if die["status"] != "ok" or not isinstance(value, int) or value == was:
                     continue
@@ -1182,7 +1185,7 @@ class Table:
                 except (IllegalAction, InvalidAction) as exc:
                     log.info("camera: die %d read again as %d, kept: %s", index, value, exc)
                     break
-                log.info("camera: die %d read again in better light: %s -> %d", index, was, value)
+                log.info("camera: die %d read again: %s -> %d", index, was, value)
             return True
 
     def _in_effect(self, history: History[Any], reading: SettledReading) -> bool:

@@ -433,3 +433,29 @@ def test_a_roll_refused_in_a_bad_light_is_taken_when_read_again(table: Table) ->
     assert table.state_json()["table"]["problem"] == ""
     assert table.look_again(first)  # the same dice again: nothing new
     assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
+
+
+def test_dice_taken_for_set_aside_by_an_old_roll_zone_are_a_roll_when_read_again(
+    table: Table,
+) -> None:
+    """A pushed tray, six dice thrown into its far part before the roll zone followed it: all
+    read as out of the zone, which makes nothing at the first throw. Read again with the zone
+    on the tray, the same dice at the same places are the roll."""
+    first = reading(1, 1, 5, 2, 3, 4)
+    table.on_reading(FakeReading((), set_aside=first.dice), settled_now=True)
+    assert table.history is not None
+    assert table.history.actions == []
+    assert table.look_again(first)
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
+
+
+def test_dice_split_otherwise_after_a_roll_was_taken_are_left_to_the_players(
+    table: Table,
+) -> None:
+    first = reading(1, 1, 5, 2, 3, 4)
+    table.on_reading(first, settled_now=True)
+    split = FakeReading(first.dice[:4], set_aside=first.dice[4:])
+    assert table.look_again(split)  # the same dice: not a throw for the caller to hand over
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
+    assert table.state_json()["table"]["problem"] == ""
