@@ -240,7 +240,7 @@ class StoredReading:
     time: str
     status: str
     dice: list[dict[str, JSON]]
-    corrected: tuple[int, ...]  # indices of the dice a person set by hand
+    corrected: tuple[int, ...]  # indices of the dice a person set by hand (not the camera)
     # Dice out of the roll zone (numbered from 0 after the zone's) that a person set in play, and
     # the value set (0: no die there); the photo's sidecar has the dice themselves.
     aside_corrected: dict[int, int] = field(default_factory=dict)
@@ -878,23 +878,26 @@ class Store:
                 (after, last),
             ).fetchall()
             fixes = db.execute(
-                "SELECT reading, die, value FROM corrections WHERE reading > ? AND reading <= ? "
-                "ORDER BY id",
+                "SELECT reading, die, value, source FROM corrections "
+                "WHERE reading > ? AND reading <= ? ORDER BY id",
                 (after, last),
             ).fetchall()
         by_reading: dict[int, list[tuple[int, int]]] = {}
-        for reading, die, value in fixes:
+        by_hand: dict[int, list[tuple[int, int]]] = {}
+        for reading, die, value, source in fixes:
             by_reading.setdefault(int(reading), []).append((int(die), int(value)))
+            if source != "camera":  # the camera's second look (Table.look_again) is no person's
+                by_hand.setdefault(int(reading), []).append((int(die), int(value)))
         out = []
         for rid, game, when, status, text in rows:
-            mine = by_reading.get(int(rid), [])
+            mine = by_hand.get(int(rid), [])
             out.append(
                 StoredReading(
                     int(rid),
                     None if game is None else int(game),
                     str(when),
                     str(status),
-                    (dice := _corrected(json.loads(text), mine)),
+                    (dice := _corrected(json.loads(text), by_reading.get(int(rid), []))),
                     tuple(sorted({die for die, _ in mine if die < len(dice)})),
                     {die - len(dice): value for die, value in mine if die >= len(dice)},
                 )

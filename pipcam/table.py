@@ -1048,7 +1048,9 @@ class Table:
         except (IllegalAction, InvalidAction) as exc:
             return [], exc.as_reason()
 
-    def correct(self, die: int, value: int, *, source: str = "phone") -> dict[str, JSON]:
+    def correct(
+        self, die: int, value: int, *, source: str = "phone", confidence: float = 1.0
+    ) -> dict[str, JSON]:
         """Correct die ``die`` (an index into ``dice_read``) of the last settled reading to
         ``value``, or to 0: no die is there (something the camera took for one).
 
@@ -1056,7 +1058,8 @@ class Table:
         what a camera reading would: a refused roll now goes through, and a roll already taken
         from the misread dice is undone and the corrected roll applied, all in one stored step.
         That needs the misread's actions to be the last ones of the game (``IllegalAction``
-        otherwise); a bad index or value is an ``InvalidAction``.
+        otherwise); a bad index or value is an ``InvalidAction``. ``confidence`` is how sure
+        the one correcting is: a person, 1; the camera reading the die again, that reading's.
         """
         with self.lock:
             last = self.last_reading
@@ -1083,7 +1086,8 @@ class Table:
             dice = [dict(d) for d in last.dice]
             aside = [dict(d) for d in last.aside]
             where, k = (dice, die) if die < len(dice) else (aside, die - len(dice))
-            where[k] = {**corrected_die(where[k], value), "confidence": 1.0}
+            # A person is sure; the camera reading the die again is as sure as that reading.
+            where[k] = {**corrected_die(where[k], value), "confidence": confidence}
             history = self.history
             actions: list[Action] = []
             problem: str | None = None
@@ -1180,8 +1184,14 @@ class Table:
                 value, was = die["value"], last.dice[index]["value"]
                 if die["status"] != "ok" or not isinstance(value, int) or value == was:
                     continue
+                sure = die["confidence"]
                 try:
-                    self.correct(index, value, source="camera")
+                    self.correct(
+                        index,
+                        value,
+                        source="camera",
+                        confidence=float(sure) if isinstance(sure, int | float) else 0.0,
+                    )
                 except (IllegalAction, InvalidAction) as exc:
                     log.info("camera: die %d read again as %d, kept: %s", index, value, exc)
                     break

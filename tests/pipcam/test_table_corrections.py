@@ -382,6 +382,11 @@ def test_a_die_read_again_in_better_light_is_corrected_by_the_camera(
         ("action", {"roll": [1, 1, 2, 3, 5, 6]}, "camera"),
     ]
     assert [c.source for c in store.corrections(table.game_id)] == ["camera"]
+    # The dice as the game left them, but no person set that die: the teach sheet and the
+    # photo export take it for the model's read, not for a label given by hand.
+    (stored,) = store.readings()
+    assert ([d["value"] for d in stored.dice], stored.corrected) == ([1, 1, 5, 2, 3, 6], ())
+    assert table.state_json()["table"]["dice_read"][5]["confidence"] == FakeDie(6).confidence
     # Read again as it now is: the same dice, nothing more to do.
     assert table.look_again(_again(first, d5=FakeDie(6, box=box)))
     assert len(events(store, table)) == 3
