@@ -27,10 +27,10 @@ import cv2
 import numpy as np
 
 from vision.locate import DEFAULT_LOCATOR, TrayColour, downscale, foreground_mask
-from vision.picam import CameraSettings
+from vision.picam import MAINS_FLICKER, CameraSettings
 from vision.reader import Zone
 from vision.source import Frame
-from vision.srgb import LINEAR, decode, to_linear
+from vision.srgb import decode, row_gains, to_linear
 
 __all__ = [
     "LightKeeper",
@@ -326,9 +326,7 @@ def flicker_bands(frames: Sequence[Frame], zone: Zone | None = None) -> float:
     for before, now in zip(rows, rows[1:], strict=False):
         if before.shape != now.shape:
             continue
-        # A level or two of noise near black would make any ratio.
-        floor = np.float32(LINEAR[8])
-        ratio = np.median((now + floor) / (before + floor), axis=1)
+        ratio = row_gains(now, before)
         worst = max(worst, float(np.abs(ratio / np.median(ratio) - 1.0).max()))
     return worst
 
@@ -395,7 +393,7 @@ def lighting_advice(
     bands = flicker_bands([frame, *later], zone) if later else 0.0
     short = settings is not None and period is not None and settings.exposure_time < period
     if bands > BANDS and not short:
-        mains = {10_000: "50", 8_333: "60"}.get(period or 0)
+        mains = {p: str(hz) for hz, p in MAINS_FLICKER.items()}.get(period or 0)
         fix = (
             "calibrate again with --mains 50 or --mains 60, the mains frequency here"
             if mains is None

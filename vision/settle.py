@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.locate import LocatorOptions, TrayColour, downscale, foreground_mask
-from vision.srgb import LINEAR, to_levels, to_linear
+from vision.srgb import row_gains, to_levels, to_linear
 
 __all__ = ["SettleDetector", "SettleUpdate"]
 
@@ -186,10 +186,7 @@ class SettleDetector:
         median.
         """
         now, before = to_linear(grey), to_linear(previous)
-        # A level or two of noise near black would make any ratio.
-        floor = np.float32(LINEAR[8])
-        rows = np.median((now + floor) / (before + floor), axis=1, keepdims=True)
-        expected = to_levels(before * rows).astype(np.int16)
+        expected = to_levels(before * row_gains(now, before)).astype(np.int16)
         return np.asarray(np.abs(grey.astype(np.int16) - expected) > self.pixel_change)
 
     def saw_dice(self, dice: Sequence[Box]) -> bool:

@@ -12,7 +12,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["LINEAR", "decode", "encode", "to_levels", "to_linear"]
+__all__ = ["LINEAR", "decode", "encode", "row_gains", "to_levels", "to_linear"]
 
 Values = TypeVar("Values", float, npt.NDArray[np.float64], npt.NDArray[np.float32])
 
@@ -53,3 +53,15 @@ def to_levels(linear: npt.NDArray[np.floating]) -> npt.NDArray[np.uint8]:
     """Linear light to 8-bit levels, clipped as a sensor clips."""
     steps = np.clip(np.rint(np.asarray(linear, np.float32) * (_STEPS - 1)), 0, _STEPS - 1)
     return _LEVELS[steps.astype(np.intp)]
+
+
+def row_gains(
+    now: npt.NDArray[np.float32], before: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """How many times brighter each row of ``now`` is than the same row of ``before`` (both in
+    linear light, one channel): the median over the row, which a die or a hand covering part of
+    it does not move. A flickering lamp seen by a rolling shutter lights whole rows alike."""
+    # A level or two of noise near black would make any ratio.
+    floor = LINEAR[8]
+    ratio = np.median((now + floor) / (before + floor), axis=1, keepdims=True)
+    return np.asarray(ratio, np.float32)
