@@ -216,8 +216,8 @@ class CameraLoop:
         steady = self._light is None or self._light.steady
         if update.status == "empty":
             self._look_pending = False
-        elif self._look_pending and update.status == "settled" and steady:
-            self._look_again(frame)
+        elif self._look_pending and update.status == "settled" and steady and not update.roll:
+            self._look_again(frame)  # (a roll reported now is read so: ``_read_settled``)
         if update.check:
             self._check_empty(frame)
             return
