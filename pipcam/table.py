@@ -1001,16 +1001,23 @@ class Table:
             lay = [d for d in lying if d["status"] != NO_DIE and d["value"] is not None]
             now = [d for d in reading.aside if d["status"] == "ok" and d["value"] is not None]
             then = [d for d in reading.lying_aside or [] if d["value"] is not None]
-            out = Counter(int(d["value"]) for d in _off_places(then, now))
-            back = Counter(int(d["value"]) for d in _off_places(now, then))
-            # Out of the zone, a die read with another face where one lay was put there in its
-            # place (a held 2 taken back into play, a 3 put where it lay) only if the roll zone
-            # shows it: the 2 came into it, the 3 left it. Else it is the same die misread (a
-            # die does not turn over by itself), and no hold changed.
-            came = Counter(int(d["value"]) for d in moved(lay, dice))
+            # Out of the zone, dice are paired by place, whatever their faces: the unpaired are
+            # dice taken out there (``out``) or taken from there (``back``).
+            pairs = _by_place(then, now)
+            paired = {id(die) for _, die in pairs}
+            out = Counter(int(d["value"]) for d in now if id(d) not in paired)
+            kept = {i for i, _ in pairs}
+            back = Counter(int(d["value"]) for i, d in enumerate(then) if i not in kept)
+            # A die read with another face where one lay was put there in its place (a held 2
+            # taken back into play, a 3 put where it lay) only if the roll zone shows it: the 2
+            # came into it, the 3 left it. Else it is the same die misread (a die does not turn
+            # over by itself), and no hold changed.
+            shifted = moved(lay, dice)  # dice in the zone not where they lay
+            came = Counter(int(d["value"]) for d in shifted)
             left = Counter(int(d["value"]) for d in moved(dice, lay))
-            for was, read in _turned(then, now):
-                if came[was] and left[read]:
+            for i, die in pairs:
+                was, read = int(then[i]["value"]), int(die["value"])
+                if was != read and came[was] and left[read]:
                     came[was] -= 1
                     left[read] -= 1
                     out[read] += 1
@@ -1020,7 +1027,6 @@ class Table:
             missed = len(lay) + len(then) - len(dice) - len(now)
             for face in list((back - out).elements())[: max(0, missed)]:
                 back[face] -= 1
-            shifted = moved(lay, dice)
             motion = Motion(
                 lay=[int(d["value"]) for d in lay],
                 still=len(dice) - len(shifted),
@@ -1704,29 +1710,6 @@ def _seen(dice: Sequence[dict[str, JSON]]) -> list[tuple[str, int]]:
 def _places(dice: Sequence[dict[str, JSON]]) -> list[dict[str, JSON]]:
     """``dice`` with one face for all, for :func:`moved` to compare by place alone."""
     return [{"value": 0, "box": d["box"]} for d in dice]
-
-
-def _turned(
-    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
-) -> list[tuple[int, int]]:
-    """Each die of ``dice`` lying where a die of ``lying`` lay but showing another face: the
-    face it lay with and the face it shows."""
-    valued = [d for d in lying if isinstance(d["value"], int)]
-    return [
-        (int(valued[i]["value"]), die["value"])
-        for i, die in _by_place(valued, [d for d in dice if isinstance(d["value"], int)])
-        if isinstance(die["value"], int) and die["value"] != valued[i]["value"]
-    ]
-
-
-def _off_places(
-    lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]
-) -> list[dict[str, JSON]]:
-    """The dice of ``dice`` lying at no place where a die of ``lying`` lay, whatever their
-    faces (each place answers for one die), in order."""
-    places = _places(dice)
-    off = {id(p) for p in moved(_places(lying), places)}
-    return [d for d, p in zip(dice, places, strict=True) if id(p) in off]
 
 
 def _grows_into(keep: Keep, legal: Sequence[Action]) -> bool:
