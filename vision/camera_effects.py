@@ -143,6 +143,8 @@ def _defocus(sigma: float) -> Callable[[Frame], Frame]:
     return apply
 
 
+_TILT = _trapezoid(0.75)
+
 EFFECTS: Mapping[str, Effect] = {
     effect.name: effect
     for effect in (
@@ -191,8 +193,8 @@ EFFECTS: Mapping[str, Effect] = {
             "tilt",
             "the camera tilted some 25 degrees off straight down: the far side of the tray"
             " three quarters as wide as the near one",
-            _warped(_trapezoid(0.75)),
-            warp=_trapezoid(0.75),
+            _warped(_TILT),
+            warp=_TILT,
         ),
     )
 }
