@@ -17,6 +17,7 @@ __all__ = [
     "PIP_LAYOUT",
     "TRAYS",
     "DieSpec",
+    "dice_side_by_side",
     "draw_cocked_die",
     "draw_die",
     "draw_hand",
@@ -261,4 +262,40 @@ def six_dice(width: int, height: int, *, seed: int = 0) -> list[DieSpec]:
                 angle=float(rng.uniform(0, 90)),
             )
         )
+    return dice
+
+
+def dice_side_by_side(
+    width: int,
+    height: int,
+    *,
+    rows: int,
+    cols: int,
+    gap: float = 0.0,
+    seed: int = 0,
+) -> list[DieSpec]:
+    """Return ``rows`` x ``cols`` dice of random faces lying side by side, turned alike and
+    ``gap`` sides apart (0: touching), as dice that knock together in a tray come to rest."""
+    rng = np.random.default_rng(seed)
+    side = min(width, height) * 0.09 * float(rng.uniform(0.95, 1.05))
+    angle = float(rng.uniform(0, 90))
+    # A die turned by ``angle`` has its sides along these (see ``draw_die``'s rotation).
+    along = (math.cos(math.radians(angle)), -math.sin(math.radians(angle)))
+    across = (math.sin(math.radians(angle)), math.cos(math.radians(angle)))
+    cx = width * (0.5 + float(rng.uniform(-0.1, 0.1)))
+    cy = height * (0.5 + float(rng.uniform(-0.1, 0.1)))
+    step = side * (1.0 + gap)
+    dice = []
+    for row in range(rows):
+        for col in range(cols):
+            u, v = (col - (cols - 1) / 2) * step, (row - (rows - 1) / 2) * step
+            dice.append(
+                DieSpec(
+                    value=int(rng.integers(1, 7)),
+                    cx=cx + u * along[0] + v * across[0],
+                    cy=cy + u * along[1] + v * across[1],
+                    side=side,
+                    angle=angle,
+                )
+            )
     return dice

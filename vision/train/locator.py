@@ -323,6 +323,8 @@ def _card_section(report: dict[str, Any]) -> str:
         scenes += " anywhere in the picture"
     if config.get("rim_share"):
         scenes += f", {int(100 * config['rim_share'])} % with a tray's rim"
+    if config.get("touching"):
+        scenes += f", {int(100 * config['touching'])} % of their dice pushed against another"
     if config.get("synthetic_scenes"):
         scenes += f", {config['synthetic_scenes']} scenes rendered once and cut at random"
     left_out = f"; left out: {', '.join(config['exclude'])}" if config.get("exclude") else ""
@@ -481,6 +483,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rim-share", type=float, default=LocatorConfig.rim_share)
     parser.add_argument(
+        "--touching",
+        type=float,
+        default=LocatorConfig.touching,
+        help="share of synthetic dice pushed against another, side to side, e.g. 0.4",
+    )
+    parser.add_argument(
         "--photometric",
         action=argparse.BooleanOptionalAction,
         default=LocatorConfig.photometric,
@@ -501,6 +509,7 @@ def main(argv: list[str] | None = None) -> int:
         max_dice=args.max_dice,
         scatter=args.scatter,
         rim_share=args.rim_share,
+        touching=args.touching,
         photometric=args.photometric,
         exclude=tuple(args.exclude),
     )

@@ -60,6 +60,8 @@ class LocatorConfig:
     """Synthetic dice lie anywhere in the scene, not around the first (see render_scene)."""
     rim_share: float = 0.4
     """Share of synthetic scenes with a tray's rim."""
+    touching: float = 0.0
+    """Share of synthetic dice pushed against another, side to side (render_scene)."""
     photometric: bool = True
     """Also turn by 90 degrees, shuffle colour channels, grey, blur, noise (beyond gains)."""
     exclude: tuple[str, ...] = ()
@@ -105,6 +107,7 @@ def _render(rng: np.random.Generator, config: LocatorConfig, size: int) -> Scene
         half_range=(6.0, 14.0) if not config.scatter else (4.0, 18.0),
         scatter=config.scatter,
         rim_share=config.rim_share,
+        touching=config.touching,
     )
     return scene.image, [d.box for d in scene.dice]
 

@@ -871,6 +871,7 @@ def render_scene(
     rim_share: float = 0.0,
     styles: Callable[[np.random.Generator], DieStyle] | None = None,
     top: int | None = None,
+    touching: float = 0.0,
 ) -> Scene:
     """Render a table with ``dice`` dice; the first sits near the centre.
 
@@ -879,7 +880,9 @@ def render_scene(
     the picture (a whole tray, as the locator sees it) instead of around the first; a
     ``rim_share`` of scenes show a tray's rim: a wall of another colour with its shadow.
     ``styles`` draws each die's look (default :func:`random_style`); ``top`` fixes the value
-    turned up (default: any).
+    turned up (default: any). A ``touching`` share of the dice after the first is pushed
+    against a die already there, side to side (:func:`_beside`), as dice that knock together
+    in a tray come to rest; the others keep apart.
     """
     height, width = size
     canvas = _background(size, rng)
@@ -896,8 +899,23 @@ def render_scene(
     half = float(rng.uniform(*half_range))
     footprints = np.zeros((height, width), np.float32)
     spots: list[tuple[float, float]] = []
+    # Each die's size and turn about the vertical, for a die pushed against it.
+    laid: list[tuple[float, float]] = []
+    looks: list[DieStyle] = []
     for index in range(dice):
-        if scatter:
+        # Asked only when wanted, so renders made without touching dice stay as they were.
+        pushed = bool(laid) and touching > 0 and rng.random() < touching
+        die_half = half * float(rng.uniform(0.92, 1.08)) if pushed else 0.0
+        if pushed:
+            against = int(rng.integers(len(laid)))
+            centre, spin = _beside(spots[against], laid[against], die_half, rng)
+            face = _top_face(centre, die_half, spin)
+            if any(
+                cv2.intersectConvexConvex(face, _top_face(spot, h, turn))[0] > 0.02 * h * h
+                for spot, (h, turn) in zip(spots, laid, strict=True)
+            ):
+                continue  # it would lie on another die
+        elif scatter:
             margin = -0.5 * half
             centre = (rng.uniform(margin, width - margin), rng.uniform(margin, height - margin))
         elif index == 0:
@@ -909,18 +927,28 @@ def render_scene(
             angle = rng.uniform(0, 2 * np.pi)
             reach = rng.uniform(2.1, 4.5) * half
             centre = (spots[0][0] + reach * np.cos(angle), spots[0][1] + reach * np.sin(angle))
-        if any(np.hypot(centre[0] - sx, centre[1] - sy) < 2.7 * half for sx, sy in spots):
+        if not pushed and any(
+            np.hypot(centre[0] - sx, centre[1] - sy) < 2.7 * half for sx, sy in spots
+        ):
             continue
         spots.append(centre)
         style = (styles or random_style)(rng)
+        if pushed and rng.random() < 0.5:
+            # Dice of one set: where they touch, only their edges tell them apart.
+            style = looks[against]
+        looks.append(style)
         value = int(rng.integers(1, 7)) if top is None else top
-        rotation = _rotation(np.array([0, 0, 1.0]), rng.uniform(0, 2 * np.pi))
-        if rng.random() < cocked_share:
+        if not pushed:
+            spin = rng.uniform(0, 2 * np.pi)
+        rotation = _rotation(np.array([0, 0, 1.0]), spin)
+        if rng.random() < cocked_share and not pushed:
             axis = np.array([np.cos(rng.uniform(0, 6.3)), np.sin(rng.uniform(0, 6.3)), 0.0])
             rotation = _rotation(axis, np.radians(rng.uniform(35, 55))) @ rotation
         rotation = camera_tilt @ rotation
         values = _face_values(value, rng)
-        die_half = half * float(rng.uniform(0.92, 1.08))
+        if not pushed:
+            die_half = half * float(rng.uniform(0.92, 1.08))
+        laid.append((die_half, spin))
         shadow = np.zeros((height, width), np.float32)
         box = _draw_die(
             canvas,
@@ -947,6 +975,44 @@ def render_scene(
         placed.append(RenderedDie(box=box, label=label, angle_deg=angle))
     image = _finish(canvas, footprints, light, rng)
     return Scene(image=image, dice=tuple(placed))
+
+
+_TOP_SCALE = 12.0 / 11.0
+"""How much larger than its half-side a die's top face is drawn (``_draw_die``: the camera at 12
+half-sides from the die's centre sees its top face from 11)."""
+
+
+def _top_face(centre: tuple[float, float], half: float, spin: float) -> npt.NDArray[np.float32]:
+    """The corners of a flat die's top face as drawn, turned by ``spin``, in image pixels."""
+    reach = half * _TOP_SCALE
+    along = np.array([np.cos(spin), -np.sin(spin)]) * reach
+    across = np.array([np.sin(spin), np.cos(spin)]) * reach
+    corners = [np.array(centre) + a * along + b * across for a, b in _SQUARE]
+    return np.array(corners, np.float32)
+
+
+_SQUARE = ((1, 1), (1, -1), (-1, -1), (-1, 1))
+
+
+def _beside(
+    spot: tuple[float, float],
+    die: tuple[float, float],
+    half: float,
+    rng: np.random.Generator,
+) -> tuple[tuple[float, float], float]:
+    """Where a die of ``half`` lies pushed against the die at ``spot`` (its half-side and turn),
+    and its own turn: against one of its four sides, turned alike within 8 degrees, at most 6 %
+    of a side apart."""
+    other_half, spin = die
+    side = int(rng.integers(4))
+    direction = spin + side * np.pi / 2
+    reach = (other_half + half) * _TOP_SCALE * float(rng.uniform(1.0, 1.06))
+    # A turned die reaches further towards its neighbour: keep the two from overlapping.
+    turn = float(rng.uniform(-1.0, 1.0)) * np.radians(8.0)
+    reach += half * _TOP_SCALE * (abs(np.cos(turn)) + abs(np.sin(turn)) - 1.0)
+    # Image y grows downwards: a die turned by ``spin`` has its sides along (cos, -sin).
+    centre = (spot[0] + reach * np.cos(direction), spot[1] - reach * np.sin(direction))
+    return centre, spin + turn
 
 
 def _finish(
