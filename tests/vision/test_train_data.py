@@ -258,9 +258,10 @@ def test_render_scene_labels_follow_the_geometry() -> None:
 
 
 def test_render_scene_pushes_a_share_of_dice_against_others() -> None:
-    """With ``touching`` dice lie side by side: each die's nearest neighbour at most a side
-    away (6 % apart, a little more when turned), most nearer than their boxes' side, which
-    takes in the sides a tilted camera sees. Without it they keep apart."""
+    """With ``touching`` dice lie side by side or corner to corner: each die's nearest
+    neighbour at most a diagonal away (6 % apart, a little more when turned), most nearer than
+    their boxes' side, which takes in the sides a tilted camera sees. Without it they keep
+    apart."""
 
     def nearest(touching: float) -> list[float]:
         rng = np.random.default_rng(11)
@@ -286,7 +287,7 @@ def test_render_scene_pushes_a_share_of_dice_against_others() -> None:
         return ratios
 
     together, apart = nearest(1.0), nearest(0.0)
-    assert max(together) < 1.1
+    assert max(together) < 1.55
     assert float(np.median(together)) < 0.85
     assert float(np.median(apart)) > 1.2
 

@@ -907,14 +907,18 @@ def render_scene(
         pushed = bool(laid) and touching > 0 and rng.random() < touching
         die_half = half * float(rng.uniform(0.92, 1.08)) if pushed else 0.0
         if pushed:
-            against = int(rng.integers(len(laid)))
-            centre, spin = _beside(spots[against], laid[against], die_half, rng)
-            face = _top_face(centre, die_half, spin)
-            if any(
-                cv2.intersectConvexConvex(face, _top_face(spot, h, turn))[0] > 0.02 * h * h
-                for spot, (h, turn) in zip(spots, laid, strict=True)
-            ):
-                continue  # it would lie on another die
+            # A few tries: in a cluster, many places beside a die are taken.
+            for _ in range(3):
+                against = int(rng.integers(len(laid)))
+                centre, spin = _beside(spots[against], laid[against], die_half, rng)
+                face = _top_face(centre, die_half, spin)
+                if not any(
+                    cv2.intersectConvexConvex(face, _top_face(spot, h, turn))[0] > 0.02 * h * h
+                    for spot, (h, turn) in zip(spots, laid, strict=True)
+                ):
+                    break
+            else:
+                continue  # no room: it would lie on another die
         elif scatter:
             margin = -0.5 * half
             centre = (rng.uniform(margin, width - margin), rng.uniform(margin, height - margin))
@@ -1001,14 +1005,20 @@ def _beside(
     rng: np.random.Generator,
 ) -> tuple[tuple[float, float], float]:
     """Where a die of ``half`` lies pushed against the die at ``spot`` (its half-side and turn),
-    and its own turn: against one of its four sides, turned alike within 8 degrees, at most 6 %
-    of a side apart."""
+    and its own turn: against one of its four sides, turned alike within 8 degrees, or (a
+    third of the time) at one of its corners, turned alike within 2 degrees, where it
+    completes a row or a square with the dice beside it; at most 6 % of a side apart."""
     other_half, spin = die
-    side = int(rng.integers(4))
-    direction = spin + side * np.pi / 2
+    place = int(rng.integers(6))
     reach = (other_half + half) * _TOP_SCALE * float(rng.uniform(1.0, 1.06))
+    if place < 4:
+        direction = spin + place * np.pi / 2
+        turn = float(rng.uniform(-1.0, 1.0)) * np.radians(8.0)
+    else:
+        direction = spin + (2 * int(rng.integers(4)) + 1) * np.pi / 4
+        turn = float(rng.uniform(-1.0, 1.0)) * np.radians(2.0)
+        reach *= np.sqrt(2.0)
     # A turned die reaches further towards its neighbour: keep the two from overlapping.
-    turn = float(rng.uniform(-1.0, 1.0)) * np.radians(8.0)
     reach += half * _TOP_SCALE * (abs(np.cos(turn)) + abs(np.sin(turn)) - 1.0)
     # Image y grows downwards: a die turned by ``spin`` has its sides along (cos, -sin).
     centre = (spot[0] + reach * np.cos(direction), spot[1] - reach * np.sin(direction))
