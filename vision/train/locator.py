@@ -487,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
         "--touching",
         type=float,
         default=LocatorConfig.touching,
-        help="share of synthetic dice pushed against another, side to side, e.g. 0.4",
+        help="share of synthetic dice pushed against another die, e.g. 0.4",
     )
     parser.add_argument(
         "--photometric",

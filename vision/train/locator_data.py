@@ -61,7 +61,7 @@ class LocatorConfig:
     rim_share: float = 0.4
     """Share of synthetic scenes with a tray's rim."""
     touching: float = 0.0
-    """Share of synthetic dice pushed against another, side to side (render_scene)."""
+    """Share of synthetic dice pushed against another, at a side or a corner (render_scene)."""
     photometric: bool = True
     """Also turn by 90 degrees, shuffle colour channels, grey, blur, noise (beyond gains)."""
     exclude: tuple[str, ...] = ()

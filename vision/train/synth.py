@@ -881,8 +881,9 @@ def render_scene(
     ``rim_share`` of scenes show a tray's rim: a wall of another colour with its shadow.
     ``styles`` draws each die's look (default :func:`random_style`); ``top`` fixes the value
     turned up (default: any). A ``touching`` share of the dice after the first is pushed
-    against a die already there, side to side (:func:`_beside`), as dice that knock together
-    in a tray come to rest; the others keep apart.
+    against a die already there, side to side or at a corner (:func:`_beside`), as dice that
+    knock together in a tray come to rest (lying flat: none leans on another); the others keep
+    apart.
     """
     height, width = size
     canvas = _background(size, rng)
