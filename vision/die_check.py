@@ -1,0 +1,279 @@
+"""A second opinion on the boxes the face model calls "no face": a die it cannot read, or nothing.
+
+The face model's class 0 holds two different things: what is no die at all (a knob, a shadow,
+a pip-like spot the locator took for one) and a die it cannot read (leaning on another die or on
+the tray's wall). The reader used to drop both, so a leaning die vanished from the reading
+instead of being reported ``cocked``. The die check tells them apart with a logistic regression
+on the pooled features of the face model's first member, fitted by ``python -m
+vision.train.die_check`` on the locator's class-0 boxes: rendered leaning dice against the
+phantoms of the real training photos (models/MODEL_CARD.md, "Dice the face model cannot read").
+
+A check is fitted to one face model's features: it keeps a fingerprint of what computes them
+(the first member without its last layer), so it serves that model and any whose last layers
+alone were tuned (``pipcam tune``); a reader on any other face model runs without it, dropping
+every class-0 box as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.classify import MODELS, member_models, session_options
+from vision.errors import ModelLoadError
+
+__all__ = [
+    "DEFAULT_DIE_CHECK",
+    "DieCheck",
+    "DieChecker",
+    "die_checker_for",
+    "fit_die_check",
+    "load_die_check",
+    "model_features",
+]
+
+DEFAULT_DIE_CHECK = MODELS / "die_check.json"
+"""The check fitted to the shipped face model (``vision.classify.DEFAULT_MODEL``)."""
+
+Features = npt.NDArray[np.float32]
+
+
+def model_features(model_path: Path) -> tuple[str, str]:
+    """The tensor that the last linear layer of ``model_path``'s first member reads (the pooled
+    features a check is fitted on), and a sha256 of the layers that compute it: the same for a
+    model whose last layers alone were tuned. ``ModelLoadError`` if there is no such layer."""
+    import onnx
+
+    try:
+        model = onnx.load(str(model_path))
+    except Exception as err:  # protobuf's DecodeError is no OSError or ValueError
+        raise ModelLoadError(f"cannot load face model {str(model_path)!r}: {err}") from err
+    members = member_models(model)
+    first = members[0] if members else model
+    gemms = [i for i, node in enumerate(first.graph.node) if node.op_type == "Gemm"]
+    if not gemms:
+        raise ModelLoadError(
+            f"face model {str(model_path)!r} has no last linear layer whose features a die check"
+            " could read; use a face model written by `python -m vision.train`"
+        )
+    last = first.graph.node[gemms[-1]]
+    digest = hashlib.sha256()
+    for node in first.graph.node[: gemms[-1]]:
+        digest.update(node.SerializeToString())
+    for init in sorted(first.graph.initializer, key=lambda i: i.name):
+        if init.name not in last.input:
+            digest.update(init.SerializeToString())
+    return str(last.input[0]), digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class DieCheck:
+    """``P(die) = sigmoid(((features - mean) / scale) @ weight + bias)``; a die from
+    ``threshold`` up."""
+
+    features_sha256: str
+    """What computes the features it reads (:func:`model_features`)."""
+    features: str
+    """The tensor of the face model's first member that holds the pooled features."""
+    mean: Features
+    scale: Features
+    weight: Features
+    bias: float
+    threshold: float
+
+    def probability(self, features: Features) -> Features:
+        """P(a die) for each row of ``features`` (N, D).
+
+        >>> check = DieCheck("", "f", np.zeros(2, np.float32), np.ones(2, np.float32),
+        ...                  np.array([4.0, -4.0], np.float32), 0.0, 0.5)
+        >>> [round(float(p), 2) for p in check.probability(np.array([[1, 0], [0, 1]], np.float32))]
+        [0.98, 0.02]
+        """
+        z = ((features - self.mean) / self.scale) @ self.weight + self.bias
+        return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0))), np.float32)
+
+    def to_json(self) -> dict[str, Any]:
+        """The check as the JSON object :meth:`from_json` reads."""
+        return {
+            "features_sha256": self.features_sha256,
+            "features": self.features,
+            "threshold": self.threshold,
+            "bias": self.bias,
+            "mean": [float(v) for v in self.mean],
+            "scale": [float(v) for v in self.scale],
+            "weight": [float(v) for v in self.weight],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DieCheck:
+        """The check in ``data``; ``ValueError`` says what is missing or inconsistent."""
+        try:
+            mean, scale, weight = (
+                np.asarray(data[key], np.float32) for key in ("mean", "scale", "weight")
+            )
+            check = cls(
+                str(data["features_sha256"]),
+                str(data["features"]),
+                mean,
+                scale,
+                weight,
+                float(data["bias"]),
+                float(data["threshold"]),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"not a die check: {err!r}") from err
+        if not mean.shape == scale.shape == weight.shape or mean.ndim != 1:
+            raise ValueError(
+                f"not a die check: mean, scale and weight have shapes {mean.shape}, {scale.shape}"
+                f" and {weight.shape}, not one length"
+            )
+        return check
+
+
+def fit_die_check(
+    features: Features,
+    is_die: npt.NDArray[np.bool_],
+    *,
+    features_sha256: str,
+    features_name: str,
+    l2: float = 0.01,
+    threshold: float = 0.9,
+    steps: int = 2000,
+    rate: float = 0.5,
+) -> DieCheck:
+    """Fit a check on (features, is_die) by full-batch gradient descent on the cross-entropy,
+    each class weighing half (there are many more phantoms than leaning dice), with ``l2``
+    on the weights of the standardised features. Deterministic: the same rows give the same check.
+
+    >>> x = np.array([[0.0, 1.0], [0.2, 0.9], [1.0, 0.0], [0.9, 0.1]], np.float32)
+    >>> check = fit_die_check(x, np.array([True, True, False, False]), features_sha256="",
+    ...                       features_name="f")
+    >>> [bool(p >= check.threshold) for p in check.probability(x)]
+    [True, True, False, False]
+    """
+    if len(features) != len(is_die):
+        raise ValueError(f"{len(features)} feature rows for {len(is_die)} labels")
+    if is_die.all() or not is_die.any():
+        raise ValueError("fitting a die check needs both dice and boxes that are none")
+    x = features.astype(np.float64)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0) + 1e-6
+    x = (x - mean) / scale
+    y = is_die.astype(np.float64)
+    weights = np.where(is_die, 0.5 / y.mean(), 0.5 / (1.0 - y.mean())) / len(y)
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -60.0, 60.0)))
+        grad = (p - y) * weights
+        w -= rate * (x.T @ grad + l2 * w)
+        b -= rate * float(grad.sum())
+    return DieCheck(
+        features_sha256,
+        features_name,
+        mean.astype(np.float32),
+        scale.astype(np.float32),
+        w.astype(np.float32),
+        float(b),
+        threshold,
+    )
+
+
+def load_die_check(path: Path) -> DieCheck:
+    """The check in ``path``; ``ModelLoadError`` names the file and what to do."""
+    what = "restore models/die_check.json or fit it again (python -m vision.train.die_check)"
+    try:
+        return DieCheck.from_json(json.loads(path.read_text("utf-8")))
+    except (OSError, ValueError) as err:
+        raise ModelLoadError(f"cannot load the die check {str(path)!r}: {err}; {what}") from err
+
+
+class DieChecker:
+    """A die check run on its face model: the first member's features, then the regression."""
+
+    def __init__(self, model_path: Path, check: DieCheck, *, threads: int = 1) -> None:
+        """Open a session on ``model_path``'s first member with the check's features as output.
+
+        ``ModelLoadError`` if the model does not compute the features the check names.
+        """
+        import onnx
+        import onnxruntime
+
+        model = onnx.load(str(model_path))
+        members = member_models(model)
+        first = members[0] if members else model
+        produced = {out for node in first.graph.node for out in node.output}
+        if check.features not in produced:
+            raise ModelLoadError(
+                f"face model {str(model_path)!r} has no tensor {check.features!r}, which the die"
+                " check reads; fit the check to this model (python -m vision.train.die_check)"
+            )
+        del first.graph.output[:]
+        first.graph.output.append(
+            onnx.helper.make_tensor_value_info(check.features, onnx.TensorProto.FLOAT, None)
+        )
+        self.check = check
+        self._session = onnxruntime.InferenceSession(
+            first.SerializeToString(),
+            sess_options=session_options(threads),
+            providers=["CPUExecutionProvider"],
+        )
+
+    def features(self, crops: npt.NDArray[np.float32]) -> Features:
+        """The (N, D) features the check reads, for face-model crops (N, 3, 64, 64)."""
+        if len(crops) == 0:
+            return np.zeros((0, len(self.check.mean)), np.float32)
+        (out,) = self._session.run(
+            [self.check.features], {"image": np.ascontiguousarray(crops, np.float32)}
+        )
+        return np.asarray(out, np.float32).reshape(len(crops), -1)
+
+    def die_probability(self, crops: npt.NDArray[np.float32]) -> Features:
+        """P(a die) for each crop (to compare with ``self.check.threshold``)."""
+        if len(crops) == 0:
+            return np.zeros(0, np.float32)
+        return self.check.probability(self.features(crops))
+
+    def is_die(self, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+        """Whether the check takes each crop for a die."""
+        return self.die_probability(crops) >= self.check.threshold
+
+
+def die_checker_for(
+    model_path: Path, *, threads: int = 1, check_path: Path = DEFAULT_DIE_CHECK
+) -> DieChecker | None:
+    """The check for the face model at ``model_path``, or None: no check file, or one fitted to
+    another model (a tuned one, say: its features may differ). Loaded once per model file."""
+    if not check_path.is_file() or not model_path.is_file():
+        return None
+    model, check = model_path.stat(), check_path.stat()
+    return _checker(
+        str(model_path.resolve()),
+        str(check_path.resolve()),
+        (model.st_mtime_ns, model.st_size, check.st_mtime_ns, check.st_size),
+        threads,
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _checker(
+    model: str, check_path: str, versions: tuple[int, ...], threads: int
+) -> DieChecker | None:
+    """The checker of one version of a model file and a check file (their times and sizes
+    name the versions)."""
+    del versions  # only the cache's key
+    check = load_die_check(Path(check_path))
+    try:
+        name, digest = model_features(Path(model))
+    except ModelLoadError:
+        return None  # no last linear layer: not a model any check is fitted to
+    if (name, digest) != (check.features, check.features_sha256):
+        return None
+    return DieChecker(Path(model), check, threads=threads)
