@@ -1,8 +1,10 @@
 """Frame to reading: locate the dice, classify each face, and say how sure the reading is.
 
 The reader never invents a die: only what the locator finds is read, and a box in which the face
-model sees no face is dropped. A die it cannot read surely is ``uncertain``, or ``cocked`` (and
-given no value) when its footprint shows two faces.
+model sees no face is dropped, unless the die check (:mod:`vision.die_check`) takes it for a die
+the model cannot read, a die leaning on another or on the wall: that one is ``cocked``, with no
+value. A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
+footprint shows two faces.
 
 The thresholds were chosen on the training photos of ``shared/data/dice`` (never on the
 held-out ones reported in ``models/MODEL_CARD.md``): a face is ``ok`` from a probability of 0.5
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -30,12 +32,16 @@ from vision.classify import (
     DEFAULT_LOCATOR_MODEL,
     Classifier,
     Crops,
+    OnnxClassifier,
     OnnxLocator,
     Probabilities,
     read_unsure_turned,
 )
 from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
+
+if TYPE_CHECKING:
+    from vision.die_check import DieChecker
 
 __all__ = [
     "DiceReader",
@@ -132,6 +138,27 @@ def default_locator() -> Locator:
     return ClassicalLocator()
 
 
+COVERED_BY_READ = 0.5
+"""A "no face" box the die check keeps is dropped all the same when the boxes of dice read
+surely cover this share of it: it lies over their seam (models/MODEL_CARD.md, "Dice the face
+model cannot read")."""
+
+
+def _covered(box: Box, others: list[Box]) -> float:
+    """The share of ``box`` that the union of ``others`` covers (0 to 1).
+
+    >>> _covered((0, 0, 10, 10), [(5, 0, 20, 10), (0, 5, 10, 20)])
+    0.75
+    """
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.bool_)
+    for ox0, oy0, ox1, oy1 in others:
+        mask[max(oy0 - y0, 0) : max(oy1 - y0, 0), max(ox0 - x0, 0) : max(ox1 - x0, 0)] = True
+    return float(mask.mean())
+
+
 class DiceReader:
     """Reads the dice in a frame with a locator and a face classifier."""
 
@@ -146,6 +173,7 @@ class DiceReader:
         reject_confidence: float = 0.0,
         unsure_no_face: float = 0.2,
         turn_below: float = 0.9,
+        die_check: DieChecker | None | Literal["auto"] = "auto",
     ) -> None:
         """Set up the reader.
 
@@ -158,6 +186,8 @@ class DiceReader:
         flat one to which it gives "no face" a probability of at least ``unsure_no_face``. A
         face first read with less than ``turn_below`` is read again at three quarter turns and
         the readings averaged (:func:`vision.classify.read_unsure_turned`; 0 turns this off).
+        ``die_check`` keeps, as ``cocked``, the "no face" boxes it takes for dice ("auto": the
+        check fitted to the classifier's model file, if there is one; None: none kept).
         """
         self.classifier = classifier
         self.locator = default_locator() if locator is None else locator
@@ -167,6 +197,13 @@ class DiceReader:
         self.reject_confidence = reject_confidence
         self.unsure_no_face = unsure_no_face
         self.turn_below = turn_below
+        if die_check == "auto":
+            from vision.die_check import die_checker_for
+
+            path = classifier.path if isinstance(classifier, OnnxClassifier) else None
+            threads = classifier.threads if isinstance(classifier, OnnxClassifier) else 1
+            die_check = None if path is None else die_checker_for(path, threads=threads)
+        self.die_check = die_check
 
     def locate(self, frame: Frame) -> list[LocatedDie]:
         """Return the dice the locator finds in ``frame`` (boxes in frame pixels), set-aside too."""
@@ -215,12 +252,12 @@ class DiceReader:
         if not isinstance(self.locator, LearnedLocator):
             return self._classify(frame, self.locate(frame))
         plain = self.locator.without_footprints(frame)
-        probs = self._probabilities(frame, plain)
-        dice = self._decide(plain, probs)
+        probs, dies = self._probabilities(frame, plain)
+        dice = self._decide(plain, probs, dies)
         if any(self._uses_footprint(row) for row in probs) or not all(
             self._zone_side_is_clear(frame, found.box) for found, _ in dice
         ):
-            dice = self._decide(self.locator.with_footprints(frame, plain), probs)
+            dice = self._decide(self.locator.with_footprints(frame, plain), probs, dies)
         return dice
 
     def _uses_footprint(self, row: npt.NDArray[np.float32]) -> bool:
@@ -243,11 +280,20 @@ class DiceReader:
         outside = ex1 < zx0 or zx1 < ex0 or ey1 < zy0 or zy1 < ey0
         return inside or outside
 
-    def _probabilities(self, frame: Frame, located: list[LocatedDie]) -> Probabilities:
-        """The face model's reading of each located die, unsure ones read again at turns."""
+    def _probabilities(
+        self, frame: Frame, located: list[LocatedDie]
+    ) -> tuple[Probabilities, npt.NDArray[np.bool_]]:
+        """The face model's reading of each located die, unsure ones read again at turns, and
+        whether the die check takes each "no face" box for a die (False for the others)."""
         if not located:
-            return np.zeros((0, CLASSES), np.float32)
-        return self.read_crops(crops_for_model(frame, [d.box for d in located]))
+            return np.zeros((0, CLASSES), np.float32), np.zeros(0, np.bool_)
+        crops = crops_for_model(frame, [d.box for d in located])
+        probs = self.read_crops(crops)
+        dies = np.zeros(len(probs), np.bool_)
+        nofaces = np.flatnonzero(probs.argmax(axis=1) == 0)
+        if self.die_check is not None and len(nofaces):
+            dies[nofaces] = self.die_check.is_die(crops[nofaces])
+        return probs, dies
 
     def read_crops(self, crops: Crops) -> Probabilities:
         """The face model's reading of model crops (N, 3, 64, 64), unsure ones read again at
@@ -257,22 +303,35 @@ class DiceReader:
         )
 
     def _classify(self, frame: Frame, located: list[LocatedDie]) -> list[tuple[LocatedDie, Die]]:
-        return self._decide(located, self._probabilities(frame, located))
+        return self._decide(located, *self._probabilities(frame, located))
 
     def _decide(
-        self, located: list[LocatedDie], probs: Probabilities
+        self, located: list[LocatedDie], probs: Probabilities, dies: npt.NDArray[np.bool_]
     ) -> list[tuple[LocatedDie, Die]]:
         """Each located die's status and value from its reading (class-0 and unsure boxes
-        dropped)."""
+        dropped, but for the class-0 ones the die check takes for dice: ``dies``)."""
         dice: list[tuple[LocatedDie, Die]] = []
-        for found, row in zip(located, probs, strict=True):
+        read = [
+            found.box
+            for found, row in zip(located, probs, strict=True)
+            if int(np.argmax(row)) != 0 and float(row.max()) >= self.min_confidence
+        ]
+        for found, row, is_die in zip(located, probs, dies, strict=True):
             best = int(np.argmax(row))
             confidence = float(row[best])
-            if best == 0 and confidence >= self.reject_confidence:
+            if best == 0 and is_die and _covered(found.box, read) >= COVERED_BY_READ:
+                # A box over the seam of dice read one by one (a square of four pressed
+                # together): they are all there already.
+                continue
+            if best == 0 and is_die:
+                # No face, but a die (the check, fitted on leaning dice against the phantoms of
+                # real photos): one leaning on another or on the wall. Asked, never guessed.
+                die = Die(None, confidence, "cocked", found.box)
+            elif best == 0 and confidence >= self.reject_confidence:
                 # Sure it is no face: not a die (a shoe, a hand, the tray's wall), or a die on
                 # its edge the model cannot tell from one. Reporting nothing never invents a die.
                 continue
-            if best != 0 and confidence >= self.min_confidence:
+            elif best != 0 and confidence >= self.min_confidence:
                 # The model was trained to call a tilted die class 0, so a sure face beats the
                 # footprint's shape (perspective and shadows stretch flat dice too).
                 die = Die(best, confidence, "ok", found.box)

@@ -6,6 +6,7 @@ Every reading test runs with both locators: the learned one (shipped model) and 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +16,16 @@ from vision.classify import DEFAULT_LOCATOR_MODEL, DEFAULT_MODEL, FakeClassifier
 from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
 from vision.reader import DiceReader, DiceReading, Die, Zone, default_locator
-from vision.synthetic import TRAYS, DieSpec, dice_side_by_side, make_frame, make_tray, six_dice
+from vision.synthetic import (
+    TRAYS,
+    DieSpec,
+    dice_side_by_side,
+    draw_cocked_die,
+    draw_hand,
+    make_frame,
+    make_tray,
+    six_dice,
+)
 
 Crop = npt.NDArray[np.float32]
 Frame = npt.NDArray[np.uint8]
@@ -216,6 +226,73 @@ def test_dice_lying_side_by_side_are_read_one_by_one(
         assert len(reading.dice) <= len(dice), "a die was invented"
         exact += _values(reading) == sorted(d.value for d in dice)
     assert exact >= least
+
+
+def _leaning_beside_two_flat(seed: int) -> tuple[Frame, list[DieSpec]]:
+    """Two flat dice on the left and one leaning by 40-60 degrees on the right (x > 800)."""
+    rng = np.random.default_rng(seed)
+    side = float(rng.uniform(60, 120))
+    flat = [
+        DieSpec(
+            int(rng.integers(1, 7)),
+            250 + 300 * i,
+            float(rng.uniform(200, 760)),
+            side,
+            angle=float(rng.uniform(0, 90)),
+        )
+        for i in range(2)
+    ]
+    leaning = DieSpec(
+        int(rng.integers(1, 7)),
+        float(rng.uniform(900, 1100)),
+        float(rng.uniform(200, 760)),
+        side,
+        angle=float(rng.uniform(0, 90)),
+    )
+    frame = make_frame(1280, 960, flat, tray=sorted(TRAYS)[seed % 3], seed=seed)
+    draw_cocked_die(frame, leaning, tilt=float(rng.uniform(40, 60)))
+    return frame, flat
+
+
+def test_a_leaning_die_is_reported_cocked_not_dropped() -> None:
+    """The face model calls a leaning die "no face", as it calls a knob or a shadow; the die
+    check tells the die apart, so the table asks for a re-throw instead of losing it. The shipped
+    reader on a renderer neither the models nor the check learnt from: on seeds 100-159 it
+    reported 44 of 60 leaning dice ``cocked`` (1 without the check; 8 were read as a face, 8
+    missed), every flat die right and nothing invented. Here seeds 0-11 (10 found)."""
+    frames = [_leaning_beside_two_flat(seed) for seed in range(12)]
+    checks: list[tuple[Literal["auto"] | None, int, int]] = [("auto", 9, 12), (None, 0, 1)]
+    for check, least, most in checks:
+        reader = DiceReader(OnnxClassifier(DEFAULT_MODEL), die_check=check)
+        cocked = 0
+        for frame, flat in frames:
+            reading = reader.read(frame)
+            left = [d for d in reading.dice if d.box[2] < 800]
+            assert [(d.value, d.status) for d in sorted(left, key=lambda d: d.box[0])] == [
+                (d.value, "ok") for d in flat
+            ]
+            right = [d for d in reading.dice if d.box[0] > 800]
+            assert len(right) <= 1, "a die was invented"
+            cocked += [(d.value, d.status) for d in right] == [(None, "cocked")]
+        assert least <= cocked <= most, check
+
+
+def test_the_die_check_keeps_no_hand_and_no_bare_tray() -> None:
+    """What the check may keep is what the locator boxes and the face model calls no face:
+    a hand resting on a tray, or a bare tray, still reads as no dice."""
+    reader = DiceReader(OnnxClassifier(DEFAULT_MODEL))
+    assert reader.die_check is not None
+    rng = np.random.default_rng(5)
+    for seed in range(12):
+        frame = make_tray(1280, 960, colour=sorted(TRAYS)[seed % 3], seed=seed)
+        assert reader.read(frame).dice == ()
+        draw_hand(
+            frame,
+            float(rng.uniform(300, 900)),
+            float(rng.uniform(400, 800)),
+            float(rng.uniform(150, 300)),
+        )
+        assert reader.read(frame).dice == ()
 
 
 class _Recording:

@@ -450,7 +450,9 @@ _LIMITS = [
     "- Epanemu's photos are stretched to 640x640 and mostly oblique; tiny dice (10-20 px,",
     "  the Catan board photos) are hard at any crop size.",
     "- The line between readable (< 28 degrees) and cocked (> 40 degrees) is our choice,",
-    "  made on renders; real cocked dice were not labelled in any source.",
+    "  made on renders; real cocked dice were not labelled in any source. A die the model calls",
+    '  "no face" is reported `cocked` only when the die check (fitted on renders of leaning dice',
+    "  and the phantoms of real photos) takes it for a die.",
     "- Dice with symbols other than pips (and logos on faces other than the six) are not",
     "  modelled; a logo six is learned from renders and the few nell-byler examples. The row",
     f"  'unseen logos' is sixes whose logos are of families training never draws"

@@ -1,0 +1,291 @@
+"""The die check (vision/die_check.py): which "no face" boxes are dice the model cannot read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from vision.classify import DEFAULT_MODEL, FLOAT_MODEL, OnnxClassifier
+from vision.die_check import (
+    DEFAULT_DIE_CHECK,
+    DieCheck,
+    DieChecker,
+    die_checker_for,
+    fit_die_check,
+    load_die_check,
+    model_features,
+)
+from vision.errors import ModelLoadError
+from vision.locate import LocatedDie, TrayColour
+from vision.reader import DiceReader
+
+Frame = npt.NDArray[np.uint8]
+ROOT = Path(__file__).resolve().parents[2]
+Box = tuple[int, int, int, int]
+
+
+@pytest.fixture
+def tiny_model(tmp_path: Path, tiny_weights: tuple[Any, Any]) -> Path:
+    """A tiny face model with a last linear layer (``Gemm``) as trained ones end: logits = the
+    crop's mean colour ("flat", RGB 0..1) @ weights + bias."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    weights, bias = tiny_weights
+    graph = helper.make_graph(
+        [
+            helper.make_node("GlobalAveragePool", ["image"], ["pooled"]),
+            helper.make_node("Flatten", ["pooled"], ["flat"], axis=1),
+            helper.make_node("Gemm", ["flat", "W", "B"], ["logits"]),
+        ],
+        "tiny",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["N", 3, 64, 64])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", 7])],
+        [numpy_helper.from_array(weights, "W"), numpy_helper.from_array(bias, "B")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path = tmp_path / "tiny.onnx"
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def test_a_model_with_no_last_linear_layer_has_no_check(
+    tmp_path: Path, model_bytes: Any, tiny_weights: tuple[Any, Any]
+) -> None:
+    path = tmp_path / "matmul.onnx"
+    path.write_bytes(model_bytes(*tiny_weights))
+    with pytest.raises(ModelLoadError, match="no last linear layer"):
+        model_features(path)
+    assert die_checker_for(path) is None
+    assert DiceReader(OnnxClassifier(path)).die_check is None
+
+
+def _check(model: Path, weight: list[float], bias: float, threshold: float = 0.9) -> DieCheck:
+    """A check on the tiny model's features: the crop's mean colour (RGB, 0..1)."""
+    n = len(weight)
+    return DieCheck(
+        model_features(model)[1],
+        "flat",
+        np.zeros(n, np.float32),
+        np.ones(n, np.float32),
+        np.array(weight, np.float32),
+        bias,
+        threshold,
+    )
+
+
+def test_the_shipped_check_is_fitted_to_the_face_model_the_reader_runs() -> None:
+    """Retraining or requantizing the face model without fitting the check again would switch
+    it off quietly (leaning dice dropped again): this says so first."""
+    check = load_die_check(DEFAULT_DIE_CHECK)
+    assert (check.features, check.features_sha256) == model_features(DEFAULT_MODEL)
+    assert die_checker_for(DEFAULT_MODEL) is not None
+    assert DiceReader(OnnxClassifier(DEFAULT_MODEL)).die_check is not None
+    # The float model computes other features: no check for it.
+    assert die_checker_for(FLOAT_MODEL) is None
+
+
+def test_a_check_serves_a_model_whose_last_layers_alone_were_tuned(tmp_path: Path) -> None:
+    """``pipcam tune`` refits the last layers only: the features, and so the check, stay."""
+    from dataclasses import replace
+
+    from vision.tuning import load_model, model_heads, with_heads
+
+    model = load_model(DEFAULT_MODEL)
+    heads = [replace(h, weight=h.weight * 1.5, bias=h.bias + 0.25) for h in model_heads(model)]
+    tuned = tmp_path / "tuned.onnx"
+    tuned.write_bytes(with_heads(model, heads).SerializeToString())
+    assert tuned.read_bytes() != DEFAULT_MODEL.read_bytes()
+    assert model_features(tuned) == model_features(DEFAULT_MODEL)
+    assert die_checker_for(tuned) is not None
+
+
+def test_a_check_reads_the_features_it_names(tiny_model: Path) -> None:
+    checker = DieChecker(tiny_model, _check(tiny_model, [-10.0, -10.0, -10.0], 5.0))
+    crops = np.zeros((3, 3, 64, 64), np.float32)
+    crops[1] += 0.1
+    crops[2] += 0.5
+    want = np.array([[0.0] * 3, [0.1] * 3, [0.5] * 3], np.float32)
+    np.testing.assert_allclose(checker.features(crops), want, atol=1e-6)
+    expected = 1 / (1 + np.exp(-np.array([5.0, 2.0, -10.0])))
+    np.testing.assert_allclose(checker.die_probability(crops), expected, rtol=1e-5)
+    assert checker.is_die(crops).tolist() == [True, False, False]
+    assert checker.die_probability(crops[:0]).shape == (0,)
+
+
+def test_a_check_fitted_to_another_model_is_not_used(tiny_model: Path, tmp_path: Path) -> None:
+    other = _check(tiny_model, [-10.0, -10.0, -10.0], 5.0)
+    path = tmp_path / "check.json"
+    path.write_text(json.dumps({**other.to_json(), "features_sha256": "0" * 64}), "utf-8")
+    assert die_checker_for(tiny_model, check_path=path) is None
+    path.write_text(json.dumps(other.to_json()), "utf-8")
+    assert die_checker_for(tiny_model, check_path=path) is not None
+    assert die_checker_for(tiny_model, check_path=tmp_path / "none.json") is None
+    # A classifier that is not an ONNX model file has no check.
+    assert DiceReader(_Fixed([])).die_check is None  # type: ignore[arg-type]
+
+
+def test_a_check_naming_a_tensor_the_model_lacks_is_refused(tiny_model: Path) -> None:
+    check = _check(tiny_model, [1.0, 1.0, 1.0], 0.0)
+    wrong = DieCheck(
+        check.features_sha256, "m0/pool", check.mean, check.scale, check.weight, 0.0, 0.9
+    )
+    with pytest.raises(
+        ModelLoadError, match=r"no tensor 'm0/pool'.*python -m vision.train.die_check"
+    ):
+        DieChecker(tiny_model, wrong)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        pytest.param("{not json", "Expecting property name", id="not JSON"),
+        pytest.param('{"features_sha256": "a"}', "KeyError", id="keys missing"),
+        pytest.param(
+            json.dumps(
+                {
+                    "features_sha256": "a",
+                    "features": "f",
+                    "threshold": 0.9,
+                    "bias": 0,
+                    "mean": [0, 0],
+                    "scale": [1, 1],
+                    "weight": [1],
+                }
+            ),
+            "not one length",
+            id="lengths differ",
+        ),
+    ],
+)
+def test_a_damaged_check_file_is_named_with_what_to_do(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    path = tmp_path / "die_check.json"
+    path.write_text(text, "utf-8")
+    with pytest.raises(ModelLoadError, match=problem) as caught:
+        load_die_check(path)
+    assert str(path) in str(caught.value)
+    assert "python -m vision.train.die_check" in str(caught.value)
+
+
+def test_a_check_survives_its_json() -> None:
+    check = fit_die_check(
+        np.array([[0.0, 1.0], [1.0, 0.0]], np.float32),
+        np.array([True, False]),
+        features_sha256="abc",
+        features_name="f",
+    )
+    again = DieCheck.from_json(json.loads(json.dumps(check.to_json())))
+    x = np.array([[0.3, 0.6]], np.float32)
+    np.testing.assert_allclose(again.probability(x), check.probability(x), rtol=1e-6)
+    assert (again.features_sha256, again.features, again.threshold) == ("abc", "f", 0.9)
+
+
+@pytest.mark.parametrize(
+    ("rows", "labels", "problem"),
+    [
+        pytest.param(3, [True, False], "3 feature rows for 2 labels", id="lengths"),
+        pytest.param(2, [True, True], "both dice and boxes", id="dice only"),
+        pytest.param(2, [False, False], "both dice and boxes", id="none only"),
+    ],
+)
+def test_fitting_needs_rows_of_both_kinds(rows: int, labels: list[bool], problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        fit_die_check(
+            np.zeros((rows, 2), np.float32), np.array(labels), features_sha256="", features_name="f"
+        )
+
+
+def test_a_fitted_check_separates_what_it_was_fitted_on() -> None:
+    """Two clouds of features: every row of each lands on its side of the threshold, whatever
+    the features' scale (they are standardised) and however few the dice."""
+    rng = np.random.default_rng(3)
+    dice = rng.normal(5.0, 1.0, (20, 4)) * [1, 100, 0.01, 1]
+    none = rng.normal(-5.0, 1.0, (200, 4)) * [1, 100, 0.01, 1]
+    x = np.concatenate([dice, none]).astype(np.float32)
+    y = np.arange(len(x)) < len(dice)
+    check = fit_die_check(x, y, features_sha256="", features_name="f")
+    assert ((check.probability(x) >= check.threshold) == y).all()
+
+
+class _Fixed:
+    """A locator that answers fixed boxes, none leaning."""
+
+    def __init__(self, boxes: list[Box]) -> None:
+        self.boxes = boxes
+
+    def locate(
+        self,
+        frame: Frame,  # noqa: ARG002
+        *,
+        zone: Box | None = None,  # noqa: ARG002
+        tray: TrayColour | None = None,  # noqa: ARG002
+    ) -> list[LocatedDie]:
+        return [
+            LocatedDie(
+                box=b,
+                rect=(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), (b[2] - b[0], b[3] - b[1]), 0.0),
+                cocked=False,
+            )
+            for b in self.boxes
+        ]
+
+
+def _patch(frame: Frame, box: Box, bgr: Any) -> None:
+    """Paint ``box`` and a margin round it (the crop reaches beyond the box) in ``bgr``."""
+    x0, y0, x1, y1 = box
+    frame[y0 - 20 : y1 + 20, x0 - 20 : x1 + 20] = bgr
+
+
+def test_the_reader_keeps_as_cocked_only_the_no_face_boxes_the_check_takes_for_dice(
+    tiny_model: Path,
+) -> None:
+    """The tiny model calls a dark crop "no face" and a red one a sure 1. The check takes a
+    black crop for a die and a dark grey one for none. A black box that lies within a die read
+    surely is over read dice (a seam) and is dropped too."""
+    frame = np.full((400, 800, 3), 255, np.uint8)
+    black, grey = (40, 40, 100, 100), (200, 40, 260, 100)
+    _patch(frame, black, (0, 0, 0))
+    _patch(frame, grey, (25, 25, 25))
+    red, seam = (400, 40, 460, 200), (400, 40, 460, 100)
+    frame[24:216, 334:526] = (0, 0, 255)  # the red die's whole crop
+    frame[34:106, 394:466] = 0  # the seam's whole crop, black
+    classifier = OnnxClassifier(tiny_model)
+    checker = DieChecker(tiny_model, _check(tiny_model, [-10.0, -10.0, -10.0], 5.0))
+    locator = _Fixed([black, grey, red, seam])
+    reading = DiceReader(classifier, locator=locator, die_check=checker).read(frame)
+    assert [(d.box, d.value, d.status) for d in reading.dice] == [
+        (black, None, "cocked"),
+        (red, 1, "ok"),
+    ]
+    without = DiceReader(classifier, locator=locator, die_check=None).read(frame)
+    assert [(d.box, d.value, d.status) for d in without.dice] == [(red, 1, "ok")]
+
+
+def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m vision.train.die_check`` on a few renders and the committed test photos:
+    the same seeds give the same check, which serves the shipped face model."""
+    from vision.train.die_check import main
+
+    def fit(name: str) -> Path:
+        out = tmp_path / name
+        args = ["--data", str(ROOT / "tests" / "data"), "--scenes", "6", "--val-scenes", "3"]
+        assert main([*args, "--out", str(out), "--threads", "1"]) == 0
+        return out
+
+    first, second = fit("a.json"), fit("b.json")
+    assert first.read_bytes() == second.read_bytes()
+    printed = capsys.readouterr().out
+    assert "render: leaning die:" in printed
+    assert "dice: no die:" in printed  # the committed photos' folder is called "dice"
+    check = load_die_check(first)
+    assert (check.features, check.features_sha256) == model_features(DEFAULT_MODEL)
+    assert die_checker_for(DEFAULT_MODEL, check_path=first) is not None
