@@ -52,9 +52,16 @@ class Rows:
     split: list[str]
 
     def add(
-        self, features: npt.NDArray[np.float32], labels: Sequence[tuple[bool, str]], split: str
+        self,
+        checker: DieChecker,
+        crops: npt.NDArray[np.float32],
+        labels: Sequence[tuple[bool, str] | None],
+        split: str,
     ) -> None:
-        for row, (die, kind) in zip(features, labels, strict=True):
+        """Add the crops labelled (is a die, kind); those labelled None are left out."""
+        keep = [i for i, label in enumerate(labels) if label is not None]
+        for row, i in zip(checker.features(crops[keep]), keep, strict=True):
+            die, kind = labels[i] or (False, "")
             self.features.append(row)
             self.is_die.append(die)
             self.kind.append(kind)
@@ -71,12 +78,17 @@ def _nofaces(
     crops = crops_for_model(image, [d.box for d in located])
     probs = reader.read_crops(crops)
     keep = np.flatnonzero(probs.argmax(axis=1) == 0)
-    return [tuple(float(v) for v in located[i].box) for i in keep], crops[keep]  # type: ignore[misc]
+    boxes: list[FloatBox] = []
+    for i in keep:
+        x0, y0, x1, y1 = located[i].box
+        boxes.append((float(x0), float(y0), float(x1), float(y1)))
+    return boxes, crops[keep]
 
 
 def _render_rows(
     reader: DiceReader, checker: DieChecker, seeds: Iterator[int], rows: Rows, split: str
 ) -> None:
+    """Add the "no face" boxes of one rendered scene a seed: on a leaning die, or on none."""
     for seed in seeds:
         scene = render_scene(
             np.random.default_rng(seed),
@@ -106,11 +118,11 @@ def _render_rows(
                 labels.append(None)  # cut by the picture's edge, or a flat die: neither is asked
             else:
                 labels.append((True, "render: leaning die"))
-        keep = [i for i, label in enumerate(labels) if label is not None]
-        rows.add(checker.features(crops[keep]), [labels[i] for i in keep], split)  # type: ignore[misc]
+        rows.add(checker, crops, labels, split)
 
 
 def _photo_rows(reader: DiceReader, checker: DieChecker, data: Path, rows: Rows) -> None:
+    """Add the "no face" boxes of every photo under ``data``: on a labelled die, or on none."""
     records = [r for r in load_sources(data) if not r.is_crop and r.dice]
     for record in tqdm(records, desc="photos", unit="photo"):
         image = read_image(record.path)
@@ -125,8 +137,7 @@ def _photo_rows(reader: DiceReader, checker: DieChecker, data: Path, rows: Rows)
                 labels.append((False, f"{record.source}: no die"))
             else:
                 labels.append(None)
-        keep = [i for i, label in enumerate(labels) if label is not None]
-        rows.add(checker.features(crops[keep]), [labels[i] for i in keep], record.split)  # type: ignore[misc]
+        rows.add(checker, crops, labels, record.split)
 
 
 def main(argv: list[str] | None = None) -> int:
