@@ -41,7 +41,7 @@ from vision.calibrate import Calibration, calibrate_frame, save_calibration
 from vision.locate import TrayColour
 from vision.picam import CameraSettings, PiCameraSource
 from vision.reader import Zone
-from vision.synthetic import DieSpec, draw_die, draw_hand, make_tray, six_dice
+from vision.synthetic import DieSpec, draw_cocked_die, draw_die, draw_hand, make_tray, six_dice
 
 PIN = "1357"
 
@@ -1281,6 +1281,52 @@ def test_dice_the_colour_of_the_tray_are_read(
         show(hand, 0.3)
         show(empty, 1.5)  # picked up
         assert table.state_json()["table"]["reading"] == "empty"
+
+
+def test_a_die_left_leaning_is_asked_to_be_thrown_again(tmp_path: Path) -> None:
+    """Six dice thrown, one comes to rest leaning: the shipped reader reports it ``cocked``
+    (the face model sees no face, the die check sees a die), and the table asks for it to be
+    thrown again, pointing at it. (Without the check the die vanished, and the table said that
+    5 dice were in the roll zone but 6 were to be thrown.) Thrown again and lying flat, the
+    roll is taken."""
+    from pipcam.vision_cli import build_reader
+
+    width, height = 1280, 960
+    dice = six_dice(width, height, seed=4)
+    empty = make_tray(width, height, colour="green", seed=4)
+    leaning = empty.copy()
+    for die in dice[:5]:
+        draw_die(leaning, die)
+    draw_cocked_die(leaning, dice[5], tilt=50.0)
+    flat = empty.copy()
+    for die in dice:
+        draw_die(flat, die)
+    now = [0.0]
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        loop = CameraLoop(
+            lambda: None, table, build_reader(), settle_seconds=0.5, clock=lambda: now[0]
+        )
+
+        def show(frame: Any, seconds: float) -> None:
+            end = now[0] + seconds
+            while now[0] < end:
+                loop.step(frame)
+                now[0] += 0.1
+
+        show(empty, 1.0)
+        show(leaning, 1.5)
+        state = table.state_json()
+        assert state["actions"] == 0
+        assert "leans on something: throw it again" in state["table"]["problem"]
+        statuses = sorted(d["status"] for d in state["table"]["dice_read"])
+        assert statuses == ["cocked"] + ["ok"] * 5
+        show(empty, 1.0)
+        show(flat, 1.5)
+        state = table.state_json()
+        read = sorted(d["value"] for d in state["table"]["dice_read"])
+        assert (state["actions"], read) == (1, sorted(d.value for d in dice))
 
 
 @pytest.mark.parametrize("bare", [10.0, 0.3], ids=["left-bare", "thrown-at-once"])
