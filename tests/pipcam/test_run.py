@@ -1231,29 +1231,12 @@ def test_rolls_are_read_under_a_flickering_lamp(
         assert table.state_json()["actions"] == 1
 
 
-@pytest.mark.parametrize(
-    ("tray", "body"),
-    [((28, 28, 28), (30, 30, 30)), ((40, 40, 170), (40, 40, 180)), ((60, 120, 40), (60, 125, 40))],
-    ids=["black-on-black", "red-on-red", "green-on-green"],
-)
-def test_dice_the_colour_of_the_tray_are_read(
-    tmp_path: Path, tray: tuple[int, int, int], body: tuple[int, int, int]
-) -> None:
-    """Dice of the tray's own colour show only their white pips, which the settle detector
-    does not see: the camera loop asks the reader, and the table takes the roll; a hand that
-    leaves them as they lay is no new roll, and the tray cleared is empty again."""
-    from dataclasses import replace
-
+@contextlib.contextmanager
+def _camera_table(tmp_path: Path) -> Iterator[tuple[Table, Callable[[Any, float], None]]]:
+    """A kymppitonni table fed by the camera loop with the shipped reader, on a clock of its
+    own, and ``show(frame, seconds)``, which shows it one frame a tenth of a second."""
     from pipcam.vision_cli import build_reader
 
-    width, height = 640, 480
-    dice = [replace(d, body=body, pip=(235, 235, 235)) for d in six_dice(width, height, seed=9)]
-    empty = make_tray(width, height, colour=tray, seed=9)
-    lying = empty.copy()
-    for die in dice:
-        draw_die(lying, die)
-    hand = lying.copy()
-    draw_hand(hand, width * 0.3, height * 0.75, height * 0.5)
     now = [0.0]
     with Store(tmp_path / "pipcam.db") as store:
         table = Table(store)
@@ -1268,6 +1251,31 @@ def test_dice_the_colour_of_the_tray_are_read(
                 loop.step(frame)
                 now[0] += 0.1
 
+        yield table, show
+
+
+@pytest.mark.parametrize(
+    ("tray", "body"),
+    [((28, 28, 28), (30, 30, 30)), ((40, 40, 170), (40, 40, 180)), ((60, 120, 40), (60, 125, 40))],
+    ids=["black-on-black", "red-on-red", "green-on-green"],
+)
+def test_dice_the_colour_of_the_tray_are_read(
+    tmp_path: Path, tray: tuple[int, int, int], body: tuple[int, int, int]
+) -> None:
+    """Dice of the tray's own colour show only their white pips, which the settle detector
+    does not see: the camera loop asks the reader, and the table takes the roll; a hand that
+    leaves them as they lay is no new roll, and the tray cleared is empty again."""
+    from dataclasses import replace
+
+    width, height = 640, 480
+    dice = [replace(d, body=body, pip=(235, 235, 235)) for d in six_dice(width, height, seed=9)]
+    empty = make_tray(width, height, colour=tray, seed=9)
+    lying = empty.copy()
+    for die in dice:
+        draw_die(lying, die)
+    hand = lying.copy()
+    draw_hand(hand, width * 0.3, height * 0.75, height * 0.5)
+    with _camera_table(tmp_path) as (table, show):
         show(empty, 1.0)
         show(lying, 1.5)  # thrown: at rest, read
         state = table.state_json()
@@ -1289,8 +1297,6 @@ def test_a_die_left_leaning_is_asked_to_be_thrown_again(tmp_path: Path) -> None:
     thrown again, pointing at it. (Without the check the die vanished, and the table said that
     5 dice were in the roll zone but 6 were to be thrown.) Thrown again and lying flat, the
     roll is taken."""
-    from pipcam.vision_cli import build_reader
-
     width, height = 1280, 960
     dice = six_dice(width, height, seed=4)
     empty = make_tray(width, height, colour="green", seed=4)
@@ -1301,20 +1307,7 @@ def test_a_die_left_leaning_is_asked_to_be_thrown_again(tmp_path: Path) -> None:
     flat = empty.copy()
     for die in dice:
         draw_die(flat, die)
-    now = [0.0]
-    with Store(tmp_path / "pipcam.db") as store:
-        table = Table(store)
-        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
-        loop = CameraLoop(
-            lambda: None, table, build_reader(), settle_seconds=0.5, clock=lambda: now[0]
-        )
-
-        def show(frame: Any, seconds: float) -> None:
-            end = now[0] + seconds
-            while now[0] < end:
-                loop.step(frame)
-                now[0] += 0.1
-
+    with _camera_table(tmp_path) as (table, show):
         show(empty, 1.0)
         show(leaning, 1.5)
         state = table.state_json()
