@@ -21,13 +21,16 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from vision.classify import MODELS, member_models, session_options
 from vision.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    import onnx
 
 __all__ = [
     "DEFAULT_DIE_CHECK",
@@ -45,10 +48,8 @@ DEFAULT_DIE_CHECK = MODELS / "die_check.json"
 Features = npt.NDArray[np.float32]
 
 
-def model_features(model_path: Path) -> tuple[str, str]:
-    """The tensor that the last linear layer of ``model_path``'s first member reads (the pooled
-    features a check is fitted on), and a sha256 of the layers that compute it: the same for a
-    model whose last layers alone were tuned. ``ModelLoadError`` if there is no such layer."""
+def _first_member(model_path: Path) -> onnx.ModelProto:
+    """A composed face model's first member (the CNN), or the model itself if it is one."""
     import onnx
 
     try:
@@ -56,7 +57,14 @@ def model_features(model_path: Path) -> tuple[str, str]:
     except Exception as err:  # protobuf's DecodeError is no OSError or ValueError
         raise ModelLoadError(f"cannot load face model {str(model_path)!r}: {err}") from err
     members = member_models(model)
-    first = members[0] if members else model
+    return members[0] if members else model
+
+
+def model_features(model_path: Path) -> tuple[str, str]:
+    """The tensor that the last linear layer of ``model_path``'s first member reads (the pooled
+    features a check is fitted on), and a sha256 of the layers that compute it: the same for a
+    model whose last layers alone were tuned. ``ModelLoadError`` if there is no such layer."""
+    first = _first_member(model_path)
     gemms = [i for i, node in enumerate(first.graph.node) if node.op_type == "Gemm"]
     if not gemms:
         raise ModelLoadError(
@@ -206,9 +214,7 @@ class DieChecker:
         import onnx
         import onnxruntime
 
-        model = onnx.load(str(model_path))
-        members = member_models(model)
-        first = members[0] if members else model
+        first = _first_member(model_path)
         produced = {out for node in first.graph.node for out in node.output}
         if check.features not in produced:
             raise ModelLoadError(

@@ -200,9 +200,9 @@ class DiceReader:
         if die_check == "auto":
             from vision.die_check import die_checker_for
 
-            path = classifier.path if isinstance(classifier, OnnxClassifier) else None
-            threads = classifier.threads if isinstance(classifier, OnnxClassifier) else 1
-            die_check = None if path is None else die_checker_for(path, threads=threads)
+            die_check = None
+            if isinstance(classifier, OnnxClassifier):
+                die_check = die_checker_for(classifier.path, threads=classifier.threads)
         self.die_check = die_check
 
     def locate(self, frame: Frame) -> list[LocatedDie]:
