@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from pipcam.config import PHOTO_LIMIT, ConfigError, table_config
-from pipcam.store import Store, StoredReading, StoreError
+from pipcam.store import NO_DIE, Store, StoredReading, StoreError
 
 log = logging.getLogger("pipcam.photos")
 
@@ -59,6 +59,17 @@ def write_atomically(path: Path, data: bytes) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_bytes(data)
     os.replace(partial, path)
+
+
+def _die_json(die: Any) -> dict[str, Any]:
+    """A die as a JSON object, from a reader's die or from such an object."""
+    get: Callable[[str], Any] = die.get if isinstance(die, dict) else lambda k: getattr(die, k)
+    return {
+        "value": get("value"),
+        "confidence": round(float(get("confidence")), 3),
+        "status": get("status"),
+        "box": [int(v) for v in get("box")],
+    }
 
 
 class PhotoKeeper:
@@ -98,7 +109,11 @@ class PhotoKeeper:
             self.on_count(self.count)
 
     def keep(self, reading_id: int, frame: Any, set_aside: Sequence[Any] = ()) -> Path | None:
-        """Save the frame (BGR) of reading ``reading_id``; its path, or None if it failed."""
+        """Save the frame (BGR) of reading ``reading_id``; its path, or None if it failed.
+
+        ``set_aside``: the dice out of the roll zone, as read (``vision.reader.Die``) or as the
+        table took them (JSON objects, with places said to hold no die marked so).
+        """
         path = photo_path(self.folder, reading_id)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -107,15 +122,7 @@ class PhotoKeeper:
             )
             if not ok:
                 raise OSError("OpenCV could not encode the frame as JPEG")
-            aside = [
-                {
-                    "value": d.value,
-                    "confidence": round(float(d.confidence), 3),
-                    "status": d.status,
-                    "box": [int(v) for v in d.box],
-                }
-                for d in set_aside
-            ]
+            aside = [_die_json(d) for d in set_aside]
             height, width = np.asarray(frame).shape[:2]
             sidecar = json.dumps({"width": int(width), "height": int(height), "set_aside": aside})
             if not self._make_room(len(encoded) + len(sidecar)):
@@ -261,6 +268,8 @@ def _label(
             if value == 0:
                 continue  # corrected in play: no die there
             entry.update(value=value, corrected=True)
+        elif die["status"] == NO_DIE:
+            continue  # read as at a place the players had said holds no die (pipcam.table)
         elif die["status"] != "ok" or die["value"] is None:
             problems.append(f"{where} ({die['status']}) was never corrected")
             continue

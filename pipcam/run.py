@@ -286,7 +286,11 @@ class CameraLoop:
             return
         self._unstored_at = None
         if self.keep_photo is not None and reading_id is not None:
-            self.keep_photo(reading_id, frame, getattr(reading, "set_aside", ()))
+            # The dice set aside as the table took them: a place said to hold no die is no
+            # label for the photo.
+            last = self.table.last_reading
+            aside = last.aside if last is not None and last.id == reading_id else ()
+            self.keep_photo(reading_id, frame, aside)
 
     def _tray_follower(self) -> TrayFollower | None:
         """A follower of the tray for a calibration that found one (a zone smaller than the

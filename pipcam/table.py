@@ -126,6 +126,12 @@ class TableRefusal(RefusalCode):
 
 MAX_CHOICES = 4  # set-asides a refusal lists when it cannot tell which dice went out
 SAME_PLACE = 0.5  # box overlap (IoU) of a die that lies where it lay: a thrown die lands elsewhere
+# A place a person said holds no die (a knob, a printed pip, a stain): what the camera reads
+# there again, as it read it then, is left out of the next readings. A thing that never moves
+# is boxed within a pixel or two; a die thrown there must also land on its box and show the
+# same reading to be left out, and a value given to it brings the place back.
+NO_DIE_PLACE = 0.7
+NO_DIE_PLACES = 8  # the places remembered, newest first: a tray has a few such things at most
 
 
 def unmoved(lying: Sequence[dict[str, JSON]], dice: Sequence[dict[str, JSON]]) -> int:
@@ -255,6 +261,9 @@ class SettledReading:
     # turn has passed since with no throw entered: the next player is gathering them.
     gone: list[dict[str, JSON]] | None = None
     gone_in_zone: int = 0  # how many of ``gone`` lay in the roll zone
+    # The dice (numbered as ``correct`` numbers them) that a person set: the camera reading the
+    # dice again leaves them as the players said.
+    set_by_person: set[int] = field(default_factory=set)
 
     @property
     def zone_now(self) -> list[dict[str, JSON]]:
@@ -330,6 +339,8 @@ class Table:
         self._store_problem = ""
         # What the last settled reading was refused for, until a reading that fits.
         self._reading_problem = ""
+        # The places a person said hold no die, each as the camera read it there (NO_DIE_PLACE).
+        self._no_die: list[dict[str, JSON]] = []
 
     def _check_seen(self, seen: int | None) -> None:
         """Refuse a change made on a screen that showed another version of the game."""
@@ -359,6 +370,9 @@ class Table:
                 return False
             self.header = parse_header(stored.header)
             self.game_id = stored.id
+            for fix in self.store.corrections(stored.id):
+                if fix.source != "camera" and fix.die < len(fix.replaced):
+                    self._said(fix.replaced[fix.die], fix.value)
             self.version += 1
             self._changed()
             return True
@@ -721,10 +735,9 @@ class Table:
         reading's id when it was settled (and so stored), else None.
         """
         with self.lock:
-            dice = list(reading.dice)
             self.view.reading_status = reading.status
-            self.view.dice_read = [die_json(d) for d in dice]
-            self.view.aside_read = [die_json(d) for d in reading.set_aside]
+            self.view.dice_read = self._left_out([die_json(d) for d in reading.dice])
+            self.view.aside_read = self._left_out([die_json(d) for d in reading.set_aside])
             if not settled_now:
                 self._changed()
                 return None
@@ -1092,6 +1105,7 @@ class Table:
             dice = [dict(d) for d in last.dice]
             aside = [dict(d) for d in last.aside]
             where, k = (dice, die) if die < len(dice) else (aside, die - len(dice))
+            as_read = where[k]
             # A person is sure; the camera reading the die again is as sure as that reading.
             where[k] = {**corrected_die(where[k], value), "confidence": confidence}
             history = self.history
@@ -1138,6 +1152,9 @@ class Table:
                 self.version += 1
                 if self.game_id is not None and history.game.outcome(history.state) is not None:
                     self._finish(self.game_id)
+            if source != "camera":
+                last.set_by_person.add(die)
+                self._said(as_read, value)
             if self.view.dice_read is last.dice:
                 self.view.dice_read = dice
             if self.view.aside_read is last.aside:
@@ -1168,8 +1185,8 @@ class Table:
             history = self.history
             if last is None or last.game_id != self.game_id or history is None:
                 return False
-            again = [die_json(d) for d in reading.dice]
-            aside = [die_json(d) for d in reading.set_aside]
+            again = self._left_out([die_json(d) for d in reading.dice])
+            aside = self._left_out([die_json(d) for d in reading.set_aside])
             pairs = _same_dice(last.dice, again)
             if pairs is None and _same_dice([*last.dice, *last.aside], [*again, *aside]) is None:
                 return False
@@ -1181,6 +1198,8 @@ class Table:
                 history, last
             ):
                 return True
+            if last.set_by_person:
+                return True  # the players have set this reading; their word stands
             if not last.actions:
                 if _seen(again) != _seen(last.dice) or _seen(aside) != _seen(last.aside):
                     log.info("camera: the dice read again: %s", _seen(again))
@@ -1203,6 +1222,25 @@ class Table:
                     break
                 log.info("camera: die %d read again: %s -> %d", index, was, value)
             return True
+
+    def _said(self, die: dict[str, JSON], value: int) -> None:
+        """Remember that a person said no die is where ``die`` was read (``value`` 0), or
+        forget such a place once a person gave a die there a value."""
+        self._no_die = [p for p in self._no_die if iou(p["box"], die["box"]) < NO_DIE_PLACE]
+        if value == 0 and die["status"] != NO_DIE:
+            self._no_die = [die, *self._no_die][:NO_DIE_PLACES]
+
+    def _left_out(self, dice: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+        """``dice`` with those read as before at a place said to hold no die marked so."""
+        return [
+            corrected_die(d, 0)
+            if any(
+                p["value"] == d["value"] and iou(p["box"], d["box"]) >= NO_DIE_PLACE
+                for p in self._no_die
+            )
+            else d
+            for d in dice
+        ]
 
     def _in_effect(self, history: History[Any], reading: SettledReading) -> bool:
         """Whether the actions ``reading`` made are in effect, as it left the game (later

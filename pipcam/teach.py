@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from pipcam.photos import kept_photos, photo_path
-from pipcam.store import Store
+from pipcam.store import NO_DIE, Store
 from vision.classify import OnnxClassifier
 from vision.evaluate import match_dice
 from vision.labels import read_labels
@@ -99,6 +99,8 @@ class Question:
 
 def _asked(die: dict[str, Any]) -> bool:
     """A die whose read is not a label as it stands."""
+    if die.get("status") == NO_DIE:
+        return False  # read as at a place the players had said holds no die (pipcam.table)
     if die.get("status") != "ok" or die.get("value") is None:
         return True
     return float(die.get("confidence", 1.0)) < TRUSTED_READ

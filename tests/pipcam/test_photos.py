@@ -428,3 +428,32 @@ def test_photo_settings_are_read(tmp_path: Path) -> None:
     for written, every in (("true", 50), ("200", 200), ("0", 0)):
         path.write_text(f"[table]\nauto_tune = {written}\n")
         assert load_config(path).auto_tune == every
+
+
+def test_places_said_to_hold_no_die_are_no_labels_and_no_questions(
+    tmp_path: Path, store: Store
+) -> None:
+    """A knob in the roll zone and a stain out of it, each said once to hold no die: in the
+    next photos they are neither labelled dice nor asked about on the teach sheet."""
+    keeper = PhotoKeeper(tmp_path / "photos")
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    knob, stain = FakeDie(6, 0.97, box=(40, 30, 49, 39)), FakeDie(2, 0.95, box=(55, 0, 63, 8))
+    dice = tuple(FakeDie(v, box=(10 * i, 0, 10 * i + 8, 8)) for i, v in enumerate((1, 1, 5, 2)))
+    for index, values in enumerate([dice, dice[:3]]):
+        reading_id = table.on_reading(
+            FakeReading((*values, knob), set_aside=(stain,)), settled_now=True
+        )
+        assert reading_id is not None
+        assert table.last_reading is not None
+        keeper.keep(reading_id, frame(index), table.last_reading.aside)  # as pipcam run does
+        if index == 0:
+            table.correct(4, 0)  # the knob
+            table.correct(5, 0)  # the stain, numbered after the roll zone's dice
+    export_photos(store, tmp_path / "photos", tmp_path / "out")
+    records = [
+        json.loads(line) for line in (tmp_path / "out" / "labels.jsonl").read_text().splitlines()
+    ]
+    assert [[d["value"] for d in r["dice"]] for r in records] == [[1, 1, 5, 2], [1, 1, 5]]
+    assert not any("known_issue" in r for r in records)
+    assert Teacher(store, tmp_path / "photos").questions() == (0, [])

@@ -464,3 +464,118 @@ def test_dice_split_otherwise_after_a_roll_was_taken_are_left_to_the_players(
     assert table.history is not None
     assert table.history.actions == [Roll([1, 1, 2, 3, 4, 5])]
     assert table.state_json()["table"]["problem"] == ""
+
+
+# -- places said to hold no die ---------------------------------------------------------------
+
+KNOB = (300, 300, 309, 309)  # where the tray has something the camera takes for a die
+KNOB_SIX = FakeDie(6, 0.97, "ok", KNOB)  # what the camera reads there
+
+
+def thrown(*values: int, dy: int = 0, extra: FakeDie | None = None) -> FakeReading:
+    """:func:`reading` moved down by ``dy`` (another throw lands elsewhere), with ``extra``
+    (a phantom) read as the last die."""
+    dice = [
+        FakeDie(d.value, box=(d.box[0], d.box[1] + dy, d.box[2], d.box[3] + dy))
+        for d in reading(*values).dice
+    ]
+    return FakeReading((*dice, *([extra] if extra else [])))
+
+
+@pytest.mark.parametrize(
+    ("phantom", "asked"),
+    [
+        (KNOB_SIX, "7 dice are in the roll zone"),
+        (FakeDie(None, 0.9, "cocked", KNOB), "a die at [300, 300, 309, 309] leans on something"),
+    ],
+    ids=["read-as-a-six", "read-as-leaning"],
+)
+def test_a_place_said_to_hold_no_die_is_not_asked_about_at_every_throw(
+    store: Store, table: Table, phantom: FakeDie, asked: str
+) -> None:
+    """A knob of the tray taken for a die: once a phone said "no die there", the same thing at
+    the same place is left out of the next throws, shown as no die, with no question."""
+    table.on_reading(thrown(1, 1, 5, 2, 3, 4, extra=phantom), settled_now=True)
+    assert asked in table.state_json()["table"]["problem"]
+    table.correct(6, 0)
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.press("bank")
+    # Bob's throw: the knob is seen again, a pixel off.
+    again = FakeDie(phantom.value, 0.95, phantom.status, (301, 300, 310, 309))
+    table.on_reading(thrown(2, 2, 3, 4, 6, 6, dy=200, extra=again), settled_now=True)
+    state = table.state_json()
+    assert state["table"]["problem"] == ""
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+    assert state["table"]["dice_read"][6]["status"] == "no_die"
+    assert store.readings()[-1].dice[6]["status"] == "no_die"
+    # Nothing was asked, so nothing is owed to the teach sheet or the photo export.
+    assert store.readings()[-1].corrected == ()
+
+
+@pytest.mark.parametrize(
+    "landed",
+    [
+        FakeDie(3, 0.99, "ok", (300, 300, 309, 309)),  # another face than the knob's six
+        FakeDie(6, 0.99, "ok", (294, 300, 303, 309)),  # a six, but not where the knob is
+    ],
+    ids=["other-face", "other-place"],
+)
+def test_a_die_landing_near_a_place_said_to_hold_no_die_is_read(
+    table: Table, landed: FakeDie
+) -> None:
+    table.on_reading(thrown(1, 1, 5, 2, 3, 4, extra=KNOB_SIX), settled_now=True)
+    table.correct(6, 0)
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.press("bank")
+    table.on_reading(thrown(2, 2, 4, 6, 6, dy=200, extra=landed), settled_now=True)
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll(sorted([2, 2, 4, 6, 6, int(landed.value or 0)]))
+
+
+def test_a_place_left_out_by_mistake_is_read_again_once_given_a_value(table: Table) -> None:
+    """A real six came to rest on the knob, as the knob reads: left out, the throw is short of
+    a die. Giving it its value takes the throw, and the place is no longer left out."""
+    table.on_reading(thrown(1, 1, 5, 2, 3, 4, extra=KNOB_SIX), settled_now=True)
+    table.correct(6, 0)
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.press("bank")
+    table.on_reading(thrown(2, 2, 3, 4, 6, dy=200, extra=KNOB_SIX), settled_now=True)
+    assert "5 dice are in the roll zone" in table.state_json()["table"]["problem"]
+    state = table.correct(5, 6)
+    assert state["table"]["problem"] == ""
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+    table.undo(source="phone")
+    table.on_reading(thrown(2, 2, 3, 4, 6, dy=200, extra=KNOB_SIX), settled_now=True)
+    assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+
+
+def test_places_said_to_hold_no_die_are_remembered_across_a_restart(store: Store) -> None:
+    first = Table(store)
+    first.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    first.on_reading(thrown(1, 1, 5, 2, 3, 4, extra=KNOB_SIX), settled_now=True)
+    first.correct(6, 0)
+    first.act(Keep([1, 1, 5]), source="phone")
+    first.press("bank")
+    restarted = Table(store)
+    assert restarted.resume()
+    restarted.on_reading(thrown(2, 2, 3, 4, 6, 6, dy=200, extra=KNOB_SIX), settled_now=True)
+    assert restarted.state_json()["table"]["problem"] == ""
+    assert restarted.history is not None
+    assert restarted.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+
+
+def test_the_camera_reading_again_leaves_what_a_person_said(store: Store, table: Table) -> None:
+    """A phone set the 4 to a 6 and said the knob is no die; the camera, reading the same dice
+    again in better light, reads the 4 and the knob as before: the players' word stands."""
+    first = thrown(1, 1, 5, 2, 3, 4, extra=KNOB_SIX)
+    table.on_reading(first, settled_now=True)
+    table.correct(6, 0)
+    table.correct(5, 6)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 5, 6])]
+    assert table.look_again(first)
+    assert table.history.actions == [Roll([1, 1, 2, 3, 5, 6])]
+    assert [c.source for c in store.corrections(table.game_id)] == ["phone", "phone"]
