@@ -1374,3 +1374,47 @@ def test_the_roll_zone_follows_a_pushed_tray(tmp_path: Path, bare: float) -> Non
             state = table.state_json()
     read = sorted(d["value"] for d in state["table"]["dice_read"])
     assert (state["actions"], read, state["table"]["aside_read"]) == (1, sorted(faces), [])
+
+
+def test_a_die_printed_on_the_tray_is_asked_about_once(tmp_path: Path) -> None:
+    """A tray printed with a die face: the shipped reader reads it at every throw, as a
+    seventh die. Said once on a phone to be no die, it is left out of the next throws, which
+    are taken as they settle (before, every throw asked again)."""
+    from dataclasses import replace
+
+    width, height = 1280, 960
+    printed = DieSpec(value=5, cx=width * 0.09, cy=height * 0.12, side=height * 0.09, angle=20)
+    empty = make_tray(width, height, colour="green", seed=6)
+    draw_die(empty, printed, shadow=False)
+    throws = [six_dice(width, height, seed=6), six_dice(width, height, seed=7)]
+    throws[1] = [replace(d, cy=d.cy + height * 0.1) for d in throws[1]]  # landing elsewhere
+    frames = []
+    for dice in throws:
+        frame = empty.copy()
+        for die in dice:
+            draw_die(frame, die)
+        frames.append(frame)
+    with _camera_table(tmp_path) as (table, show):
+        show(empty, 1.0)
+        show(frames[0], 1.5)
+        state = table.state_json()
+        assert state["actions"] == 0
+        assert "7 dice are in the roll zone" in state["table"]["problem"]
+        (at,) = [
+            i
+            for i, d in enumerate(state["table"]["dice_read"])
+            if d["box"][0] < printed.cx < d["box"][2] and d["box"][1] < printed.cy < d["box"][3]
+        ]
+        state = table.correct(at, 0)
+        assert (state["actions"], state["table"]["problem"]) == (1, "")
+        table.undo(source="phone")  # thrown again
+        show(empty, 1.0)
+        show(frames[1], 1.5)
+        state = table.state_json()
+        assert state["table"]["problem"] == ""
+        assert state["actions"] == 1
+        read = state["table"]["dice_read"]
+        assert sorted(d["value"] for d in read if d["status"] != "no_die") == sorted(
+            d.value for d in throws[1]
+        )
+        assert [d["status"] for d in read].count("no_die") == 1
