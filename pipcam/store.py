@@ -244,6 +244,9 @@ class StoredReading:
     # Dice out of the roll zone (numbered from 0 after the zone's) that a person set in play, and
     # the value set (0: no die there); the photo's sidecar has the dice themselves.
     aside_corrected: dict[int, int] = field(default_factory=dict)
+    # Dice (numbered as ``corrected``'s) that the camera read otherwise on a second look in
+    # better light (pipcam.table.Table.look_again), with the value it read first.
+    looked_again: dict[int, int | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -878,16 +881,20 @@ class Store:
                 (after, last),
             ).fetchall()
             fixes = db.execute(
-                "SELECT reading, die, value, source FROM corrections "
-                "WHERE reading > ? AND reading <= ? ORDER BY id",
+                "SELECT reading, die, value, source, CASE source WHEN 'camera' THEN replaced END "
+                "FROM corrections WHERE reading > ? AND reading <= ? ORDER BY id",
                 (after, last),
             ).fetchall()
         by_reading: dict[int, list[tuple[int, int]]] = {}
         by_hand: dict[int, list[tuple[int, int]]] = {}
-        for reading, die, value, source in fixes:
+        first_look: dict[int, dict[int, int | None]] = {}
+        for reading, die, value, source, replaced in fixes:
             by_reading.setdefault(int(reading), []).append((int(die), int(value)))
             if source != "camera":  # the camera's second look (Table.look_again) is no person's
                 by_hand.setdefault(int(reading), []).append((int(die), int(value)))
+            elif replaced is not None:
+                was = json.loads(replaced)[int(die)]["value"]
+                first_look.setdefault(int(reading), {}).setdefault(int(die), was)
         out = []
         for rid, game, when, status, text in rows:
             mine = by_hand.get(int(rid), [])
@@ -900,6 +907,7 @@ class Store:
                     (dice := _corrected(json.loads(text), by_reading.get(int(rid), []))),
                     tuple(sorted({die for die, _ in mine if die < len(dice)})),
                     {die - len(dice): value for die, value in mine if die >= len(dice)},
+                    first_look.get(int(rid), {}),
                 )
             )
         return out

@@ -82,6 +82,10 @@ class Question:
     time: str
     disputed: bool = False  # read surely, but a newly tuned model reads it otherwise
     missing: int = 0  # dice the camera missed in the photo, still to place; ``die`` the next's
+    # Read otherwise at first, before the camera's light was set right (pipcam.table.look_again):
+    # two looks that disagree make no label until a person says which is right.
+    looked_again: bool = False
+    first: int | None = None  # what the first look read
 
     def as_json(self) -> dict[str, Any]:
         """What a phone gets (the box stays here: the phone gets the crop or the photo)."""
@@ -94,6 +98,8 @@ class Question:
             "time": self.time,
             "disputed": self.disputed,
             "missing": self.missing,
+            "looked_again": self.looked_again,
+            "first": self.first,
         }
 
 
@@ -183,7 +189,8 @@ class Teacher:
                 if index in reading.corrected or index in done:
                     continue
                 contested = (reading.id, index) in disputed
-                if not contested and not _asked(die):
+                again = index in reading.looked_again
+                if not contested and not again and not _asked(die):
                     continue
                 x0, y0, x1, y1 = (int(v) for v in die["box"])
                 out.append(
@@ -196,12 +203,14 @@ class Teacher:
                         (x0, y0, x1, y1),
                         reading.time,
                         contested,
+                        looked_again=again,
+                        first=reading.looked_again.get(index),
                     )
                 )
         # Python's sort is stable: among equals the newest photo stays first.
         out.sort(
             key=lambda q: (
-                not q.disputed,
+                not (q.disputed or q.looked_again),
                 not q.missing,
                 q.value is not None and q.status == "ok",
                 q.confidence,

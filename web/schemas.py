@@ -122,6 +122,12 @@ class QuestionPublic(BaseModel):
     missing: int = Field(
         default=0, description="dice the camera missed in this photo, still to tap; 0 for a die"
     )
+    looked_again: bool = Field(
+        default=False,
+        description="read otherwise at first, before the camera's light was set right: the"
+        " answer decides",
+    )
+    first: int | None = Field(default=None, description="what the camera read at first")
 
 
 class TeachPublic(BaseModel):

@@ -71,6 +71,8 @@ def test_the_sheet_asks_about_unsure_dice_newest_first(teacher: Teacher) -> None
         "time": first[0].time,
         "disputed": False,
         "missing": 0,
+        "looked_again": False,
+        "first": None,
     }
 
 
@@ -508,3 +510,33 @@ def test_the_store_keeps_placed_dice_and_refuses_bad_ones(store: Store, tmp_path
     with pytest.raises(ValueError, match="counted from 0"):
         store.record_placed(1, -1, 3, (1, 2, 11, 12), source="cli")
     assert store.placed() == {1: {4: (3, [1, 2, 11, 12])}}
+
+
+def test_a_die_two_looks_read_otherwise_is_asked_about(tmp_path: Path, store: Store) -> None:
+    """The camera read a 4, then, its light set right under the same dice, surely a 6, and
+    took the 6 (Table.look_again). Two sure looks that disagree are no label as they stand:
+    the sheet asks, first, saying what each look read; the answer is the label."""
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    keeper = PhotoKeeper(tmp_path / "photos")
+    first = FakeReading(
+        tuple(FakeDie(v, box=(20 * i, 0, 20 * i + 9, 9)) for i, v in enumerate((1, 1, 5, 2, 3, 4)))
+    )
+    reading_id = table.on_reading(first, settled_now=True)
+    assert reading_id is not None
+    keeper.keep(reading_id, np.zeros((40, 140, 3), np.uint8))
+    again = FakeReading((*first.dice[:5], FakeDie(6, 0.97, box=first.dice[5].box)))
+    assert table.look_again(again)
+    assert table.history is not None
+    assert table.history.actions == [Roll([1, 1, 2, 3, 5, 6])]
+    teacher = Teacher(store, tmp_path / "photos")
+    _, questions = teacher.questions()
+    assert [(q.reading, q.die, q.value, q.looked_again, q.first) for q in questions] == [
+        (reading_id, 5, 6, True, 4)
+    ]
+    assert questions[0].as_json()["first"] == 4
+    teacher.answer(reading_id, 5, 6)
+    assert asked(teacher) == []
+    export_photos(store, tmp_path / "photos", tmp_path / "out")
+    (record,) = load_folder(tmp_path / "out")
+    assert sorted(d.value for d in record.dice) == [1, 1, 2, 3, 5, 6]

@@ -499,6 +499,31 @@ def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> 
     expect(phone.locator("#teach-open")).to_have_text("Check the die the camera was unsure of")
 
 
+def test_teach_asks_which_of_two_looks_was_right(served: Served, phone: Any) -> None:
+    """A die the camera read again otherwise once its light was set right: the sheet says
+    what each look read, and the answer is stored."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    first = reading([1, 1, 5, 2, 3, 4])
+    reading_id = served.table.on_reading(first, settled_now=True)
+    assert reading_id is not None
+    PhotoKeeper(served.photos).keep(reading_id, np.full((480, 640, 3), 40, np.uint8))
+    second = FakeDie(6, 0.97, "ok", first.dice[5].box)
+    assert served.table.look_again(FakeReading((*first.dice[:5], second)))
+    served.table.on_reading(reading([1, 5, 2, 3, 4, 6]), settled_now=True)  # play moves on
+    served.table.photos_kept(1)
+    expect(phone.locator("#teach-open")).to_have_text("Check the die the camera was unsure of")
+    phone.click("#teach-open")
+    expect(phone.locator("#teach-read")).to_have_text(
+        "A second look in better light read 6 (97% sure); the first look read 4."
+    )
+    phone.click("#teach-dialog .faces button[value='6']")
+    expect(phone.locator("#toast")).to_have_text(
+        "Thank you: 1 die answered. The next tuning learns from it."
+    )
+    with Store(served.photos.parent / "pipcam.db") as store:
+        assert store.checks()[reading_id] == {5: 6}
+
+
 def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) -> None:
     """A throw typed because the camera missed a die: its photo is on the teach sheet, the faces
     wait for a tap, and the tap and face are stored as that die, boxed round the tap."""
