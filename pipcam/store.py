@@ -639,18 +639,27 @@ class Store:
         return seq
 
     def replace_last(
-        self, game_id: int, *actions: dict[str, JSON], undone: int = 1, source: str
+        self,
+        game_id: int,
+        *actions: dict[str, JSON],
+        undone: int = 1,
+        source: str,
+        reopen: bool = False,
     ) -> int:
         """Undo the last ``undone`` actions and log ``actions`` in their place, in one commit (a
         set-aside that grew as more dice were taken out; a set-aside and throw mended when a
-        die that bounced out of the roll zone is thrown again); return the last new action's
-        sequence number."""
+        die that bounced out of the roll zone is thrown again; an earlier throw fixed, with
+        the actions after it taken again); return the last new action's sequence number.
+        ``reopen``: the game had ended and goes on again (the newest game only, as
+        :meth:`undo_ending`)."""
         if undone < 1 or not actions:
             raise ValueError("a replacement undoes one action or more and logs one or more")
         rows = [self._event_row("undo", None, source=source)] * undone
         rows += [self._event_row("action", a, source=source) for a in actions]
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
+            if reopen:
+                self._reopen(db, game_id)
             seqs = self._insert_events(db, game_id, rows, source=source, now=now)
         return seqs[-1]
 

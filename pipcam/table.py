@@ -122,6 +122,10 @@ class TableRefusal(RefusalCode):
     each the set-aside ``keeps`` (the same, with dice held before: Generał, Drápky)."""
     DICE_READ = "dice_read"
     """The dice read (``dice``) were refused for ``reason`` (``{"detail", "code", "params"}``)."""
+    NO_SUCH_STEP = "no_such_step"
+    """There is no step ``step`` to fix: the game has ``steps`` (numbered from 1)."""
+    FIX_BREAKS = "fix_breaks"
+    """With step ``step`` fixed, step ``at`` no longer follows the rules (``reason``)."""
 
 
 MAX_CHOICES = 4  # set-asides a refusal lists when it cannot tell which dice went out
@@ -511,6 +515,125 @@ class Table:
             self.view.problem = ""
             self._changed()
             return self.state_json()
+
+    def amend(
+        self, index: int, action: Action, *, source: str, seen: int | None = None
+    ) -> dict[str, JSON]:
+        """Put ``action`` in place of the game's action ``index`` (from 0) and take every later
+        one again: a throw misread or typed wrong, seen only turns later. Refused, with nothing
+        changed, when a later action no longer follows the rules (which, and why); stored in
+        one commit. A throw the camera read, fixed by one die, corrects that die of its photo.
+        """
+        with self.lock:
+            self._check_seen(seen)
+            history = self._need()
+            steps = len(history)
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < steps:
+                raise InvalidAction(
+                    f"there is no step {index + 1 if isinstance(index, int) else index!r} to"
+                    f" fix: the game has {steps} (numbered from 1)",
+                    code=TableRefusal.NO_SUCH_STEP,
+                    params={"step": index + 1 if isinstance(index, int) else 0, "steps": steps},
+                )
+            game = history.game
+            later = history.actions[index + 1 :]
+            state = game.apply(history.state_after(index), action)  # IllegalAction: unchanged
+            for at, step in enumerate(later, start=index + 2):
+                try:
+                    state = game.apply(state, step)
+                except IllegalAction as exc:
+                    raise IllegalAction(
+                        f"with step {index + 1} fixed, step {at} ({step}) no longer follows the"
+                        f" rules: {exc}; undo back to step {at} first, then fix step {index + 1}",
+                        code=TableRefusal.FIX_BREAKS,
+                        params={"step": index + 1, "at": at, "reason": refusal_json(exc)},
+                    ) from exc
+            assert self.game_id is not None
+            old = history.actions[index]
+            maker = self._reading_of(history, index)
+            ended = game.outcome(history.state) is not None
+            try:
+                with self._storing():
+                    self.store.replace_last(
+                        self.game_id,
+                        *map(action_to_json, [action, *later]),
+                        undone=steps - index,
+                        source=source,
+                        reopen=ended,
+                    )
+            except GameFinished as exc:
+                raise IllegalAction(
+                    f"cannot fix step {index + 1}: the game is over and kept as it ended",
+                    code=TableRefusal.KEPT_AS_ENDED,
+                ) from exc
+            for _ in range(steps - index):
+                history.pop()
+            for step in [action, *later]:
+                history.push(step)
+            self.version += 1
+            self.view.problem = ""
+            if maker is not None:  # its throw is now the fixed one, as a correction makes it
+                maker.actions = history.actions[maker.before : maker.before + len(maker.actions)]
+            for reading in {id(r): r for r in (self.last_reading, self._taken) if r}.values():
+                self._restate(history, reading)
+            if maker is not None and isinstance(old, Roll) and isinstance(action, Roll):
+                self._relabel(maker, old, action, source=source)
+            if game.outcome(history.state) is not None:
+                self._finish(self.game_id)
+            self._changed()
+            return self.state_json()
+
+    def amend_json(
+        self, index: int, obj: JSON, *, source: str, seen: int | None = None
+    ) -> dict[str, JSON]:
+        """:meth:`amend` with a PROTOCOL.md action object (``InvalidAction`` if it is none)."""
+        return self.amend(index, action_from_json(obj), source=source, seen=seen)
+
+    def _reading_of(self, history: History[Any], index: int) -> SettledReading | None:
+        """The reading still known to the table whose actions, in effect, hold action
+        ``index``."""
+        for reading in (self.last_reading, self._taken):
+            if (
+                reading is not None
+                and reading.before <= index < reading.before + len(reading.actions)
+                and self._in_effect(history, reading)
+            ):
+                return reading
+        return None
+
+    @staticmethod
+    def _restate(history: History[Any], reading: SettledReading) -> None:
+        """Bring the states a reading keeps up to date after an earlier action was fixed, if
+        its actions still stand where they stood."""
+        end = reading.before + len(reading.actions)
+        if len(history) >= end and history.actions[reading.before : end] == reading.actions:
+            reading.state_before = history.state_after(reading.before)
+            reading.state_after = history.state_after(end)
+
+    def _relabel(self, reading: SettledReading, old: Roll, new: Roll, *, source: str) -> None:
+        """A throw the camera read, fixed by one die: correct that die of its reading (no
+        game changes), so its photo is labelled as the players said. Two dice showing the
+        misread face leave the photo as it was: which one was wrong is not known."""
+        wrong = Counter(old.dice) - Counter(new.dice)
+        right = Counter(new.dice) - Counter(old.dice)
+        if wrong.total() != 1 or right.total() != 1:
+            return
+        (misread,), (value,) = wrong, right
+        found = [
+            i for i, d in enumerate(reading.dice) if d["status"] != NO_DIE and d["value"] == misread
+        ]
+        if len(found) != 1:
+            return
+        die = found[0]
+        self._aside(
+            lambda: self.store.record_correction(reading.id, die, value, events=[], source=source)
+        )
+        dice = [dict(d) for d in reading.dice]
+        dice[die] = {**corrected_die(dice[die], value), "confidence": 1.0}
+        if self.view.dice_read is reading.dice:
+            self.view.dice_read = dice  # the phones show the dice as the players left them
+        reading.dice = dice
+        reading.set_by_person.add(die)
 
     def _append(self, game_id: int, kind: str, action: JSON, *, source: str) -> None:
         """Log an event; a game the store holds as finished refuses it with a reason."""

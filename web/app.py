@@ -149,6 +149,9 @@ class TableAPI(Protocol):
     def score_series(self) -> dict[str, Any]: ...
     def face_counts(self) -> dict[int, int]: ...
     def correct(self, die: int, value: int, *, source: str = ...) -> dict[str, Any]: ...
+    def amend_json(
+        self, index: int, obj: Any, *, source: str, seen: int | None = ...
+    ) -> dict[str, Any]: ...
     def advice(self, *, seen: int | None = ...) -> dict[str, Any]: ...
 
 
@@ -669,6 +672,23 @@ def create_app(
     def act(action: Annotated[JSONObject, Body()], seen: Seen = None) -> dict[str, Any]:
         """Apply one PROTOCOL.md action object, such as {"roll": [1, 5]} or {"bank": true}."""
         return run(lambda: table.act_json(action, source="phone", seen=seen))
+
+    @app.put(
+        "/api/history/{index}",
+        tags=["game"],
+        dependencies=pinned,
+        openapi_extra={"requestBody": {"content": {"application/json": {"schema": ACTION_SCHEMA}}}},
+        **state_route,
+    )
+    def amend(
+        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+        action: Annotated[JSONObject, Body()],
+        seen: Seen = None,
+    ) -> dict[str, Any]:
+        """Fix an earlier step (a throw misread or typed wrong, seen turns later): this action in
+        its place, and every later step taken again. 409, with nothing changed, when a later
+        step no longer follows the rules (which, and why) or the game moved on (``seen``)."""
+        return run(lambda: table.amend_json(index, action, source="phone", seen=seen))
 
     @app.post("/api/undo", tags=["game"], dependencies=pinned, **state_route)
     def undo(seen: Seen = None) -> dict[str, Any]:

@@ -279,6 +279,48 @@ def test_correct_lets_a_cocked_die_through(served: Served) -> None:
     assert state["table"]["problem"] == ""
 
 
+# -- fixing an earlier step ---------------------------------------------------------------------
+
+
+def test_an_earlier_throw_is_fixed_and_the_game_goes_on_from_it(served: Served) -> None:
+    """PUT /api/history/{index}: Ann's throw misread two steps ago is fixed; her keep and bank
+    are taken again, and the history shows the fixed throw."""
+    served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    served.pinned.post("/api/actions", json={"keep": [1, 1, 5]})
+    served.pinned.post("/api/actions", json={"bank": True})
+    fix = {"roll": [1, 1, 2, 3, 5, 6]}
+    r = served.client.put("/api/history/0", json=fix)
+    assert (r.status_code, r.json()) == (401, {"detail": "changing the game needs the table PIN"})
+    version = served.client.get("/api/state").json()["table"]["version"]
+    r = served.pinned.put(f"/api/history/0?seen={version}", json=fix)
+    assert r.status_code == 200, r.text
+    entries = served.client.get("/api/history").json()["entries"]
+    assert [e["action"] for e in entries] == [fix, {"keep": [1, 1, 5]}, {"bank": True}]
+    r = served.pinned.put(f"/api/history/0?seen={version}", json=fix)  # a second tap
+    assert (r.status_code, r.json()["code"]) == (409, "stale")
+
+
+@pytest.mark.parametrize(
+    ("index", "body", "status", "code"),
+    [
+        (0, {"roll": [2, 2, 3, 4, 6, 6]}, 409, "fix_breaks"),  # her keep 1 1 5 no longer fits
+        (5, {"roll": [1, 1, 2, 3, 5, 6]}, 422, "no_such_step"),
+        (0, {"roll": [1, 1, 2, 3, 5, 9]}, 422, None),  # no action: a die shows 1 to 6
+    ],
+    ids=["breaks-a-later-step", "no-such-step", "malformed"],
+)
+def test_a_fix_that_cannot_be_made_changes_nothing(
+    served: Served, index: int, body: dict[str, Any], status: int, code: str | None
+) -> None:
+    served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    served.pinned.post("/api/actions", json={"keep": [1, 1, 5]})
+    before = served.client.get("/api/state").json()
+    r = served.pinned.put(f"/api/history/{index}", json=body)
+    assert r.status_code == status, r.text
+    assert r.json().get("code") == code
+    assert served.client.get("/api/state").json() == before
+
+
 # -- the PIN ------------------------------------------------------------------------------------
 
 

@@ -44,9 +44,9 @@ export async function ask(path) {
   }
 }
 
-async function send(path, body) {
+async function send(path, body, method = "POST") {
   const r = await fetch(path, {
-    method: "POST",
+    method,
     headers: { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials: "same-origin",
@@ -55,12 +55,13 @@ async function send(path, body) {
   return { status: r.status, ok: r.ok, data };
 }
 
-/** POST a change; the response body on success, else null after telling the player why. */
-export async function post(path, body) {
+/** POST (or PUT) a change; the response body on success, else null after telling the player
+why. */
+export async function post(path, body, method = "POST") {
   for (let attempt = 0; attempt < 3; attempt++) {
     let r;
     try {
-      r = await send(path, body);
+      r = await send(path, body, method);
     } catch {
       toast(t("error.network"));
       return null;

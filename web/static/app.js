@@ -48,11 +48,11 @@ function seen(path) {
   return version === undefined ? path : `${path}?seen=${version}`;
 }
 
-async function send(path, body) {
+async function send(path, body, method = "POST") {
   if (sending) return null;
   sending = true;
   try {
-    const state = await post(seen(path), body);
+    const state = await post(seen(path), body, method);
     if (state) accept(state);
     else refresh(); // refused: show the game as it is now
     return state;
@@ -363,13 +363,14 @@ function showTyped() {
   for (const b of $("roll-faces").querySelectorAll("button")) b.disabled = dice.length >= n;
 }
 
-function typeRoll(n) {
+// ``done`` takes the throw typed: by default it is played; from the history, it fixes a step.
+function typeRoll(n, done = (dice) => act({ roll: dice })) {
   const dialog = $("roll-dialog");
   typed = { n, dice: [] };
   showTyped();
   dialog.returnValue = "";
   dialog.addEventListener("close", () => {
-    if (dialog.returnValue === "ok" && typed.dice.length === n) act({ roll: typed.dice });
+    if (dialog.returnValue === "ok" && typed.dice.length === n) done(typed.dice);
   }, { once: true });
   dialog.showModal();
 }
@@ -729,9 +730,18 @@ async function showHistory() {
     return;
   }
   const game = current && current.game;
+  // A throw misread or typed wrong, seen turns later, is fixed where it is: the later steps
+  // are taken again (the table refuses, saying which, when one no longer fits).
+  const fix = (e) => h("button", {
+    type: "button", class: "fix", dataset: { step: e.index + 1 },
+    "aria-label": t("history.fix_label", { n: e.index + 1 }),
+    onclick: () => typeRoll(e.action.roll.length,
+      (dice) => send(`/api/history/${e.index}`, { roll: dice }, "PUT").then(showHistory)),
+  }, t("history.fix"));
   const items = data.entries.map((e) => h("li", { value: e.index + 1 },
     e.player ? h("strong", {}, `${e.player}: `) : null,
-    e.action ? describeAction(e.action, game) : e.text));
+    e.action ? describeAction(e.action, game) : e.text,
+    e.action && Array.isArray(e.action.roll) ? fix(e) : null));
   box.replaceChildren(
     h("div", { class: "row" },
       h("button", { type: "button", id: "history-undo", disabled: !data.can_undo,
