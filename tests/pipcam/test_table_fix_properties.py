@@ -1,0 +1,60 @@
+"""Fixing an earlier throw (Table.amend) in random games of every engine: the fix either takes
+the fixed throw and every later step again, or is refused with nothing changed; the store
+replays to the table's history either way."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipcam.store import Store, replay_events
+from pipcam.table import Table
+from scoring.core import Roll
+from scoring.errors import IllegalAction
+from tests.scoring.test_properties import FAST_OPTIONS, GAME_IDS, choose
+
+STEPS = 25  # random steps played before a throw among them is fixed
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, seed: int) -> None:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game(
+            {"game": game_id, "players": ["Ann", "Bob"], "options": FAST_OPTIONS.get(game_id, {})}
+        )
+        history = table.history
+        assert history is not None
+        assert table.game_id is not None
+        game = history.game
+        for _ in range(STEPS):
+            if game.outcome(history.state) is not None:
+                break
+            table.act(choose(game, history.state, rng), source="phone")
+        throws = [i for i, a in enumerate(history.actions) if isinstance(a, Roll)]
+        if not throws:
+            return  # the triangle game places stones: no throw to fix
+        index = rng.choice(throws)
+        faces = [dice for dice, _ in game.roll_outcomes(history.state_after(index))]
+        fixed = Roll(rng.choice(faces))
+        before = history.actions
+        refused: IllegalAction | None = None
+        try:
+            table.amend(index, fixed, source="phone")
+        except IllegalAction as exc:
+            refused = exc
+        if refused is None:
+            assert history.actions == [*before[:index], fixed, *before[index + 1 :]]
+        else:
+            assert refused.code is not None  # worded on the phones
+            assert history.actions == before
+        assert replay_events(store.game(table.game_id)).actions == history.actions
+        assert table.state_json()["finished"] == (game.outcome(history.state) is not None)
