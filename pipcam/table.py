@@ -538,8 +538,16 @@ class Table:
             game = history.game
             later = history.actions[index + 1 :]
             state = game.apply(history.state_after(index), action)  # IllegalAction: unchanged
+            player = game.to_move(history.state_after(index))
+            swap = _one_die(history.actions[index], action)
             for at, step in enumerate(later, start=index + 2):
                 try:
+                    # The die misread went where the players put it: a set-aside (a hold) of
+                    # the same turn that named it by its misread face names it by its own.
+                    if swap is not None and game.to_move(state) == player:
+                        step = _with_die(game, state, step, *swap)
+                    else:
+                        swap = None
                     state = game.apply(state, step)
                 except IllegalAction as exc:
                     raise IllegalAction(
@@ -548,6 +556,7 @@ class Table:
                         code=TableRefusal.FIX_BREAKS,
                         params={"step": index + 1, "at": at, "reason": refusal_json(exc)},
                     ) from exc
+                later[at - index - 2] = step
             assert self.game_id is not None
             old = history.actions[index]
             maker = self._reading_of(history, index)
@@ -576,7 +585,7 @@ class Table:
                 maker.actions = history.actions[maker.before : maker.before + len(maker.actions)]
             for reading in {id(r): r for r in (self.last_reading, self._taken) if r}.values():
                 self._restate(history, reading)
-            if maker is not None and isinstance(old, Roll) and isinstance(action, Roll):
+            if maker is not None:
                 self._relabel(maker, old, action, source=source)
             if game.outcome(history.state) is not None:
                 self._finish(self.game_id)
@@ -610,15 +619,14 @@ class Table:
             reading.state_before = history.state_after(reading.before)
             reading.state_after = history.state_after(end)
 
-    def _relabel(self, reading: SettledReading, old: Roll, new: Roll, *, source: str) -> None:
+    def _relabel(self, reading: SettledReading, old: Action, new: Action, *, source: str) -> None:
         """A throw the camera read, fixed by one die: correct that die of its reading (no
         game changes), so its photo is labelled as the players said. Two dice showing the
         misread face leave the photo as it was: which one was wrong is not known."""
-        wrong = Counter(old.dice) - Counter(new.dice)
-        right = Counter(new.dice) - Counter(old.dice)
-        if wrong.total() != 1 or right.total() != 1:
+        swap = _one_die(old, new)
+        if swap is None:
             return
-        (misread,), (value,) = wrong, right
+        misread, value = swap
         found = [
             i for i, d in enumerate(reading.dice) if d["status"] != NO_DIE and d["value"] == misread
         ]
@@ -1851,6 +1859,32 @@ def _by_place(
             left.remove(match)
             pairs.append((index, match))
     return pairs
+
+
+def _one_die(old: Action, new: Action) -> tuple[int, int] | None:
+    """The face misread and the face it showed, when a throw is fixed by one die."""
+    if not isinstance(old, Roll) or not isinstance(new, Roll):
+        return None
+    wrong = Counter(old.dice) - Counter(new.dice)
+    right = Counter(new.dice) - Counter(old.dice)
+    if wrong.total() != 1 or right.total() != 1:
+        return None
+    (misread,), (shown,) = wrong, right
+    return misread, shown
+
+
+def _with_die(game: Game[Any, Any], state: Any, step: Action, misread: int, shown: int) -> Action:
+    """``step`` as it stands when the rules take it; else, if it is a set-aside naming the
+    misread face, that set-aside with the die's own face in its place."""
+    if not isinstance(step, Keep) or misread not in step.dice:
+        return step
+    try:
+        game.apply(state, step)
+    except IllegalAction:
+        dice = list(step.dice)
+        dice[dice.index(misread)] = shown
+        return Keep(dice)
+    return step
 
 
 def _same_dice(

@@ -9,7 +9,7 @@ import pytest
 
 from pipcam.store import Store, replay_events
 from pipcam.table import Table
-from scoring.core import Action, Keep, Roll
+from scoring.core import Action, Keep, Roll, Score
 from scoring.errors import IllegalAction, InvalidAction
 from tests.pipcam._fakes import FakeDie, FakeReading
 
@@ -691,3 +691,22 @@ def test_the_last_reading_fixed_from_the_history_can_still_be_corrected(played: 
     state = played.correct(5, 1)  # the 5 (its photo: the 6 given in the fix) was a 1 after all
     assert played.history.actions[-1] == Roll([1, 2, 2, 3, 4, 6])
     assert state["table"]["dice_read"][5]["value"] == 1
+
+
+def test_a_die_held_after_its_throw_carries_its_fixed_face(store: Store) -> None:
+    """Generał: a 2 read as a 1 and held with the other 1, then the rest thrown again and
+    written as ones. Fixed, the hold names the die by its own face (1 2), and the ones are
+    scored as they lie: 2, not 3."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    for step in (Roll([1, 1, 3, 4, 5]), Keep([1, 1]), Roll([1, 2, 6]), Score("ones")):
+        table.act(step, source="phone")
+    state = table.amend(0, Roll([1, 2, 3, 4, 5]), source="phone")
+    assert table.history is not None
+    assert table.history.actions == [
+        Roll([1, 2, 3, 4, 5]),
+        Keep([1, 2]),
+        Roll([1, 2, 6]),
+        Score("ones"),
+    ]
+    assert [p["score"] for p in state["players"]] == [2, 0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from pipcam.store import Store, replay_events
 from pipcam.table import Table
-from scoring.core import Roll
+from scoring.core import Keep, Roll
 from scoring.errors import IllegalAction
 from tests.scoring.test_properties import FAST_OPTIONS, GAME_IDS, choose
 
@@ -52,7 +53,14 @@ def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, 
         except IllegalAction as exc:
             refused = exc
         if refused is None:
-            assert history.actions == [*before[:index], fixed, *before[index + 1 :]]
+            assert history.actions[: index + 1] == [*before[:index], fixed]
+            for was, now in zip(before[index + 1 :], history.actions[index + 1 :], strict=True):
+                # A set-aside of the fixed throw's turn may name the misread die by its face.
+                assert now == was or (
+                    isinstance(now, Keep)
+                    and isinstance(was, Keep)
+                    and sum((Counter(was.dice) - Counter(now.dice)).values()) == 1
+                )
         else:
             assert refused.code is not None  # worded on the phones
             assert history.actions == before
