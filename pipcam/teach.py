@@ -83,7 +83,7 @@ class Question:
     disputed: bool = False  # read surely, but a newly tuned model reads it otherwise
     missing: int = 0  # dice the camera missed in the photo, still to place; ``die`` the next's
     # Read otherwise at first, before the camera's light was set right (pipcam.table.look_again):
-    # two looks that disagree make no label until a person says which is right.
+    # two sure looks that disagree are asked about (the photo carries the second until then).
     looked_again: bool = False
     first: int | None = None  # what the first look read
 
