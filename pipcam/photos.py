@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from pipcam.config import PHOTO_LIMIT, ConfigError, table_config
-from pipcam.store import NO_DIE, Store, StoredReading, StoreError
+from pipcam.store import NO_DIE, Store, StoredReading, StoreError, die_json
 
 log = logging.getLogger("pipcam.photos")
 
@@ -59,17 +59,6 @@ def write_atomically(path: Path, data: bytes) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_bytes(data)
     os.replace(partial, path)
-
-
-def _die_json(die: Any) -> dict[str, Any]:
-    """A die as a JSON object, from a reader's die or from such an object."""
-    get: Callable[[str], Any] = die.get if isinstance(die, dict) else lambda k: getattr(die, k)
-    return {
-        "value": get("value"),
-        "confidence": round(float(get("confidence")), 3),
-        "status": get("status"),
-        "box": [int(v) for v in get("box")],
-    }
 
 
 class PhotoKeeper:
@@ -122,7 +111,7 @@ class PhotoKeeper:
             )
             if not ok:
                 raise OSError("OpenCV could not encode the frame as JPEG")
-            aside = [_die_json(d) for d in set_aside]
+            aside = [d if isinstance(d, dict) else die_json(d) for d in set_aside]
             height, width = np.asarray(frame).shape[:2]
             sidecar = json.dumps({"width": int(width), "height": int(height), "set_aside": aside})
             if not self._make_room(len(encoded) + len(sidecar)):

@@ -40,8 +40,7 @@ from pipcam.photos import (
     split_of_game,
     write_atomically,
 )
-from pipcam.store import Store
-from pipcam.table import die_json
+from pipcam.store import Store, die_json
 from pipcam.teach import DISPUTES, Teacher, disputes_of
 from pipcam.tune import MIN_HELD_OUT
 from vision.classify import OnnxClassifier

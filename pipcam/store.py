@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 from scoring.core import JSON, action_from_json, action_to_json
 from scoring.errors import InvalidOption, Reason, RefusalCode, ScoringError
@@ -31,7 +31,9 @@ from scoring.transcript import dump, parse_header, start
 __all__ = [
     "EVENT_KINDS",
     "NO_DIE",
+    "DieLike",
     "corrected_die",
+    "die_json",
     "SCHEMA_VERSION",
     "GameFinished",
     "GameSummary",
@@ -301,6 +303,29 @@ def _corrected(
         if int(die) < len(dice):  # the numbers after the zone's are dice out of it (asides)
             dice[int(die)] = corrected_die(dice[int(die)], int(value))
     return dice
+
+
+class DieLike(Protocol):
+    """One die of a reading (vision.reader.Die)."""
+
+    @property
+    def value(self) -> int | None: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def box(self) -> tuple[int, int, int, int]: ...
+
+
+def die_json(die: DieLike) -> dict[str, JSON]:
+    """A die of a reading as JSON (the phones and the store)."""
+    return {
+        "value": die.value,
+        "confidence": round(float(die.confidence), 3),
+        "status": die.status,
+        "box": [int(v) for v in die.box],
+    }
 
 
 def corrected_die(die: dict[str, JSON], value: int) -> dict[str, JSON]:

@@ -21,12 +21,14 @@ from typing import Any, Protocol
 from coach.report import Coach, coach_for, coach_problem
 from pipcam.store import (
     NO_DIE,
+    DieLike,
     GameFinished,
     GameSummary,
     NoSuchGame,
     Store,
     StoreError,
     corrected_die,
+    die_json,
     replay_events,
 )
 from scoring.core import (
@@ -57,19 +59,6 @@ from scoring.transcript import Header, check_new_players, dump, parse_header, st
 from vision.detect import iou
 
 log = logging.getLogger(__name__)
-
-
-class DieLike(Protocol):
-    """One die of a reading (vision.reader.Die)."""
-
-    @property
-    def value(self) -> int | None: ...
-    @property
-    def confidence(self) -> float: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def box(self) -> tuple[int, int, int, int]: ...
 
 
 class ReadingLike(Protocol):
@@ -207,16 +196,6 @@ def _shifts(
                 (a0, b0, a1, b1), (c0, d0, c1, d1) = old["box"], die["box"]
                 shifts.append(((c0 + c1 - a0 - a1) / 2.0, (d0 + d1 - b0 - b1) / 2.0))
     return shifts
-
-
-def die_json(die: DieLike) -> dict[str, JSON]:
-    """A die of a reading as JSON (the phones and the store)."""
-    return {
-        "value": die.value,
-        "confidence": round(float(die.confidence), 3),
-        "status": die.status,
-        "box": [int(v) for v in die.box],
-    }
 
 
 @dataclass
