@@ -507,35 +507,9 @@ class Table:
             self._check_seen(seen)
             history = self._need()
             steps = len(history)
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < steps:
-                raise InvalidAction(
-                    f"there is no step {index + 1 if isinstance(index, int) else index!r} to"
-                    f" fix: the game has {steps} (numbered from 1)",
-                    code=TableRefusal.NO_SUCH_STEP,
-                    params={"step": index + 1 if isinstance(index, int) else 0, "steps": steps},
-                )
+            self._step(history, index)
             game = history.game
-            later = history.actions[index + 1 :]
-            state = game.apply(history.state_after(index), action)  # IllegalAction: unchanged
-            player = game.to_move(history.state_after(index))
-            swap = _one_die(history.actions[index], action)
-            for at, step in enumerate(later, start=index + 2):
-                try:
-                    # The die misread went where the players put it: a set-aside (a hold) of
-                    # the same turn that named it by its misread face names it by its own.
-                    if swap is not None and game.to_move(state) == player:
-                        step = _with_die(game, state, step, *swap)
-                    else:
-                        swap = None
-                    state = game.apply(state, step)
-                except IllegalAction as exc:
-                    raise IllegalAction(
-                        f"with step {index + 1} fixed, step {at} ({step}) no longer follows the"
-                        f" rules: {exc}; undo back to step {at} first, then fix step {index + 1}",
-                        code=TableRefusal.FIX_BREAKS,
-                        params={"step": index + 1, "at": at, "reason": refusal_json(exc)},
-                    ) from exc
-                later[at - index - 2] = step
+            later = _retaken(history, index, action)  # IllegalAction: nothing changed
             assert self.game_id is not None
             old = history.actions[index]
             maker = self._reading_of(history, index)
@@ -570,6 +544,47 @@ class Table:
                 self._finish(self.game_id)
             self._changed()
             return self.state_json()
+
+    def choices(self, index: int) -> dict[str, JSON]:
+        """What else step ``index`` could have been, for a phone to fix it by a tap: the other
+        categories a written throw could have gone into (with the points each writes), the
+        other set-asides of a throw, each one the later steps still follow (a category
+        taken later by the same player trades places). A throw is typed instead: none."""
+        with self.lock:
+            history = self._need()
+            taken = self._step(history, index)
+            game = history.game
+            before = history.state_after(index)
+            player = game.to_move(before)
+            kinds = _KINDS.get(type(taken), ())
+            found: list[JSON] = []
+            for action in game.legal_actions(before) if kinds else ():
+                if not isinstance(action, kinds) or action == taken:
+                    continue
+                try:
+                    _retaken(history, index, action)
+                except IllegalAction:
+                    continue  # a later step would no longer follow: not offered
+                points = None  # a set-aside writes nothing yet
+                if isinstance(action, Score) and player is not None:
+                    after = game.totals(game.apply(before, action))
+                    points = after[player] - game.totals(before)[player]
+                found.append(
+                    {"action": action_to_json(action), "text": str(action), "points": points}
+                )
+            return {"index": index, "action": action_to_json(taken), "choices": found}
+
+    def _step(self, history: History[Any], index: int) -> Action:
+        """Action ``index`` of the game; :class:`InvalidAction` (``no_such_step``) if none."""
+        steps = len(history)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < steps:
+            raise InvalidAction(
+                f"there is no step {index + 1 if isinstance(index, int) else index!r} to"
+                f" fix: the game has {steps} (numbered from 1)",
+                code=TableRefusal.NO_SUCH_STEP,
+                params={"step": index + 1 if isinstance(index, int) else 0, "steps": steps},
+            )
+        return history.actions[index]
 
     def amend_json(
         self, index: int, obj: JSON, *, source: str, seen: int | None = None
@@ -1838,6 +1853,62 @@ def _by_place(
             left.remove(match)
             pairs.append((index, match))
     return pairs
+
+
+_KINDS: dict[type, tuple[type, ...]] = {Score: (Score, Stop), Stop: (Score,), Keep: (Keep,)}
+"""The steps a phone fixes by choosing, and what they may become: a figure written (or a turn
+ended without one) into another figure; a set-aside into another. A throw is typed."""
+
+
+def _retaken(history: History[Any], index: int, action: Action) -> list[Action]:
+    """The steps after ``index`` as they are taken again with ``action`` in its place.
+
+    What a fix means follows it: a set-aside (a hold) of the same turn that named a die by the
+    face the fixed throw misread names it by its own; a later figure of the same player in the
+    category the fix now takes goes into the one it left (the two written the wrong way round).
+    :class:`IllegalAction` when ``action`` does not follow, or (``fix_breaks``) a later step.
+    """
+    game = history.game
+    state = game.apply(history.state_after(index), action)
+    player = game.to_move(history.state_after(index))
+    swap = _one_die(history.actions[index], action)
+    trade = _traded(history.actions[index], action)
+    later = history.actions[index + 1 :]
+    for at, step in enumerate(later, start=index + 2):
+        try:
+            if swap is not None and game.to_move(state) == player:
+                step = _with_die(game, state, step, *swap)
+            else:
+                swap = None
+            if trade is not None and game.to_move(state) == player and step == trade[0]:
+                step = _or_instead(game, state, step, trade[1])
+                trade = None
+            state = game.apply(state, step)
+        except IllegalAction as exc:
+            raise IllegalAction(
+                f"with step {index + 1} fixed, step {at} ({step}) no longer follows the"
+                f" rules: {exc}; undo back to step {at} first, then fix step {index + 1}",
+                code=TableRefusal.FIX_BREAKS,
+                params={"step": index + 1, "at": at, "reason": refusal_json(exc)},
+            ) from exc
+        later[at - index - 2] = step
+    return later
+
+
+def _traded(old: Action, new: Action) -> tuple[Score, Score] | None:
+    """The figure a fix now takes and the one it gave up, when one figure is fixed to another."""
+    if isinstance(old, Score) and isinstance(new, Score):
+        return new, old
+    return None
+
+
+def _or_instead(game: Game[Any, Any], state: Any, step: Action, instead: Action) -> Action:
+    """``step`` as it stands when the rules take it; else ``instead``."""
+    try:
+        game.apply(state, step)
+    except IllegalAction:
+        return instead
+    return step
 
 
 def _one_die(old: Action, new: Action) -> tuple[int, int] | None:

@@ -47,6 +47,7 @@ from scoring.registry import available
 from web.schemas import (
     ACTION_SCHEMA,
     AdvicePublic,
+    ChoicesPublic,
     CorrectionIn,
     EarlierGamePublic,
     ErrorPublic,
@@ -152,6 +153,7 @@ class TableAPI(Protocol):
     def amend_json(
         self, index: int, obj: Any, *, source: str, seen: int | None = ...
     ) -> dict[str, Any]: ...
+    def choices(self, index: int) -> dict[str, Any]: ...
     def advice(self, *, seen: int | None = ...) -> dict[str, Any]: ...
 
 
@@ -644,6 +646,20 @@ def create_app(
     def history() -> dict[str, Any]:
         """The actions of the current game in effect, oldest first, with who took each."""
         return table.history_json()
+
+    @app.get(
+        "/api/history/{index}/choices",
+        tags=["game"],
+        response_model=ChoicesPublic,
+        responses=ERRORS,
+    )
+    def choices(
+        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+    ) -> dict[str, Any]:
+        """What else an earlier step could have been (another category for a figure written,
+        another set-aside), each with the points it writes, for fixing it by a tap with
+        ``PUT /api/history/{index}``. Only choices every later step still follows."""
+        return run(lambda: table.choices(index))
 
     @app.get("/api/stats", tags=["game"], response_model=StatsPublic)
     def stats() -> dict[str, Any]:

@@ -451,6 +451,28 @@ class HistoryPublic(BaseModel):
     can_redo: bool
 
 
+class StepChoicePublic(BaseModel):
+    """Something an earlier step could have been instead, that the later steps still follow."""
+
+    action: dict[str, Any] = Field(description="the action object, for PUT /api/history/{index}")
+    text: str
+    points: int | None = Field(
+        description="what a figure writes for the player who took the step; null otherwise"
+    )
+
+
+class ChoicesPublic(BaseModel):
+    """``GET /api/history/{index}/choices``: the step as taken and what else it could be.
+
+    Offered for a figure written (or a turn stopped) and for a set-aside; a throw is typed
+    instead, so its list is empty. A figure that the same player wrote later moves into the
+    one the fix leaves (the two were written the wrong way round)."""
+
+    index: int
+    action: dict[str, Any]
+    choices: list[StepChoicePublic]
+
+
 class SeriesPublic(BaseModel):
     """Scores over the game: ``points[0]`` at the start, ``points[k]`` after action k."""
 

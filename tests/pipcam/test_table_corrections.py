@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -710,3 +711,79 @@ def test_a_die_held_after_its_throw_carries_its_fixed_face(store: Store) -> None
         Score("ones"),
     ]
     assert [p["score"] for p in state["players"]] == [2, 0]
+
+
+# -- fixing a step by choosing (Table.choices) ----------------------------------------------------
+# A figure written into the wrong category, or the wrong dice set aside, seen turns later: the
+# phone offers what else that step could have been, each one the later steps still follow.
+
+
+@pytest.fixture
+def written(store: Store) -> Table:
+    """Generał: Ann writes 2 2 2 5 5 into "twos" (she meant the full house), Bob writes
+    his throw, then Ann writes her next throw into the full house."""
+    t = Table(store)
+    t.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    for step in (
+        Roll([2, 2, 2, 5, 5]),
+        Score("twos"),
+        Roll([1, 3, 4, 6, 6]),
+        Score("sixes"),
+        Roll([3, 3, 6, 6, 6]),
+        Score("full_house"),
+    ):
+        t.act(step, source="phone")
+    return t
+
+
+def chosen(choices: dict[str, Any]) -> dict[str, int | None]:
+    """The choices offered, as category -> points written."""
+    return {str(c["action"]["score"]): c["points"] for c in choices["choices"]}
+
+
+def test_a_written_figure_offers_every_other_category_with_its_points(written: Table) -> None:
+    offered = chosen(written.choices(1))
+    assert written.choices(1)["action"] == {"score": "twos"}
+    assert "twos" not in offered
+    # What the same dice write elsewhere (RULES §2: the sum of the fives; Full 25, as G09).
+    assert (offered["fives"], offered["full_house"], offered["ones"]) == (10, 25, 0)
+
+
+def test_two_figures_written_the_wrong_way_round_trade_places(store: Store, written: Table) -> None:
+    """Fixing Ann's "twos" to the full house moves her later full house into "twos", where
+    3 3 6 6 6 writes nothing; everyone else's steps stay."""
+    assert written.history is not None
+    state = written.amend(1, Score("full_house"), source="phone")
+    assert written.history.actions[1] == Score("full_house")
+    assert written.history.actions[5] == Score("twos")
+    assert written.history.actions[3] == Score("sixes")
+    assert stored_actions(store) == written.history.actions
+    # Ann: Full 25, then 3 3 6 6 6 as twos, 0 (was 6 + 25); Bob's sixes 12 stay.
+    assert [p["score"] for p in state["players"]] == [25, 12]
+
+
+def test_a_throw_offers_no_choices_it_is_typed(written: Table) -> None:
+    assert written.choices(0)["choices"] == []
+
+
+def test_choices_leave_out_what_a_later_step_would_not_follow(store: Store) -> None:
+    """Kymppitonni: Ann set 1 5 aside and threw the other four. Setting aside 1 1 or 5 5
+    leaves four to throw too: offered; one die, or three, would not leave her four-dice throw
+    following: not offered, though the rules took them then."""
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    for step in (Roll([1, 1, 5, 5, 2, 3]), Keep([1, 5]), Roll([1, 2, 4, 6])):
+        table.act(step, source="phone")
+    assert table.history is not None
+    legal = table.history.game.legal_actions(table.history.state_after(1))
+    offered = sorted(c["action"]["keep"] for c in table.choices(1)["choices"])
+    assert offered == [[1, 1], [5, 5]]
+    assert Keep([1]) in legal
+    assert Keep([1, 1, 5]) in legal
+    with pytest.raises(IllegalAction, match="no longer follows"):
+        table.amend(1, Keep([1, 1, 5]), source="phone")
+
+
+def test_choices_of_no_step_are_refused(written: Table) -> None:
+    with pytest.raises(InvalidAction, match="there is no step 7 to fix: the game has 6"):
+        written.choices(6)

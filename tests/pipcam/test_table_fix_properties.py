@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from pipcam.store import Store, replay_events
 from pipcam.table import Table
-from scoring.core import Keep, Roll
+from scoring.core import Keep, Roll, Score, Stop, action_from_json
 from scoring.errors import IllegalAction
 from tests.scoring.test_properties import FAST_OPTIONS, GAME_IDS, choose
 
@@ -66,3 +66,41 @@ def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, 
             assert history.actions == before
         assert replay_events(store.game(table.game_id)).actions == history.actions
         assert table.state_json()["finished"] == (game.outcome(history.state) is not None)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_every_choice_offered_for_a_step_is_taken(game_id: str, seed: int) -> None:
+    """A figure or set-aside offered in place of an earlier one is never refused: the later
+    steps follow it (a figure taken later trading places), and the store replays to it."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game(
+            {"game": game_id, "players": ["Ann", "Bob"], "options": FAST_OPTIONS.get(game_id, {})}
+        )
+        history = table.history
+        assert history is not None
+        assert table.game_id is not None
+        game = history.game
+        for _ in range(STEPS):
+            if game.outcome(history.state) is not None:
+                break
+            table.act(choose(game, history.state, rng), source="phone")
+        chosen = [i for i, a in enumerate(history.actions) if isinstance(a, (Keep, Score, Stop))]
+        if not chosen:
+            return
+        index = rng.choice(chosen)
+        offered = table.choices(index)["choices"]
+        assert isinstance(offered, list)
+        for choice in rng.sample(offered, min(3, len(offered))):
+            assert isinstance(choice, dict)
+            before = history.actions
+            table.amend_json(index, choice["action"], source="phone")
+            assert history.actions[: index + 1] == [
+                *before[:index],
+                action_from_json(choice["action"]),
+            ]
+            assert len(history.actions) == len(before)
+            assert replay_events(store.game(table.game_id)).actions == history.actions

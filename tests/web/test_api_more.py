@@ -321,6 +321,28 @@ def test_a_fix_that_cannot_be_made_changes_nothing(
     assert served.client.get("/api/state").json() == before
 
 
+def test_a_set_aside_is_fixed_by_choosing_one_offered(served: Served) -> None:
+    """GET /api/history/{index}/choices, read without the PIN: Ann set 1 5 aside and threw
+    four; 1 1 and 5 5 are offered (each leaves four to throw). The
+    one chosen is taken with the PIN, and her later throw with it."""
+    for action in ({"roll": [1, 1, 5, 5, 2, 3]}, {"keep": [1, 5]}, {"roll": [1, 2, 4, 6]}):
+        served.pinned.post("/api/actions", json=action)
+    r = served.client.get("/api/history/1/choices")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert (body["index"], body["action"]) == (1, {"keep": [1, 5]})
+    offered = {tuple(c["action"]["keep"]): c for c in body["choices"]}
+    assert sorted(offered) == [(1, 1), (5, 5)]
+    assert (offered[(1, 1)]["text"], offered[(1, 1)]["points"]) == ("keep 1 1", None)
+    assert served.client.get("/api/history/0/choices").json()["choices"] == []  # a throw: typed
+    r = served.pinned.put("/api/history/1", json=offered[(5, 5)]["action"])
+    assert r.status_code == 200, r.text
+    entries = served.client.get("/api/history").json()["entries"]
+    assert [e["action"] for e in entries][1:] == [{"keep": [5, 5]}, {"roll": [1, 2, 4, 6]}]
+    r = served.client.get("/api/history/9/choices")
+    assert (r.status_code, r.json()["code"]) == (422, "no_such_step")
+
+
 # -- the PIN ------------------------------------------------------------------------------------
 
 
