@@ -738,10 +738,18 @@ async function showHistory() {
     onclick: () => typeRoll(e.action.roll.length,
       (dice) => send(`/api/history/${e.index}`, { roll: dice }, "PUT").then(showHistory)),
   }, t("history.fix"));
+  // A figure written into the wrong category, or the wrong dice set aside: chosen from what
+  // else that step could have been.
+  const choose = (e) => h("button", {
+    type: "button", class: "fix", dataset: { step: e.index + 1 },
+    "aria-label": t("history.fix_label", { n: e.index + 1 }),
+    onclick: () => chooseInstead(e, game),
+  }, t("history.fix"));
+  const fixable = (a) => (Array.isArray(a.roll) ? fix : CHOSEN.some((k) => k in a) ? choose : null);
   const items = data.entries.map((e) => h("li", { value: e.index + 1 },
     e.player ? h("strong", {}, `${e.player}: `) : null,
     e.action ? describeAction(e.action, game) : e.text,
-    e.action && Array.isArray(e.action.roll) ? fix(e) : null));
+    e.action && fixable(e.action) ? fixable(e.action)(e) : null));
   box.replaceChildren(
     h("div", { class: "row" },
       h("button", { type: "button", id: "history-undo", disabled: !data.can_undo,
@@ -751,6 +759,36 @@ async function showHistory() {
     items.length ? h("ol", { class: "history", id: "history-list" }, ...items.reverse())
       : h("p", { class: "muted" }, t("history.empty")));
   await showEarlier();
+}
+
+// The steps fixed by choosing (GET /api/history/{index}/choices): a figure or a stop, a set-aside.
+const CHOSEN = ["score", "stop", "keep"];
+
+async function chooseInstead(entry, game) {
+  const offered = await get(`/api/history/${entry.index}/choices`);
+  if (!offered) return;
+  if (!offered.choices.length) {
+    toast(t("history.no_choices", { n: entry.index + 1 }), "error");
+    return;
+  }
+  const dialog = $("choice-dialog");
+  $("choice-title").textContent = t("history.fix_label", { n: entry.index + 1 });
+  $("choice-was").textContent = t("history.choose_was", { action: describeAction(offered.action, game) });
+  const words = (c) => [describeAction(c.action, game, "do"),
+    c.points === null ? null : t("history.points", { n: c.points })];
+  $("choice-list").replaceChildren(...offered.choices.map((c, i) => h("button", {
+    value: String(i), "aria-label": words(c).filter((w) => w !== null).join(", ") },
+  h("span", {}, words(c)[0]), c.points === null ? null : h("span", { class: "muted" }, words(c)[1]))));
+  // Trading places concerns figures; a set-aside has only the later steps taken again.
+  $("choice-hint").hidden = !("score" in offered.action || "stop" in offered.action);
+  dialog.returnValue = "";
+  dialog.addEventListener("close", async () => {
+    const picked = offered.choices[Number(dialog.returnValue)];
+    if (dialog.returnValue === "" || !picked) return; // cancelled
+    await send(`/api/history/${entry.index}`, picked.action, "PUT");
+    showHistory();
+  }, { once: true });
+  dialog.showModal();
 }
 
 // The games before this one: a game that ended just before a restart (the next one starts then),

@@ -21,7 +21,7 @@ import pytest
 from pipcam.photos import PhotoKeeper
 from pipcam.store import Store
 from pipcam.teach import DISPUTES
-from scoring.core import Bank, Keep, Place, Roll
+from scoring.core import Bank, Keep, Place, Roll, Score
 from scoring.transcript import replay
 from tests.web.browser._server import (
     ARTIFACTS,
@@ -632,7 +632,7 @@ def test_a_throw_is_fixed_from_the_history_turns_later(served: Served, phone: An
     phone.click("#tab-history")
     steps = phone.locator("#history-list li")
     expect(steps).to_have_count(3)
-    expect(steps.locator("button.fix")).to_have_count(1)  # throws only
+    expect(steps.locator("button.fix")).to_have_count(2)  # the throw and the set-aside
     phone.get_by_role("button", name="Fix step 1").click()
     for face in (1, 1, 2, 3, 5, 6):
         phone.click(f"#roll-faces button[value='{face}']")
@@ -651,6 +651,56 @@ def test_a_throw_is_fixed_from_the_history_turns_later(served: Served, phone: An
         " then fix step 1."
     )
     assert served.table.history.actions[0] == Roll([1, 1, 2, 3, 5, 6])
+
+
+def test_a_figure_written_into_the_wrong_category_is_fixed_by_choosing(
+    served: Served, phone: Any
+) -> None:
+    """Generał: Ann wrote 2 2 2 5 5 as twos and later 3 3 6 6 6 as the full house; seen on
+    Bob's turn, her first figure is fixed by choosing the full house, with what it writes.
+    Her later full house takes the twos she left (0), and Bob's sixes stand."""
+    served.new_game("general", ["Ann", "Bob"])
+    for action in (
+        {"roll": [2, 2, 2, 5, 5]},
+        {"score": "twos"},
+        {"roll": [1, 3, 4, 6, 6]},
+        {"score": "sixes"},
+        {"roll": [3, 3, 6, 6, 6]},
+        {"score": "full_house"},
+    ):
+        served.post("/api/actions", action)
+    phone.click("#tab-history")
+    steps = phone.locator("#history-list li")
+    expect(steps).to_have_count(6)
+    phone.get_by_role("button", name="Fix step 2").click()
+    dialog = phone.locator("#choice-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("#choice-was")).to_contain_text("wrote Twos")
+    full = dialog.get_by_role("button", name="Write Full house, 25 points")
+    expect(dialog.locator("#choice-hint")).to_be_visible()
+    expect(dialog.locator("#choice-list button", has_text="Twos")).to_have_count(0)
+    shoot(phone, "history-choose")
+    no_horizontal_scroll(phone)
+    full.click()
+    expect(steps.nth(4)).to_contain_text("Full house")  # newest first: step 2 is fifth
+    assert served.table.history is not None
+    assert served.table.history.actions[1] == Score("full_house")
+    assert served.table.history.actions[5] == Score("twos")
+    assert [p["score"] for p in served.table.state_json()["players"]] == [25, 12]
+
+
+def test_a_set_aside_with_nothing_else_to_choose_says_so(served: Served, phone: Any) -> None:
+    """Kymppitonni: the lone 1 of a throw set aside, five dice thrown again: no other
+    set-aside leaves five to throw, and the phone says what to do instead."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    for action in ({"roll": [1, 2, 3, 4, 6, 6]}, {"keep": [1]}, {"roll": [2, 2, 3, 4, 6]}):
+        served.post("/api/actions", action)
+    phone.click("#tab-history")
+    phone.get_by_role("button", name="Fix step 2").click()
+    expect(phone.locator("#toast")).to_contain_text(
+        "Nothing else fits step 2 with the later steps as they are: undo back to it to change it."
+    )
+    expect(phone.locator("#choice-dialog")).to_be_hidden()
 
 
 def test_the_history_view_lists_earlier_games(served: Served, phone: Any) -> None:
