@@ -732,12 +732,16 @@ async function showHistory() {
   const game = current && current.game;
   // A throw misread or typed wrong, seen turns later, is fixed where it is: the later steps
   // are taken again (the table refuses, saying which, when one no longer fits).
-  const fix = (e) => h("button", {
-    type: "button", class: "fix", dataset: { step: e.index + 1 },
-    "aria-label": t("history.fix_label", { n: e.index + 1 }),
-    onclick: () => typeRoll(e.action.roll.length,
-      (dice) => send(`/api/history/${e.index}`, { roll: dice }, "PUT").then(showHistory)),
-  }, t("history.fix"));
+  // The forbidden numbers of Na zakázaná čísla are a throw of two dice, typed again the same way.
+  const fix = (e) => {
+    const key = Array.isArray(e.action.roll) ? "roll" : "forbidden";
+    return h("button", {
+      type: "button", class: "fix", dataset: { step: e.index + 1 },
+      "aria-label": t("history.fix_label", { n: e.index + 1 }),
+      onclick: () => typeRoll(e.action[key].length,
+        (dice) => send(`/api/history/${e.index}`, { [key]: dice }, "PUT").then(showHistory)),
+    }, t("history.fix"));
+  };
   // A figure written into the wrong category, or the wrong dice set aside: chosen from what
   // else that step could have been.
   const choose = (e) => h("button", {
@@ -745,7 +749,8 @@ async function showHistory() {
     "aria-label": t("history.fix_label", { n: e.index + 1 }),
     onclick: () => chooseInstead(e, game),
   }, t("history.fix"));
-  const fixable = (a) => (Array.isArray(a.roll) ? fix : CHOSEN.some((k) => k in a) ? choose : null);
+  const typed = (a) => Array.isArray(a.roll) || Array.isArray(a.forbidden);
+  const fixable = (a) => (typed(a) ? fix : CHOSEN.some((k) => k in a) ? choose : null);
   const items = data.entries.map((e) => h("li", { value: e.index + 1 },
     e.player ? h("strong", {}, `${e.player}: `) : null,
     e.action ? describeAction(e.action, game) : e.text,

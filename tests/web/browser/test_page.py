@@ -21,7 +21,7 @@ import pytest
 from pipcam.photos import PhotoKeeper
 from pipcam.store import Store
 from pipcam.teach import DISPUTES
-from scoring.core import Bank, Keep, Place, Roll, Score
+from scoring.core import Bank, Forbidden, Keep, Place, Roll, Score
 from scoring.transcript import replay
 from tests.web.browser._server import (
     ARTIFACTS,
@@ -701,6 +701,25 @@ def test_a_set_aside_with_nothing_else_to_choose_says_so(served: Served, phone: 
         "Nothing else fits step 2 with the later steps as they are: undo back to it to change it."
     )
     expect(phone.locator("#choice-dialog")).to_be_hidden()
+
+
+def test_the_forbidden_numbers_misread_are_typed_again_from_the_history(
+    served: Served, phone: Any
+) -> None:
+    """Na zakázaná čísla: the set-up throw read 2 and 4 where it showed 2 and 3; seen after
+    the first throw, it is typed again, and that throw is scored with 3 forbidden."""
+    served.new_game("zakazana-cisla", ["Ann", "Bob"])
+    served.post("/api/actions", {"forbidden": [2, 4]})
+    served.post("/api/actions", {"roll": [1, 3, 4, 5, 6, 6]})
+    phone.click("#tab-history")
+    phone.get_by_role("button", name="Fix step 1").click()
+    for face in (2, 3):
+        phone.click(f"#roll-faces button[value='{face}']")
+    phone.click("#roll-ok")
+    expect(phone.locator("#history-list li").last).to_contain_text("3")
+    assert served.table.history is not None
+    assert served.table.history.actions[0] == Forbidden([2, 3])
+    assert served.table.history.actions[1] == Roll([1, 3, 4, 5, 6, 6])
 
 
 def test_the_history_view_lists_earlier_games(served: Served, phone: Any) -> None:
