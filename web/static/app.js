@@ -356,7 +356,10 @@ function showTyped() {
   const { n, dice } = typed;
   $("roll-title").textContent = t("roll.title", { n });
   $("roll-picked").replaceChildren(
-    h("span", { class: "dice", id: "roll-dice" }, ...dice.map((v) => h("span", { class: "die" }, h("span", { class: "pips" }, v)))),
+    // A die tapped is taken out: one misread of a throw filled in is two taps to put right.
+    h("span", { class: "dice", id: "roll-dice" }, ...dice.map((v, i) => h("button", {
+      type: "button", class: "die", "aria-label": t("roll.take_out", { n: i + 1, value: v }),
+      onclick: () => { typed.dice.splice(i, 1); showTyped(); } }, h("span", { class: "pips" }, v)))),
     h("span", { class: "muted", id: "roll-count" }, t("roll.count", { i: dice.length, n })));
   $("roll-ok").disabled = dice.length !== n;
   $("roll-back").disabled = dice.length === 0;
@@ -364,9 +367,10 @@ function showTyped() {
 }
 
 // ``done`` takes the throw typed: by default it is played; from the history, it fixes a step.
-function typeRoll(n, done = (dice) => act({ roll: dice })) {
+// ``start``: the dice filled in already (the throw to fix, the dice the camera did read).
+function typeRoll(n, done = (dice) => act({ roll: dice }), start = []) {
   const dialog = $("roll-dialog");
-  typed = { n, dice: [] };
+  typed = { n, dice: start.slice(0, n) };
   showTyped();
   dialog.returnValue = "";
   dialog.addEventListener("close", () => {
@@ -461,6 +465,18 @@ function button(label, onclick, cls = "", key = null) {
   return h("button", { type: "button", class: cls, onclick, dataset: key ? { focus: key } : null }, label);
 }
 
+// The problems of a throw the camera read but the game could not take: too few or too many
+// dice, some unreadable, or faces the rules refuse. The dice it read surely start the typing.
+const THROW_PROBLEMS = ["roll_zone_count", "doubtful", "dice_read"];
+
+function readOfThrow(state) {
+  const table = state.table || {};
+  if (!THROW_PROBLEMS.includes(table.problem_code)) return [];
+  return (table.dice_read || [])
+    .filter((d) => d.status === "ok" && Number.isInteger(d.value))
+    .map((d) => d.value);
+}
+
 function actionsPanel(state) {
   const legal = state.legal || [];
   const has = (k) => legal.find((a) => a[k] !== undefined);
@@ -472,7 +488,8 @@ function actionsPanel(state) {
   }
   if (state.roll_size > 0 && !state.finished) {
     // The camera's reading or typed (PROTOCOL): the way on when it misses a die, or has none.
-    bar.append(h("button", { type: "button", id: "type-roll", onclick: () => typeRoll(state.roll_size) },
+    bar.append(h("button", { type: "button", id: "type-roll",
+      onclick: () => typeRoll(state.roll_size, undefined, readOfThrow(state)) },
       t("btn.type_roll", { n: state.roll_size })));
   }
   const keeps = legal.filter((a) => a.keep !== undefined);
@@ -739,7 +756,8 @@ async function showHistory() {
       type: "button", class: "fix", dataset: { step: e.index + 1 },
       "aria-label": t("history.fix_label", { n: e.index + 1 }),
       onclick: () => typeRoll(e.action[key].length,
-        (dice) => send(`/api/history/${e.index}`, { [key]: dice }, "PUT").then(showHistory)),
+        (dice) => send(`/api/history/${e.index}`, { [key]: dice }, "PUT").then(showHistory),
+        e.action[key]),
     }, t("history.fix"));
   };
   // A figure written into the wrong category, or the wrong dice set aside: chosen from what

@@ -316,15 +316,14 @@ def test_correct_a_die_misread_out_of_the_roll_zone(served: Served, phone: Any) 
 
 
 def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any) -> None:
-    """Five dice read for six thrown: the throw typed on the phone, face by face with one taken
-    back, goes into the game as the phone's; OK waits for all six."""
+    """Five dice read for six thrown: the throw typed on the phone starts from the five read,
+    the missing face is added (one taken back first), and it goes into the game as the
+    phone's; OK waits for all six."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     short = served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
     expect(phone.locator("#problem")).to_contain_text("5 dice are in the roll zone")
     phone.click("#type-roll")
     expect(phone.locator("#roll-title")).to_have_text("The 6 dice thrown")
-    for face in "11523":
-        phone.click(f"#roll-faces button[value='{face}']")
     expect(phone.locator("#roll-dice .die")).to_have_text(["1", "1", "5", "2", "3"])
     expect(phone.locator("#roll-count")).to_have_text("5 of 6")
     expect(phone.locator("#roll-ok")).to_be_disabled()
@@ -634,8 +633,10 @@ def test_a_throw_is_fixed_from_the_history_turns_later(served: Served, phone: An
     expect(steps).to_have_count(3)
     expect(steps.locator("button.fix")).to_have_count(2)  # the throw and the set-aside
     phone.get_by_role("button", name="Fix step 1").click()
-    for face in (1, 1, 2, 3, 5, 6):
-        phone.click(f"#roll-faces button[value='{face}']")
+    # The throw as it stands is filled in: the misread 4 is taken out, the 6 tapped in.
+    expect(phone.locator("#roll-dice .die")).to_have_text(["1", "1", "2", "3", "4", "5"])
+    phone.get_by_role("button", name="Take out die 5 (4)").click()
+    phone.click("#roll-faces button[value='6']")
     phone.click("#roll-ok")
     expect(steps.last).to_contain_text("1 1 2 3 5 6")
     assert served.table.history is not None
@@ -643,6 +644,9 @@ def test_a_throw_is_fixed_from_the_history_turns_later(served: Served, phone: An
     shoot(phone, "history-fix")
     no_horizontal_scroll(phone)
     phone.get_by_role("button", name="Fix step 1").click()
+    for _ in range(6):  # a whole other throw: every die taken out, then typed
+        phone.locator("#roll-dice .die").first.click()
+    expect(phone.locator("#roll-count")).to_have_text("0 of 6")
     for face in (2, 2, 3, 4, 6, 6):
         phone.click(f"#roll-faces button[value='{face}']")
     phone.click("#roll-ok")
@@ -713,8 +717,8 @@ def test_the_forbidden_numbers_misread_are_typed_again_from_the_history(
     served.post("/api/actions", {"roll": [1, 3, 4, 5, 6, 6]})
     phone.click("#tab-history")
     phone.get_by_role("button", name="Fix step 1").click()
-    for face in (2, 3):
-        phone.click(f"#roll-faces button[value='{face}']")
+    phone.get_by_role("button", name="Take out die 2 (4)").click()
+    phone.click("#roll-faces button[value='3']")
     phone.click("#roll-ok")
     expect(phone.locator("#history-list li").last).to_contain_text("3")
     assert served.table.history is not None
