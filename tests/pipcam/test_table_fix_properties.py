@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from pipcam.store import Store, replay_events
 from pipcam.table import Table
-from scoring.core import Keep, Roll, Score, Stop, action_from_json
+from scoring.core import Keep, Roll, Score, Stop, action_from_json, action_to_json
 from scoring.errors import IllegalAction
 from tests.scoring.test_properties import FAST_OPTIONS, GAME_IDS, choose
 
@@ -73,7 +73,8 @@ def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, 
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_choice_offered_for_a_step_is_taken(game_id: str, seed: int) -> None:
     """A figure or set-aside offered in place of an earlier one is never refused: the later
-    steps follow it (a figure taken later trading places), and the store replays to it."""
+    steps follow it (a figure taken later trading places), and the store replays to it. One
+    of the same kind that the rules took then but that is not offered is refused."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
         table = Table(store)
@@ -94,6 +95,21 @@ def test_every_choice_offered_for_a_step_is_taken(game_id: str, seed: int) -> No
         index = rng.choice(chosen)
         offered = table.choices(index)["choices"]
         assert isinstance(offered, list)
+        # What is not offered, of the same kind and legal then, is what a fix would break.
+        taken = history.actions[index]
+        kinds = (Keep,) if isinstance(taken, Keep) else (Score, Stop)
+        shown = [c["action"] for c in offered if isinstance(c, dict)]
+        left = [
+            a
+            for a in game.legal_actions(history.state_after(index))
+            if isinstance(a, kinds) and a != taken and action_to_json(a) not in shown
+        ]
+        actions = history.actions
+        for action in rng.sample(left, min(3, len(left))):
+            with pytest.raises(IllegalAction) as refused:
+                table.amend(index, action, source="phone")
+            assert refused.value.code == "fix_breaks"
+            assert history.actions == actions
         for choice in rng.sample(offered, min(3, len(offered))):
             assert isinstance(choice, dict)
             before = history.actions
