@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -22,11 +24,9 @@ from tests.scoring.test_properties import FAST_OPTIONS, GAME_IDS, choose
 STEPS = 25  # random steps played before a throw among them is fixed
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
-@settings(max_examples=8, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, seed: int) -> None:
-    rng = random.Random(seed)
+@contextmanager
+def played(game_id: str, rng: random.Random) -> Iterator[Table]:
+    """A table, over a store in a temporary folder, with up to STEPS random steps of a game."""
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
         table = Table(store)
         table.new_game(
@@ -34,12 +34,23 @@ def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, 
         )
         history = table.history
         assert history is not None
+        for _ in range(STEPS):
+            if history.game.outcome(history.state) is not None:
+                break
+            table.act(choose(history.game, history.state, rng), source="phone")
+        yield table
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, seed: int) -> None:
+    rng = random.Random(seed)
+    with played(game_id, rng) as table:
+        store, history = table.store, table.history
+        assert history is not None
         assert table.game_id is not None
         game = history.game
-        for _ in range(STEPS):
-            if game.outcome(history.state) is not None:
-                break
-            table.act(choose(game, history.state, rng), source="phone")
         throws = [i for i, a in enumerate(history.actions) if isinstance(a, Roll)]
         if not throws:
             return  # the triangle game places stones: no throw to fix
@@ -76,19 +87,11 @@ def test_every_choice_offered_for_a_step_is_taken(game_id: str, seed: int) -> No
     steps follow it (a figure taken later trading places), and the store replays to it. One
     of the same kind that the rules took then but that is not offered is refused."""
     rng = random.Random(seed)
-    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
-        table = Table(store)
-        table.new_game(
-            {"game": game_id, "players": ["Ann", "Bob"], "options": FAST_OPTIONS.get(game_id, {})}
-        )
-        history = table.history
+    with played(game_id, rng) as table:
+        store, history = table.store, table.history
         assert history is not None
         assert table.game_id is not None
         game = history.game
-        for _ in range(STEPS):
-            if game.outcome(history.state) is not None:
-                break
-            table.act(choose(game, history.state, rng), source="phone")
         chosen = [i for i, a in enumerate(history.actions) if isinstance(a, (Keep, Score, Stop))]
         if not chosen:
             return
