@@ -295,6 +295,13 @@ class Drapky(Game[DrapkyState, DrapkyOptions]):
         actions.append(Stop())
         return tuple(actions)
 
+    def is_legal(self, state: DrapkyState, action: Action) -> bool:
+        """As :meth:`legal_actions` says; a stop before a throw without listing every throw
+        (replaying a game to fix an earlier step checks thousands of steps)."""
+        if isinstance(action, Stop) and self.phase(state) is Phase.ROLL:
+            return True
+        return super().is_legal(state, action)
+
     def _end_turn(self, state: DrapkyState, sheet: Sheet) -> DrapkyState:
         p = state.player
         carried = self.throws_left(state)

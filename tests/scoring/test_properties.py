@@ -186,7 +186,8 @@ def test_random_games_end_and_replay(game_id: str, seed: int, n_players: int) ->
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 60))
 def test_unlisted_actions_are_refused(game_id: str, seed: int, steps: int) -> None:
-    """An action that ``legal_actions`` does not list is refused, never applied."""
+    """An action that ``legal_actions`` does not list is refused, never applied; one it lists
+    is legal (a game may answer ``is_legal`` without listing every action)."""
     game = make(game_id)
     rng = random.Random(seed)
     state = game.initial_state(["A", "B"])
@@ -198,9 +199,11 @@ def test_unlisted_actions_are_refused(game_id: str, seed: int, steps: int) -> No
     n = game.roll_size(state)
     probes: list[Action] = [Bank(), Stop(), Keep([6, 6, 6, 6]), Score("chance")]
     probes.append(Roll([1] * (n + 1 if n < 6 else 1)))
+    assert all(game.is_legal(state, action) for action in legal)
     for probe in probes:
         if probe in legal:
             continue
+        assert not game.is_legal(state, probe)
         # Illegal here, or not even an action of this game (an unknown category).
         with pytest.raises((IllegalAction, InvalidAction)):
             game.apply(state, probe)
