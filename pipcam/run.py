@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import json
 import logging
 import os
 import secrets
@@ -28,6 +29,7 @@ from scoring.errors import IllegalAction, InvalidAction, ScoringError
 if TYPE_CHECKING:
     from vision.calibrate import Calibration, TrayFollower
     from vision.light import LightKeeper
+    from vision.picam import CameraSettings
 
 log = logging.getLogger("pipcam.run")
 
@@ -73,10 +75,12 @@ class CameraLoop:
         clock: Callable[[], float] = time.monotonic,
         keep_photo: Callable[[int, Any, Any], object] | None = None,
         calibration: Calibration | None = None,
+        light_file: Path | None = None,
     ) -> None:
         """``calibration`` is the tray's (``pipcam calibrate``): frames of another shape are
         said, the roll zone follows a pushed tray, and a Pi camera locked to its settings
-        follows the room's light (vision.light)."""
+        follows the room's light (vision.light). ``light_file`` keeps the settings that
+        following last chose, for a camera opened again or a restart (:class:`KeptLight`)."""
         from vision.settle import SettleDetector
 
         self.keep_photo = keep_photo  # (reading id, frame, dice set aside): pipcam.photos
@@ -100,6 +104,7 @@ class CameraLoop:
         self._failure_logged = 0.0
         self.calibration = calibration
         self._light: LightKeeper | None = None  # for a source locked to settings
+        self._kept = KeptLight(light_file, calibration)
         self._tray = self._tray_follower()
         self._size_seen: tuple[int, int] | None = None
         # When a settled roll could not be stored (a full disk): it is read and handed to the
@@ -330,10 +335,30 @@ class CameraLoop:
         from vision.light import LightKeeper
 
         zone = self.calibration.zone if self._tray is None else self._tray.zone
+        kept = self._kept.settings()
+        if kept is not None and kept != settings:
+            # The room's light as last followed (before the camera was unplugged, or before a
+            # restart): nearer the light now than the calibration's, which may be hours old.
+            log.info(
+                "camera: taking back the light followed last: exposure %d us, gain %.2f,"
+                " colour gains %.2f, %.2f (calibrated: %d us, %.2f)",
+                kept.exposure_time,
+                kept.analogue_gain,
+                *kept.colour_gains,
+                settings.exposure_time,
+                settings.analogue_gain,
+            )
+            lock(kept)
+            settings = kept
+
+        def apply(new: CameraSettings) -> None:
+            lock(new)
+            self._kept.remember(new)
+
         return LightKeeper(
             self.calibration.tray,
             settings,
-            lock,
+            apply,
             zone=zone,
             clock=self.clock,
             notice=lambda notice: self.table.camera_notice("light", notice),
@@ -361,6 +386,56 @@ class _StatusOnly:
         self.status = status
         self.dice: tuple[()] = ()
         self.set_aside: tuple[()] = ()
+
+
+class KeptLight:
+    """The camera settings the light keeper chose last, for this calibration, kept in a file.
+
+    A camera opened again (unplugged mid-game) or a table restarted (a power cut) starts from
+    the room's light as last followed, not from the calibration's, and reads at once instead of
+    after a few changes. The file names the calibrated settings it follows from: a new
+    calibration makes it void. Without a file (or a calibration) it keeps nothing; a file that
+    cannot be read or written is said in the log and the table goes on without it.
+    """
+
+    def __init__(self, path: Path | None, calibration: Calibration | None) -> None:
+        self.path = path
+        self._from = None if calibration is None else calibration.camera
+        self._settings: CameraSettings | None = None
+        if path is not None and self._from is not None and path.exists():
+            self._settings = self._load(path)
+
+    def settings(self) -> CameraSettings | None:
+        """The settings chosen last for this calibration, or None."""
+        return self._settings
+
+    def remember(self, settings: CameraSettings) -> None:
+        """Keep ``settings`` (and write them down, replacing the file whole)."""
+        self._settings = settings
+        if self.path is None or self._from is None:
+            return
+        data = {"calibrated": self._from.to_json(), "settings": settings.to_json()}
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            log.warning("camera: cannot keep the light followed in %s: %s", self.path, exc)
+
+    def _load(self, path: Path) -> CameraSettings | None:
+        from vision.picam import CameraSettings
+
+        assert self._from is not None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data["calibrated"] != self._from.to_json():
+                log.info("camera: %s follows another calibration; starting from this one", path)
+                return None
+            return CameraSettings.from_json(data["settings"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("camera: %s cannot be read (%s); starting from the calibration", path, exc)
+            return None
 
 
 def _open_camera(
@@ -411,6 +486,9 @@ def default_camera() -> str:
         return RECORDED
     return "picamera"
 
+
+LIGHT_FILE = "light.json"
+"""In the data folder: the camera settings the light keeper chose last (:class:`KeptLight`)."""
 
 MODEL_NAME = "dice_faces.onnx"
 """The face model as training made it, and the name a table's tuned model is installed by."""
@@ -841,6 +919,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 settle_seconds=config.settle_seconds,
                 keep_photo=keeper,
                 calibration=calibration,
+                light_file=data / LIGHT_FILE,
             )
             loop.start()
             stack.callback(loop.stop)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import resource
@@ -13,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,6 +26,7 @@ from pipcam.run import (
     EXIT_CONFIG,
     CameraLoop,
     JournalFormatter,
+    KeptLight,
     ScoreboardError,
     TableLocked,
     _open_camera,
@@ -1065,6 +1068,74 @@ def test_a_locked_pi_camera_follows_the_rooms_light(
     assert np.abs(np.log(ratio)).max() < np.log(1.1)
 
 
+def test_a_restarted_table_starts_from_the_light_it_followed_last(
+    tmp_path: Path,
+    fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Played by day under a lamp's calibration: the keeper moves the exposure, and a table
+    started again in the same light (a power cut) opens the camera as it was followed, reading
+    at once with no change to make. A file of another calibration, or a broken one, is
+    passed over for the calibration's own settings."""
+    from tests.vision.lit_scene import REFERENCE
+
+    light = tmp_path / "light.json"
+    with _lit_table(tmp_path / "a", monkeypatch, seed=8, tray="green", light_file=light) as lit:
+        lit.run(2.0, thrown=True)
+        lit.run(10.0, room=4.0)
+        followed = fake_picamera2.instances[-1].controls["ExposureTime"]
+    assert followed < REFERENCE.exposure_time / 2
+    assert json.loads(light.read_text())["settings"]["exposure_time"] == followed
+
+    with _lit_table(
+        tmp_path / "b", monkeypatch, seed=8, tray="green", room=4.0, light_file=light
+    ) as lit:
+        camera = fake_picamera2.instances[-1]
+        assert camera.controls["ExposureTime"] == followed  # before any look at the tray
+        lit.run(2.0, thrown=True)
+        state = lit.table.state_json()
+        assert sorted(d["value"] for d in state["table"]["dice_read"]) == sorted(
+            d.value for d in lit.dice
+        )
+        assert camera.controls["ExposureTime"] == followed  # nothing to change
+
+    recalibrated = replace(REFERENCE, exposure_time=REFERENCE.exposure_time // 2)
+    for kept in (light.read_text(), "{not json"):
+        light.write_text(kept)
+        with _lit_table(
+            tmp_path / "c",
+            monkeypatch,
+            seed=8,
+            tray="green",
+            locked=recalibrated,
+            light_file=light,
+        ):
+            assert fake_picamera2.instances[-1].controls["ExposureTime"] == (
+                recalibrated.exposure_time
+            )
+
+
+def test_the_light_followed_is_kept_in_memory_when_no_file_can_take_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A camera opened again after a failure starts from the light followed, file or not; a
+    file that cannot be written is said in the log, and nothing else fails."""
+    from tests.vision.lit_scene import REFERENCE
+
+    calibration = calibrate_frame(make_tray(320, 240, colour="grey", seed=1), camera=REFERENCE)
+    brighter = replace(REFERENCE, exposure_time=REFERENCE.exposure_time // 3)
+    nowhere = KeptLight(None, calibration)
+    nowhere.remember(brighter)
+    assert nowhere.settings() == brighter
+    (tmp_path / "file").write_text("")
+    unwritable = KeptLight(tmp_path / "file" / "light.json", calibration)  # under a file
+    with caplog.at_level(logging.WARNING, logger="pipcam.run"):
+        unwritable.remember(brighter)
+    assert unwritable.settings() == brighter
+    assert "cannot keep the light followed" in caplog.text
+    assert KeptLight(tmp_path / "light.json", None).settings() is None
+
+
 class _Dazzled:
     """The table's reader, but in a blown-out picture it reads the die nearest the top left
     corner one pip too many (a glare spot taken for a pip): what `pipcam eval --effect day`
@@ -1104,6 +1175,7 @@ def _lit_table(
     room: float = 1.0,
     tray: str = "grey",
     calibrated: bool = True,
+    light_file: Path | None = None,
 ) -> Iterator[_Lit]:
     """A kymppitonni table over a tray calibrated under a lamp (``room`` times the light of
     the fake camera's reference, the camera ``locked`` to its settings), its camera loop, and
@@ -1135,6 +1207,7 @@ def _lit_table(
             settle_seconds=0.5,
             clock=lambda: now[0],
             calibration=calibration,
+            light_file=light_file,
         )
 
         def run(
