@@ -309,6 +309,11 @@ class CameraLoop:
             return None
 
         def move(zone: Zone) -> None:
+            if self._size_seen is not None:
+                width, height = self._size_seen
+                self.table.tray_moved(
+                    self.reader.zone.pixels(width, height), zone.pixels(width, height)
+                )
             self.reader.zone = zone
             if self._light is not None:
                 self._light.zone = zone

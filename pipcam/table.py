@@ -1355,6 +1355,24 @@ class Table:
         if value == 0 and die["status"] != NO_DIE:
             self._no_die = [die, *self._no_die][:NO_DIE_PLACES]
 
+    def tray_moved(
+        self, before: tuple[int, int, int, int], after: tuple[int, int, int, int]
+    ) -> None:
+        """The tray was pushed from ``before`` to ``after`` (frame pixels): the places said to
+        hold no die that lay on it (a pip printed on the tray, a stain) go with it; those off
+        it (a knob of the table) stay where they are."""
+        dx = (after[0] + after[2] - before[0] - before[2]) // 2
+        dy = (after[1] + after[3] - before[1] - before[3]) // 2
+        with self.lock:
+            moved = []
+            for place in self._no_die:
+                x0, y0, x1, y1 = _box(place)
+                cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+                if before[0] <= cx <= before[2] and before[1] <= cy <= before[3]:
+                    place = {**place, "box": [x0 + dx, y0 + dy, x1 + dx, y1 + dy]}
+                moved.append(place)
+            self._no_die = moved
+
     def _left_out(self, dice: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
         """``dice`` with those read as before at a place said to hold no die marked so."""
         return [
@@ -1858,6 +1876,14 @@ def _by_place(
 _KINDS: dict[type, tuple[type, ...]] = {Score: (Score, Stop), Stop: (Score,), Keep: (Keep,)}
 """The steps a phone fixes by choosing, and what they may become: a figure written (or a turn
 ended without one) into another figure; a set-aside into another. A throw is typed."""
+
+
+def _box(die: dict[str, JSON]) -> tuple[int, int, int, int]:
+    """The box of a die of a reading (``die_json``), in frame pixels."""
+    box = die["box"]
+    assert isinstance(box, list | tuple)
+    x0, y0, x1, y1 = (int(v) for v in box if isinstance(v, int | float))
+    return x0, y0, x1, y1
 
 
 def _retaken(history: History[Any], index: int, action: Action) -> list[Action]:

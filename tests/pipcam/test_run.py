@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -1447,6 +1447,68 @@ def test_the_roll_zone_follows_a_pushed_tray(tmp_path: Path, bare: float) -> Non
             state = table.state_json()
     read = sorted(d["value"] for d in state["table"]["dice_read"])
     assert (state["actions"], read, state["table"]["aside_read"]) == (1, sorted(faces), [])
+
+
+def test_a_place_said_to_hold_no_die_goes_with_a_pushed_tray(tmp_path: Path) -> None:
+    """A die face stuck on the tray after calibrating, said once to be no die: when the tray
+    is pushed and the roll zone follows it, the place goes with it, and the next throw is
+    taken with no question (before, the sticker was asked about again)."""
+    from pipcam.vision_cli import build_reader
+
+    width, height = 640, 480
+
+    def table_with_tray(dx: int, dice: Sequence[DieSpec] = (), *, sticker: bool = True) -> Any:
+        frame = make_tray(width, height, colour="brown", seed=1)
+        frame[90:390, 120 + dx : 520 + dx] = make_tray(400, 300, colour="green", seed=2)
+        if sticker:
+            draw_die(frame, DieSpec(5, 165 + dx, 135, 34, angle=20), shadow=False)
+        for die in dice:
+            draw_die(frame, die)
+        return frame
+
+    calibration = calibrate_frame(table_with_tray(0, sticker=False))
+    first = [
+        DieSpec(v, 260 + 70 * (i % 3), 190 + 90 * (i // 3), 32)
+        for i, v in enumerate([1, 1, 5, 2, 3, 4])
+    ]
+    pushed = 90
+    second = [
+        DieSpec(v, 330 + 70 * (i % 3), 200 + 90 * (i // 3), 32, angle=15)
+        for i, v in enumerate([2, 2, 3, 4, 6, 6])
+    ]
+    now = [0.0]
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        loop = CameraLoop(
+            lambda: None,
+            table,
+            build_reader(calibration=calibration),
+            settle_seconds=0.5,
+            clock=lambda: now[0],
+            calibration=calibration,
+        )
+
+        def show(frame: Any, seconds: float) -> None:
+            end = now[0] + seconds
+            while now[0] < end:
+                loop.step(frame)
+                now[0] += 0.1
+
+        show(table_with_tray(0), 1.0)
+        show(table_with_tray(0, first), 1.5)
+        state = table.state_json()
+        assert "7 dice are in the roll zone" in state["table"]["problem"]
+        (at,) = [i for i, d in enumerate(state["table"]["dice_read"]) if d["box"][2] < 200]
+        assert table.correct(at, 0)["actions"] == 1
+        table.undo(source="phone")  # thrown again, once the tray has been pushed
+        show(table_with_tray(pushed), 10.0)
+        show(table_with_tray(pushed, second), 1.5)
+        state = table.state_json()
+    assert state["table"]["problem"] == ""
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+    assert [d["status"] for d in state["table"]["dice_read"]].count("no_die") == 1
 
 
 def test_a_die_printed_on_the_tray_is_asked_about_once(tmp_path: Path) -> None:

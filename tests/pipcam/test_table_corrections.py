@@ -553,6 +553,32 @@ def test_a_place_left_out_by_mistake_is_read_again_once_given_a_value(table: Tab
     assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
 
 
+@pytest.mark.parametrize(
+    ("tray", "left_out_at"),
+    [
+        ((250, 250, 400, 400), (340, 300, 349, 309)),  # on the tray: it goes with it
+        ((500, 250, 650, 400), KNOB),  # off the tray (a knob of the table): it stays
+    ],
+    ids=["on-the-tray", "off-the-tray"],
+)
+def test_a_place_said_to_hold_no_die_moves_with_the_tray_it_lies_on(
+    table: Table, tray: tuple[int, int, int, int], left_out_at: tuple[int, int, int, int]
+) -> None:
+    table.on_reading(thrown(1, 1, 5, 2, 3, 4, extra=KNOB_SIX), settled_now=True)
+    table.correct(6, 0)
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.press("bank")
+    x0, y0, x1, y1 = tray
+    table.tray_moved(tray, (x0 + 40, y0, x1 + 40, y1))  # pushed 40 px to the right
+    table.on_reading(
+        thrown(2, 2, 3, 4, 6, 6, dy=200, extra=FakeDie(6, 0.97, "ok", left_out_at)),
+        settled_now=True,
+    )
+    assert table.state_json()["table"]["problem"] == ""
+    assert table.history is not None
+    assert table.history.actions[-1] == Roll([2, 2, 3, 4, 6, 6])
+
+
 def test_places_said_to_hold_no_die_are_remembered_across_a_restart(store: Store) -> None:
     first = Table(store)
     first.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
