@@ -285,7 +285,11 @@ class CameraLoop:
         """Hand a settled roll to the table; one the store cannot keep (the table says why,
         e.g. a full disk) is tried again while the dice lie still."""
         try:
-            reading_id = self.table.on_reading(reading, settled_now=True)
+            # Where the tray changed while the dice moved: a thrown die landing where a die lay,
+            # showing its face, is no die left lying.
+            reading_id = self.table.on_reading(
+                reading, settled_now=True, touched=self.settle.touched
+            )
         except StoreError:
             self._unstored_at = self.clock()
             return

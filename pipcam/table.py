@@ -247,6 +247,9 @@ class SettledReading:
     # The dice (numbered as ``correct`` numbers them) that a person set: the camera reading the
     # dice again leaves them as the players said.
     set_by_person: set[int] = field(default_factory=set)
+    # Whether the camera saw a place (a box) change while the dice moved before this reading
+    # (vision.settle.Touched); None when not known (a phone's reading).
+    touched: Callable[[Sequence[float]], bool] | None = None
 
     @property
     def zone_now(self) -> list[dict[str, JSON]]:
@@ -271,6 +274,9 @@ class Motion:
     moved: list[int]  # the others of the roll zone now: thrown, or put there by hand
     out: list[int]  # dice newly out of the roll zone (set aside, held)
     back: list[int]  # dice no longer out of it (held dice put back into play)
+    # Of ``still``, those whose place the camera saw untouched while the dice moved: surely
+    # not thrown. The others were picked up, or a hand passed over them. None: not known.
+    untouched: int | None = None
 
 
 @dataclass(frozen=True)
@@ -852,8 +858,15 @@ class Table:
 
     # -- the camera -----------------------------------------------------------------------------
 
-    def on_reading(self, reading: ReadingLike, *, settled_now: bool) -> int | None:
+    def on_reading(
+        self,
+        reading: ReadingLike,
+        *,
+        settled_now: bool,
+        touched: Callable[[Sequence[float]], bool] | None = None,
+    ) -> int | None:
         """A reading of the tray; ``settled_now`` is true once per roll, when the dice come to rest.
+        ``touched`` says whether the camera saw a place change while the dice moved before it.
 
         A settled reading becomes a roll when dice are to be thrown, or a keep when dice were
         taken out of the roll zone; anything else is reported, never guessed. Returns the stored
@@ -897,6 +910,7 @@ class Table:
                 lying_aside=side if lying else None,
                 gone=[*zone, *side] if gone else None,
                 gone_in_zone=len(zone),
+                touched=touched,
             )
             if history is None:
                 self._changed()
@@ -1165,12 +1179,19 @@ class Table:
             missed = len(lay) + len(then) - len(dice) - len(now)
             for face in list((back - out).elements())[: max(0, missed)]:
                 back[face] -= 1
+            touched = reading.touched
+            untouched = None
+            if touched is not None:
+                # A thrown die can land where a die lay, showing its face; its place was touched
+                # when it was picked up. One left lying, where no hand passed, was not thrown.
+                untouched = len(dice) - len(moved([d for d in lay if not touched(d["box"])], dice))
             motion = Motion(
                 lay=[int(d["value"]) for d in lay],
                 still=len(dice) - len(shifted),
                 moved=[int(d["value"]) for d in shifted],
                 out=sorted((out - back).elements()),  # a die moved within the area is neither
                 back=sorted((back - out).elements()),
+                untouched=untouched,
             )
         if reading.gone is not None and self._need().game.roll_size(state):
             # Between turns: dice lying where the last turn left them, showing the same faces,
@@ -1479,8 +1500,8 @@ class Table:
                 )
             if still == n:
                 return None  # the dice as they lay, those that scored taken out (1000)
-            if still:
-                raise self._not_thrown(still, n)
+            if still and _left_lying(motion):
+                raise self._not_thrown(_left_lying(motion), n)
             return [Roll(values)]
         on_table = _on_table(game, state)
         same = sorted(values) == sorted(on_table)
@@ -1501,8 +1522,8 @@ class Table:
             # known which dice lay in the roll zone.
             again = self._thrown_again(values, state, on_table, on_table)
             if again is not None:
-                if still:
-                    raise self._not_thrown(still, len(values))
+                if still and _left_lying(motion):
+                    raise self._not_thrown(_left_lying(motion), len(values))
                 return again
         raise IllegalAction(
             f"the dice in the roll zone ({' '.join(map(str, sorted(values)))}) do not follow from "
@@ -1876,6 +1897,14 @@ def _by_place(
 _KINDS: dict[type, tuple[type, ...]] = {Score: (Score, Stop), Stop: (Score,), Keep: (Keep,)}
 """The steps a phone fixes by choosing, and what they may become: a figure written (or a turn
 ended without one) into another figure; a set-aside into another. A throw is typed."""
+
+
+def _left_lying(motion: Motion | None) -> int:
+    """How many dice of a throw surely lay still: where a die lay, showing its face, with no
+    touch seen there (without touches known, every die found so)."""
+    if motion is None:
+        return 0
+    return motion.still if motion.untouched is None else motion.untouched
 
 
 def _box(die: dict[str, JSON]) -> tuple[int, int, int, int]:

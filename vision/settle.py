@@ -28,7 +28,7 @@ import numpy.typing as npt
 from vision.locate import LocatorOptions, TrayColour, downscale, foreground_mask
 from vision.srgb import row_gains, to_levels, to_linear
 
-__all__ = ["SettleDetector", "SettleUpdate"]
+__all__ = ["SettleDetector", "SettleUpdate", "Touched"]
 
 Frame = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
@@ -54,6 +54,35 @@ class SettleUpdate:
     """True on the one frame at which the tray comes to rest after a change looking empty: it
     is empty, or its dice are the colour of the tray. The caller reads the frame and says
     which; ``status`` is then what the detector would say without it."""
+
+
+TOUCHED = 0.3
+"""Share of the middle of a die's place that changed, at some moment while the dice moved, for
+the place to have been touched: a die lifted from it bares the tray there."""
+
+
+@dataclass(frozen=True)
+class Touched:
+    """Where the tray changed while the dice moved, between two settles: the place of a die
+    picked up and thrown changed, that of a die left lying where no hand passed did not. A
+    thrown die can land where a die lay, showing its face (about one throw of six dice in a
+    hundred on a tray); this tells the two apart."""
+
+    mask: npt.NDArray[np.bool_]
+    """The pixels, at the detector's scale, that changed from one frame to the next."""
+    scale: float
+    """Detector pixels per frame pixel."""
+
+    def __call__(self, box: Sequence[float]) -> bool:
+        """Whether the place ``box`` (frame pixels) was touched."""
+        x0, y0, x1, y1 = (float(v) * self.scale for v in box)
+        # Its middle half: a neighbour lifted beside it blurs into its edge, not its middle.
+        cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 4, (y1 - y0) / 4
+        height, width = self.mask.shape
+        left, right = max(int(cx - rx), 0), min(int(np.ceil(cx + rx)), width)
+        top, bottom = max(int(cy - ry), 0), min(int(np.ceil(cy + ry)), height)
+        region = self.mask[top:bottom, left:right]
+        return region.size > 0 and float(np.mean(region)) >= TOUCHED
 
 
 class SettleDetector:
@@ -108,11 +137,17 @@ class SettleDetector:
         self._dice: list[Box] | None = None
         self._looked: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]] | None = None
         self._low = False
+        # What changed while the dice moved since the last settle, and that of the last settle.
+        self._touching: npt.NDArray[np.bool_] | None = None
+        self._scale = 1.0
+        self.touched: Touched | None = None
+        """Where the tray changed while the dice moved before the last settle (None before
+        the first): the places of dice picked up, and of dice a hand passed over."""
 
     def update(self, frame: Frame) -> SettleUpdate:
         """Take the next frame and return its status; ``roll`` is True once per settled roll."""
         now = self.clock()
-        small, _ = downscale(frame, self.work_size)
+        small, self._scale = downscale(frame, self.work_size)
         grey = np.asarray(
             cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
         )
@@ -125,7 +160,12 @@ class SettleDetector:
             # was, and a hand or a shadow that leaves it so is no roll either.
             self._reported = self._appearance(grey, mask)
         else:
-            motion = float(np.count_nonzero(self._changed(grey, self._previous))) / area
+            changed = self._changed(grey, self._previous)
+            motion = float(np.count_nonzero(changed)) / area
+            if motion > self.motion_fraction:  # a still frame's odd noisy pixel is no touch
+                if self._touching is None or self._touching.shape != changed.shape:
+                    self._touching = np.zeros(changed.shape, np.bool_)
+                self._touching |= changed
         self._previous = grey
         occupancy = float(np.count_nonzero(mask)) / area
         hand = motion > self.hand_change or self._hand_blob(small, mask, area)
@@ -145,6 +185,8 @@ class SettleDetector:
         if status != "moving" and self._armed:
             # Once a settle, not every frame: what lies on the tray against the last report.
             self._armed = False
+            touching = self._touching if self._touching is not None else np.zeros_like(grey, bool)
+            self.touched = Touched(touching.copy(), self._scale)
             appearance = self._appearance(grey, mask)
             if low:
                 # At rest after a change, and (almost) nothing stands out: an empty tray, or
@@ -159,6 +201,8 @@ class SettleDetector:
                 # dice of the tray's colour thrown beside others that stand out.
                 check = True
             self._looked, self._low = appearance, low
+            if roll or check:
+                self._touching = None  # touched since the last roll the caller reads
         elif status == "empty":
             self._armed = False
             self._reported = None

@@ -126,6 +126,8 @@ def test_phones_get_the_stores_message_with_503(store: Store, disk: Disk) -> Non
 class ScriptedSettle:
     """A settle detector that reports what the test says."""
 
+    touched = None  # where the tray changed while the dice moved: not known here
+
     def __init__(self) -> None:
         self.next = SettleUpdate(
             status="settled", roll=True, hand=False, motion=0, occupancy=0, still_for=1

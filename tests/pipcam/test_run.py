@@ -38,7 +38,7 @@ from pipcam.run import (
 )
 from pipcam.store import Store
 from pipcam.table import Table
-from scoring.core import Roll
+from scoring.core import Keep, Roll
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
 from vision.calibrate import Calibration, calibrate_frame, save_calibration
 from vision.locate import TrayColour
@@ -1305,15 +1305,17 @@ def test_rolls_are_read_under_a_flickering_lamp(
 
 
 @contextlib.contextmanager
-def _camera_table(tmp_path: Path) -> Iterator[tuple[Table, Callable[[Any, float], None]]]:
-    """A kymppitonni table fed by the camera loop with the shipped reader, on a clock of its
+def _camera_table(
+    tmp_path: Path, game: str = "kymppitonni"
+) -> Iterator[tuple[Table, Callable[[Any, float], None]]]:
+    """A table (kymppitonni) fed by the camera loop with the shipped reader, on a clock of its
     own, and ``show(frame, seconds)``, which shows it one frame a tenth of a second."""
     from pipcam.vision_cli import build_reader
 
     now = [0.0]
     with Store(tmp_path / "pipcam.db") as store:
         table = Table(store)
-        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        table.new_game({"game": game, "players": ["Ann", "Bob"]})
         loop = CameraLoop(
             lambda: None, table, build_reader(), settle_seconds=0.5, clock=lambda: now[0]
         )
@@ -1447,6 +1449,44 @@ def test_the_roll_zone_follows_a_pushed_tray(tmp_path: Path, bare: float) -> Non
             state = table.state_json()
     read = sorted(d["value"] for d in state["table"]["dice_read"])
     assert (state["actions"], read, state["table"]["aside_read"]) == (1, sorted(faces), [])
+
+
+@pytest.mark.parametrize("lifted", [True, False], ids=["thrown-with-the-others", "left-lying"])
+def test_a_die_thrown_back_onto_its_own_place_is_told_from_one_left_lying(
+    tmp_path: Path, lifted: bool
+) -> None:
+    """Generał, all five thrown again, and one lands where it lay showing the same face. The
+    camera saw its place bared when it was picked up: the throw is taken (before, it was refused
+    as a die left lying, about one throw in a hundred). A die that was never picked up, its
+    place untouched, is still refused."""
+    width, height = 1280, 960
+    empty = make_tray(width, height, colour="green", seed=3)
+    first = six_dice(width, height, seed=3)[:5]
+    second = [
+        first[0],
+        *(replace(d, value=d.value % 6 + 1, cy=d.cy + height * 0.12) for d in first[1:]),
+    ]
+
+    def tray(dice: Sequence[DieSpec]) -> Any:
+        frame = empty.copy()
+        for die in dice:
+            draw_die(frame, die)
+        return frame
+
+    with _camera_table(tmp_path, "general") as (table, show):
+        show(empty, 1.0)
+        show(tray(first), 1.5)
+        assert table.history is not None
+        assert table.history.actions == [Roll([d.value for d in first])]
+        show(empty if lifted else tray(first[:1]), 0.3)  # the dice gathered up
+        show(tray(second), 1.5)
+        state = table.state_json()
+    if lifted:
+        assert table.history.actions[1:] == [Keep([]), Roll([d.value for d in second])]
+        assert state["table"]["problem"] == ""
+    else:
+        assert len(table.history) == 1
+        assert state["table"]["problem_code"] == "left_lying"
 
 
 def test_a_place_said_to_hold_no_die_goes_with_a_pushed_tray(tmp_path: Path) -> None:

@@ -195,6 +195,46 @@ def test_the_same_faces_thrown_again_are_a_throw_and_dice_that_lie_still_are_not
 
 
 @pytest.mark.parametrize(
+    ("touched", "taken"),
+    [
+        (None, False),  # not known (a phone's reading, a fake): lying where it lay, no throw
+        ((), False),  # the camera saw no touch at its place: it was left lying
+        ((0,), True),  # its place was touched (the die picked up): it landed there again
+        ((0, 240), True),
+    ],
+    ids=["not-known", "untouched", "touched", "all-touched"],
+)
+def test_a_thrown_die_landing_where_a_die_lay_is_a_throw_when_its_place_was_touched(
+    store: Store, touched: tuple[int, ...] | None, taken: bool
+) -> None:
+    """Generał: all five thrown again, and the 1 lands where the 1 lay. About one throw of six
+    dice in a hundred does so on a tray; the camera tells it from a die left lying by whether
+    its place changed while the dice moved (``touched``: the x of the places touched)."""
+    table = Table(store)
+    table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+    table.on_reading(
+        placed((1, 0, 0), (2, 60, 0), (3, 120, 0), (4, 180, 0), (6, 240, 0)), settled_now=True
+    )
+    again = placed((1, 3, 2), (5, 60, 200), (5, 120, 200), (2, 180, 200), (3, 240, 200))
+    table.on_reading(
+        again,
+        settled_now=True,
+        touched=None if touched is None else (lambda box: int(box[0]) in touched),
+    )
+    assert table.history is not None
+    if taken:
+        assert table.history.actions[-1] == Roll([1, 2, 3, 5, 5])
+        assert table.state_json()["table"]["problem"] == ""
+    else:
+        assert len(table.history) == 1
+        problem = table.state_json()["table"]
+        assert (problem["problem_code"], problem["problem_params"]) == (
+            "left_lying",
+            {"still": 1, "n": 5},
+        )
+
+
+@pytest.mark.parametrize(
     ("game", "first", "lying", "then"),
     [
         # 1000 sets the scoring dice aside by itself: taking them out leaves the rest lying.

@@ -99,6 +99,32 @@ def test_dice_moved_by_a_hand_make_a_new_roll() -> None:
     assert [i for i, u in enumerate(updates) if u.roll] == [5, 17]
 
 
+def test_the_places_touched_while_the_dice_moved_are_known_at_the_settle() -> None:
+    """Five dice lifted and thrown, the sixth left lying: at the settle, the places of the five
+    were touched and the sixth's was not, though one thrown die landed back on its own place.
+    The next roll starts afresh."""
+    clock = FakeClock()
+    detector = SettleDetector(settle_seconds=0.5, clock=clock)
+    lifted = _frame(DICE[5:])  # five picked up, one left
+    landed = [
+        DICE[0],  # the first lands where it lay, as it lay
+        *(DieSpec(d.value, d.cx, min(d.cy + 0.35 * H, H - d.side), d.side) for d in DICE[1:5]),
+        DICE[5],
+    ]
+    for frame in [EMPTY, ALL, *[ALL] * 8, HAND, lifted, lifted, HAND, *[_frame(landed)] * 8]:
+        update = detector.update(frame)
+        clock.now += 0.125
+    assert update.status == "settled"
+    touched = detector.touched
+    assert touched is not None
+    assert [touched(d.box) for d in DICE] == [True] * 5 + [False]
+    for frame in [_frame(landed)] * 3 + [MOVED] * 8:
+        update = detector.update(frame)
+        clock.now += 0.125
+    assert detector.touched is not None
+    assert detector.touched(DICE[0].box) is False  # nothing moved there since the last roll
+
+
 def test_frames_that_keep_changing_never_settle() -> None:
     updates = _run([SOME, ALL] * 10)
     assert all(u.status == "moving" for u in updates)
