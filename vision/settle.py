@@ -137,12 +137,13 @@ class SettleDetector:
         self._dice: list[Box] | None = None
         self._looked: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]] | None = None
         self._low = False
-        # What changed while the dice moved since the last settle, and that of the last settle.
+        # What changed while the dice moved since the last roll reported (or tray checked).
         self._touching: npt.NDArray[np.bool_] | None = None
         self._scale = 1.0
         self.touched: Touched | None = None
-        """Where the tray changed while the dice moved before the last settle (None before
-        the first): the places of dice picked up, and of dice a hand passed over."""
+        """Where the tray changed while the dice moved, from the roll reported before the last
+        settle to it (None before the first settle): the places of dice picked up, and of dice
+        a hand passed over."""
 
     def update(self, frame: Frame) -> SettleUpdate:
         """Take the next frame and return its status; ``roll`` is True once per settled roll."""

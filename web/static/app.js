@@ -767,8 +767,8 @@ async function showHistory() {
     "aria-label": t("history.fix_label", { n: e.index + 1 }),
     onclick: () => chooseInstead(e, game),
   }, t("history.fix"));
-  const typed = (a) => Array.isArray(a.roll) || Array.isArray(a.forbidden);
-  const fixable = (a) => (typed(a) ? fix : CHOSEN.some((k) => k in a) ? choose : null);
+  const retyped = (a) => Array.isArray(a.roll) || Array.isArray(a.forbidden);
+  const fixable = (a) => (retyped(a) ? fix : CHOSEN.some((k) => k in a) ? choose : null);
   const items = data.entries.map((e) => h("li", { value: e.index + 1 },
     e.player ? h("strong", {}, `${e.player}: `) : null,
     e.action ? describeAction(e.action, game) : e.text,
