@@ -1306,10 +1306,11 @@ def test_rolls_are_read_under_a_flickering_lamp(
 
 @contextlib.contextmanager
 def _camera_table(
-    tmp_path: Path, game: str = "kymppitonni"
+    tmp_path: Path, game: str = "kymppitonni", calibration: Calibration | None = None
 ) -> Iterator[tuple[Table, Callable[[Any, float], None]]]:
-    """A table (kymppitonni) fed by the camera loop with the shipped reader, on a clock of its
-    own, and ``show(frame, seconds)``, which shows it one frame a tenth of a second."""
+    """A table (kymppitonni) fed by the camera loop with the shipped reader (over a calibrated
+    tray, if given), on a clock of its own, and ``show(frame, seconds)``, which shows it one
+    frame a tenth of a second."""
     from pipcam.vision_cli import build_reader
 
     now = [0.0]
@@ -1317,7 +1318,12 @@ def _camera_table(
         table = Table(store)
         table.new_game({"game": game, "players": ["Ann", "Bob"]})
         loop = CameraLoop(
-            lambda: None, table, build_reader(), settle_seconds=0.5, clock=lambda: now[0]
+            lambda: None,
+            table,
+            build_reader(calibration=calibration),
+            settle_seconds=0.5,
+            clock=lambda: now[0],
+            calibration=calibration,
         )
 
         def show(frame: Any, seconds: float) -> None:
@@ -1404,7 +1410,6 @@ def test_the_roll_zone_follows_a_pushed_tray(tmp_path: Path, bare: float) -> Non
     are a roll, not dice set aside. Thrown at once, before the zone has followed, they are
     taken for dice set aside at first, and read again once it has (before, they stayed so, and
     the throw was lost without a word)."""
-    from pipcam.vision_cli import build_reader
 
     width, height = 640, 480
 
@@ -1420,25 +1425,7 @@ def test_the_roll_zone_follows_a_pushed_tray(tmp_path: Path, bare: float) -> Non
     # Dice in the pushed tray's right half, past the calibrated zone's right edge (520 px).
     faces = [2, 5, 6, 3, 3, 4]
     dice = [DieSpec(v, 545 + 45 * (i % 2), 140 + 90 * (i // 2), 32) for i, v in enumerate(faces)]
-    now = [0.0]
-    with Store(tmp_path / "pipcam.db") as store:
-        table = Table(store)
-        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
-        loop = CameraLoop(
-            lambda: None,
-            table,
-            build_reader(calibration=calibration),
-            settle_seconds=0.5,
-            clock=lambda: now[0],
-            calibration=calibration,
-        )
-
-        def show(frame: Any, seconds: float) -> None:
-            end = now[0] + seconds
-            while now[0] < end:
-                loop.step(frame)
-                now[0] += 0.1
-
+    with _camera_table(tmp_path, calibration=calibration) as (table, show):
         show(table_with_tray(0), 1.0)
         show(table_with_tray(pushed), bare)  # pushed, and left bare a while
         show(table_with_tray(pushed, dice), 1.5)
@@ -1493,7 +1480,6 @@ def test_a_place_said_to_hold_no_die_goes_with_a_pushed_tray(tmp_path: Path) -> 
     """A die face stuck on the tray after calibrating, said once to be no die: when the tray
     is pushed and the roll zone follows it, the place goes with it, and the next throw is
     taken with no question (before, the sticker was asked about again)."""
-    from pipcam.vision_cli import build_reader
 
     width, height = 640, 480
 
@@ -1516,25 +1502,7 @@ def test_a_place_said_to_hold_no_die_goes_with_a_pushed_tray(tmp_path: Path) -> 
         DieSpec(v, 330 + 70 * (i % 3), 200 + 90 * (i // 3), 32, angle=15)
         for i, v in enumerate([2, 2, 3, 4, 6, 6])
     ]
-    now = [0.0]
-    with Store(tmp_path / "pipcam.db") as store:
-        table = Table(store)
-        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
-        loop = CameraLoop(
-            lambda: None,
-            table,
-            build_reader(calibration=calibration),
-            settle_seconds=0.5,
-            clock=lambda: now[0],
-            calibration=calibration,
-        )
-
-        def show(frame: Any, seconds: float) -> None:
-            end = now[0] + seconds
-            while now[0] < end:
-                loop.step(frame)
-                now[0] += 0.1
-
+    with _camera_table(tmp_path, calibration=calibration) as (table, show):
         show(table_with_tray(0), 1.0)
         show(table_with_tray(0, first), 1.5)
         state = table.state_json()

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -19,14 +20,16 @@ from pipcam.store import Store, replay_events
 from pipcam.table import Table
 from scoring.core import Keep, Roll, Score, Stop, action_from_json, action_to_json
 from scoring.errors import IllegalAction
+from scoring.history import History
 from tests.scoring.test_properties import FAST_OPTIONS, GAME_IDS, choose
 
 STEPS = 25  # random steps played before a throw among them is fixed
 
 
 @contextmanager
-def played(game_id: str, rng: random.Random) -> Iterator[Table]:
-    """A table, over a store in a temporary folder, with up to STEPS random steps of a game."""
+def played(game_id: str, rng: random.Random) -> Iterator[tuple[Table, History[Any], int]]:
+    """A table, over a store in a temporary folder, with up to STEPS random steps of a game:
+    the table, its history and the stored game's id."""
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
         table = Table(store)
         table.new_game(
@@ -38,7 +41,8 @@ def played(game_id: str, rng: random.Random) -> Iterator[Table]:
             if history.game.outcome(history.state) is not None:
                 break
             table.act(choose(history.game, history.state, rng), source="phone")
-        yield table
+        assert table.game_id is not None
+        yield table, history, table.game_id
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -46,11 +50,8 @@ def played(game_id: str, rng: random.Random) -> Iterator[Table]:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, seed: int) -> None:
     rng = random.Random(seed)
-    with played(game_id, rng) as table:
-        store, history = table.store, table.history
-        assert history is not None
-        assert table.game_id is not None
-        game = history.game
+    with played(game_id, rng) as (table, history, game_id_stored):
+        store, game = table.store, history.game
         throws = [i for i, a in enumerate(history.actions) if isinstance(a, Roll)]
         if not throws:
             return  # the triangle game places stones: no throw to fix
@@ -75,7 +76,7 @@ def test_a_fixed_throw_replays_the_later_steps_or_changes_nothing(game_id: str, 
         else:
             assert refused.code is not None  # worded on the phones
             assert history.actions == before
-        assert replay_events(store.game(table.game_id)).actions == history.actions
+        assert replay_events(store.game(game_id_stored)).actions == history.actions
         assert table.state_json()["finished"] == (game.outcome(history.state) is not None)
 
 
@@ -87,11 +88,8 @@ def test_every_choice_offered_for_a_step_is_taken(game_id: str, seed: int) -> No
     steps follow it (a figure taken later trading places), and the store replays to it. One
     of the same kind that the rules took then but that is not offered is refused."""
     rng = random.Random(seed)
-    with played(game_id, rng) as table:
-        store, history = table.store, table.history
-        assert history is not None
-        assert table.game_id is not None
-        game = history.game
+    with played(game_id, rng) as (table, history, game_id_stored):
+        store, game = table.store, history.game
         chosen = [i for i, a in enumerate(history.actions) if isinstance(a, (Keep, Score, Stop))]
         if not chosen:
             return
@@ -122,4 +120,4 @@ def test_every_choice_offered_for_a_step_is_taken(game_id: str, seed: int) -> No
                 action_from_json(choice["action"]),
             ]
             assert len(history.actions) == len(before)
-            assert replay_events(store.game(table.game_id)).actions == history.actions
+            assert replay_events(store.game(game_id_stored)).actions == history.actions
