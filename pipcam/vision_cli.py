@@ -97,6 +97,13 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     )
     read.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     read.add_argument("--calibration", type=Path, metavar="FILE", help="roll zone and tray colour")
+    read.add_argument(
+        "--annotate",
+        type=Path,
+        metavar="DIR",
+        help="also draw what was read on each image, as DIR/NAME.read.jpg (the camera's frame:"
+        " camera.read.jpg): the roll zone, each die's box, number and face",
+    )
     _add_locator_options(read)
     read.set_defaults(func=cmd_read)
 
@@ -274,7 +281,8 @@ def cmd_read(args: argparse.Namespace) -> int:
     ]
     if args.camera is not None:
         jobs.append((args.camera, functools.partial(_camera_frame, args.camera)))
-    for name, load in jobs:
+    drawn: set[Path] = set()
+    for index, (name, load) in enumerate(jobs):
         try:
             frame = load()
             if calibration is not None:
@@ -294,7 +302,43 @@ def cmd_read(args: argparse.Namespace) -> int:
         else:
             _write(sys.stdout, f"{name}: {describe_reading(reading)}")
         sys.stdout.flush()
+        if args.annotate is not None:
+            stem = "camera" if index >= len(args.images) else Path(name).stem
+            try:
+                _draw_reading(args.annotate, stem, frame, reading, reader, drawn)
+            except OSError as err:
+                _error("read", f"{name}: cannot write the drawn reading: {err}")
+                status = 1
     return status
+
+
+def _draw_reading(
+    folder: Path,
+    stem: str,
+    frame: Frame,
+    reading: DiceReading,
+    reader: DiceReader,
+    drawn: set[Path],
+) -> Path:
+    """Write ``frame`` with ``reading`` drawn on it as ``folder/stem.read.jpg`` (``stem-2`` and
+    on when two images of a run share a name); return the path."""
+    from vision.annotate import annotate, to_jpeg
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path, n = folder / f"{stem}.read.jpg", 1
+    while path in drawn:
+        n += 1
+        path = folder / f"{stem}-{n}.read.jpg"
+    drawn.add(path)
+    height, width = frame.shape[:2]
+    picture = annotate(
+        frame,
+        [d.to_json() for d in reading.dice],
+        [d.to_json() for d in reading.set_aside],
+        zone=None if reader.zone is None else reader.zone.pixels(width, height),
+    )
+    path.write_bytes(to_jpeg(picture, longest=max(width, height), quality=90))
+    return path
 
 
 def _median_ms(run: Callable[[], object], repeat: int) -> tuple[float, float]:

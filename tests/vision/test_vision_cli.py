@@ -117,6 +117,40 @@ def test_read_with_a_missing_model_says_so(
     )
 
 
+@pytest.mark.usefixtures("fake_model")
+def test_read_draws_what_it_read_beside_the_readings(
+    photos: tuple[Path, Path, list[int]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--annotate DIR``: each image with its dice boxed, as NAME.read.jpg, two images of one
+    name kept apart; the printed readings are as without it."""
+    three, empty, _ = photos
+
+    def load(path: Path) -> np.ndarray[Any, Any]:
+        image = cv2.imread(str(path))
+        assert image is not None, path
+        return np.asarray(image, np.int16)
+
+    other = tmp_path / "other"
+    other.mkdir()
+    again = _write(other / "three.png", load(three).astype(np.uint8))
+    out = tmp_path / "drawn"
+    assert _run(["read", "--json", "--annotate", str(out), str(three), str(empty), str(again)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 3
+    assert sorted(p.name for p in out.iterdir()) == [
+        "empty.read.jpg",
+        "three-2.read.jpg",
+        "three.read.jpg",
+    ]
+    drawn, plain = load(out / "three.read.jpg"), load(three)
+    assert drawn.shape == plain.shape
+    changed = np.abs(drawn - plain).max(axis=2) > 60
+    # Boxes drawn around the three dice (at 150,150; 400,200; 300,380), nothing on the empty tray.
+    for x, y in ((150, 150), (400, 200), (300, 380)):
+        assert changed[y - 50 : y + 50, x - 50 : x + 50].any()
+    assert not changed[440:, :100].any()
+    assert np.abs(load(out / "empty.read.jpg") - load(empty)).max() < 30  # JPEG, no box
+
+
 def test_read_runs_a_real_onnx_model(
     photos: tuple[Path, Path, list[int]], tiny_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
