@@ -113,6 +113,8 @@ class CameraLoop:
         # The light keeper or the tray follower set the camera right while the dice of the last
         # roll lay still: they are read again (``_look_again``).
         self._look_pending = False
+        # The frame of the last settled reading the table took in, for the phones (``photo``).
+        self._photo: tuple[int, Any] | None = None
 
     def start(self) -> None:
         """Run on a daemon thread."""
@@ -294,12 +296,22 @@ class CameraLoop:
             self._unstored_at = self.clock()
             return
         self._unstored_at = None
+        if reading_id is not None:
+            self._photo = (reading_id, frame)
         if self.keep_photo is not None and reading_id is not None:
             # The dice set aside as the table took them: a place said to hold no die is no
             # label for the photo.
             last = self.table.last_reading
             aside = last.aside if last is not None and last.id == reading_id else ()
             self.keep_photo(reading_id, frame, aside)
+
+    def photo(self) -> bytes | None:
+        """The frame of the last throw read, drawn (:func:`drawn_reading`); None before the
+        first, or when the table's last reading is another."""
+        seen = self._photo
+        if seen is None:
+            return None
+        return drawn_reading(self.table, *seen, getattr(self.reader, "zone", None))
 
     def _tray_follower(self) -> TrayFollower | None:
         """A follower of the tray for a calibration that found one (a zone smaller than the
@@ -395,6 +407,20 @@ class _StatusOnly:
         self.status = status
         self.dice: tuple[()] = ()
         self.set_aside: tuple[()] = ()
+
+
+def drawn_reading(table: Table, reading_id: int, frame: Any, zone: Any = None) -> bytes | None:
+    """``frame`` of reading ``reading_id`` with its dice drawn as ``table`` holds them now
+    (corrections made; numbered as the phones number them) and the roll zone (a
+    ``vision.reader.Zone``), as a JPEG; None when the table's last reading is another."""
+    from vision.annotate import annotate, to_jpeg
+
+    marks = table.marks(reading_id)
+    if marks is None:
+        return None
+    height, width = frame.shape[:2]
+    box = None if zone is None else zone.pixels(width, height)
+    return to_jpeg(annotate(frame, *marks, zone=box))
 
 
 class KeptLight:
@@ -938,7 +964,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         keyboard.start()
         stack.callback(keyboard.close)
 
-        app = create_app(table, pin=pin, teacher=teacher, unavailable=(StoreError,))
+        app = create_app(
+            table,
+            pin=pin,
+            teacher=teacher,
+            unavailable=(StoreError,),
+            photo=None if loop is None else loop.photo,
+        )
         server = _QuietServer(
             uvicorn.Config(
                 app,

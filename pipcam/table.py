@@ -1376,6 +1376,15 @@ class Table:
         if value == 0 and die["status"] != NO_DIE:
             self._no_die = [die, *self._no_die][:NO_DIE_PLACES]
 
+    def marks(self, reading_id: int) -> tuple[list[dict[str, JSON]], list[dict[str, JSON]]] | None:
+        """The dice of reading ``reading_id`` as the table holds them now (corrections made),
+        those of the roll zone and those out of it; None once another reading is the last."""
+        with self.lock:
+            last = self.last_reading
+            if last is None or last.id != reading_id:
+                return None
+            return list(last.dice), list(last.aside)
+
     def tray_moved(
         self, before: tuple[int, int, int, int], after: tuple[int, int, int, int]
     ) -> None:

@@ -41,8 +41,9 @@ def annotate(
     (frame pixels) is the roll zone, outlined when it is not the whole frame."""
     out = np.ascontiguousarray(frame.copy())
     height, width = out.shape[:2]
-    # Lines and letters in proportion to the frame: readable on a phone at any camera size.
-    unit = max(1, round(max(width, height) / 640))
+    # Lines and letters in proportion to the frame: a phone shows the whole frame some 300 px
+    # wide, where letters a fortieth of it high are still read at a glance.
+    unit = max(1, round(max(width, height) / 400))
     if zone is not None and zone != (0, 0, width, height):
         cv2.rectangle(out, zone[:2], zone[2:], ZONE_COLOUR, 2 * unit)
     for number, die in enumerate([*dice, *aside], start=1):

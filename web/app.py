@@ -460,8 +460,10 @@ def create_app(
     title: str = "pipcam",
     teacher: TeachAPI | None = None,
     unavailable: tuple[type[Exception], ...] = (),
+    photo: Callable[[], bytes | None] | None = None,
 ) -> FastAPI:
-    """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept.
+    """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept,
+    ``photo`` the last throw's frame with its dice drawn (JPEG) when a camera reads them.
 
     ``unavailable``: the errors that mean the table cannot keep a change now (its store's
     ``StoreError``: a full disk), answered 503 with their message, which says what to do.
@@ -660,6 +662,28 @@ def create_app(
         another set-aside), each with the points it writes, for fixing it by a tap with
         ``PUT /api/history/{index}``. Only choices every later step still follows."""
         return run(lambda: table.choices(index))
+
+    @app.get(
+        "/api/photo.jpg",
+        tags=["game"],
+        dependencies=pinned,
+        response_class=Response,
+        responses={
+            200: {"content": {"image/jpeg": {}}},
+            404: {"model": ErrorPublic, "description": "no throw read by a camera to show"},
+        },
+    )
+    def last_photo() -> Response:
+        """The camera's frame of the last throw read, with each die boxed, numbered (as the
+        board numbers them, to correct one) and its face, and the roll zone outlined. Needs the
+        PIN: it is a picture of the table."""
+        data = photo() if photo is not None else None
+        if data is None:
+            raise HTTPException(
+                404,
+                detail="no photo to show: the camera has read no throw yet (or is not on)",
+            )
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @app.get("/api/stats", tags=["game"], response_model=StatsPublic)
     def stats() -> dict[str, Any]:

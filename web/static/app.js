@@ -163,7 +163,22 @@ function diceRead(state) {
         ...aside.map((d, j) => readDie(d, read.length + j))));
   }
   box.append(h("p", { class: "hint" }, t("dice.tap_to_correct")));
+  // Which die is which: the camera's picture, each die boxed with the number it has here.
+  if (state.table && state.table.camera === "ok") {
+    box.append(h("button", { type: "button", id: "photo-open", onclick: showPhoto }, t("photo.show")));
+  }
   return withPhotosNote(state, box);
+}
+
+async function showPhoto() {
+  const src = await image("/api/photo.jpg");
+  if (!src) return;
+  const img = $("photo-image");
+  const old = img.src;
+  img.src = src;
+  img.alt = t("photo.title");
+  if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+  $("photo-dialog").showModal();
 }
 
 /** A die of the last reading as a button that corrects it (number i: the zone's, then on). */

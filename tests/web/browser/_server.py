@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from pipcam.run import drawn_reading
 from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from pipcam.teach import DISPUTES, Teacher
@@ -92,6 +93,9 @@ class Served:
         self.table = table
         self.base = base
         self.photos = photos  # where the table keeps photos, for its teach sheet
+        # The camera's frame of the last reading (its id and the frame), as the camera loop
+        # keeps it for GET /api/photo.jpg; None: no camera frame.
+        self.seen: tuple[int, Any] | None = None
         self.pinned = httpx.Client(base_url=base, timeout=10, headers={"X-Table-Pin": PIN})
 
     def post(self, path: str, body: object = None) -> dict[str, Any]:
@@ -114,6 +118,12 @@ def serve(tmp_path: Path) -> Iterator[Served]:
     with Store(tmp_path / "pipcam.db") as store:
         table = Table(store)
         port = free_port()
+        served: Served | None = None
+
+        def photo() -> bytes | None:
+            seen = None if served is None else served.seen
+            return None if seen is None else drawn_reading(table, *seen)
+
         teacher = Teacher(
             store,
             tmp_path / "photos",
@@ -121,7 +131,7 @@ def serve(tmp_path: Path) -> Iterator[Served]:
             disputes=tmp_path / "tune" / DISPUTES,
         )
         config = uvicorn.Config(
-            create_app(table, pin=PIN, teacher=teacher, unavailable=(StoreError,)),
+            create_app(table, pin=PIN, teacher=teacher, unavailable=(StoreError,), photo=photo),
             host="127.0.0.1",
             port=port,
             log_level="warning",

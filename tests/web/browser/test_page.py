@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 
@@ -724,6 +725,55 @@ def test_the_forbidden_numbers_misread_are_typed_again_from_the_history(
     assert served.table.history is not None
     assert served.table.history.actions[0] == Forbidden([2, 3])
     assert served.table.history.actions[1] == Roll([1, 3, 4, 5, 6, 6])
+
+
+def test_the_photo_of_the_throw_shows_which_die_is_which(served: Served, phone: Any) -> None:
+    """Six dice read by the shipped reader from a camera frame: the board opens the frame with
+    each die boxed and numbered as the board numbers them. A die said on the board to be no
+    die is drawn so (grey) the next time; without the PIN the photo is refused, and with no
+    frame there is none to show."""
+    import cv2
+
+    from pipcam.vision_cli import build_reader
+    from vision.annotate import COLOURS
+    from vision.synthetic import make_frame, six_dice
+
+    def fetched() -> np.ndarray[Any, Any]:
+        r = served.pinned.get("/api/photo.jpg")
+        assert (r.status_code, r.headers["content-type"]) == (200, "image/jpeg"), r.text
+        picture = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+        assert picture is not None
+        return np.asarray(picture, np.int16)
+
+    served.seen = None
+    assert served.pinned.get("/api/photo.jpg").status_code == 404
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    served.table.camera_status("ok")
+    dice = six_dice(1280, 960, seed=4)
+    frame = make_frame(1280, 960, dice, tray="green", seed=4)
+    read = build_reader().read(frame)
+    assert sorted(d.value or 0 for d in read.dice) == sorted(d.value for d in dice)
+    rid = served.table.on_reading(read, settled_now=True)
+    assert rid is not None
+    served.seen = (rid, frame)
+    try:
+        assert httpx.get(f"{served.base}/api/photo.jpg").status_code == 401
+        phone.click("#photo-open")
+        dialog = phone.locator("#photo-dialog")
+        expect(dialog).to_be_visible()
+        image = phone.locator("#photo-image")
+        expect(image).to_have_attribute("alt", "The throw as the camera saw it")
+        assert phone.evaluate("() => document.getElementById('photo-image').naturalWidth") == 1280
+        shoot(phone, "throw-photo")
+        phone.click("#photo-dialog button")
+        # Die 1 is boxed in the colour of a sure read; said to be no die, it is boxed grey.
+        x0, y0, x1, y1 = read.dice[0].box
+        side = (x0, (y0 + y1) // 2)
+        assert np.abs(fetched()[side[1], side[0]] - COLOURS["ok"]).max() <= 40
+        served.post("/api/correct", {"die": 0, "value": 0})
+        assert np.abs(fetched()[side[1], side[0]] - COLOURS["no_die"]).max() <= 40
+    finally:
+        served.seen = None
 
 
 def test_the_history_view_lists_earlier_games(served: Served, phone: Any) -> None:
