@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import cv2
 import httpx
 import numpy as np
 import pytest
@@ -44,7 +45,15 @@ from vision.calibrate import Calibration, calibrate_frame, save_calibration
 from vision.locate import TrayColour
 from vision.picam import CameraSettings, PiCameraSource
 from vision.reader import Zone
-from vision.synthetic import DieSpec, draw_cocked_die, draw_die, draw_hand, make_tray, six_dice
+from vision.synthetic import (
+    DieSpec,
+    draw_cocked_die,
+    draw_die,
+    draw_hand,
+    make_frame,
+    make_tray,
+    six_dice,
+)
 
 PIN = "1357"
 
@@ -1474,6 +1483,47 @@ def test_a_die_thrown_back_onto_its_own_place_is_told_from_one_left_lying(
     else:
         assert len(table.history) == 1
         assert state["table"]["problem_code"] == "left_lying"
+
+
+def test_the_camera_loop_keeps_the_frame_of_the_last_throw_for_the_phones(tmp_path: Path) -> None:
+    """The frame a throw was read from, drawn, until another reading is the table's last;
+    nothing before the first throw."""
+    from pipcam.vision_cli import build_reader
+
+    width, height = 640, 480
+    empty = make_tray(width, height, colour="green", seed=5)
+    thrown = make_frame(width, height, six_dice(width, height, seed=5), tray="green", seed=5)
+    now = [0.0]
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+        loop = CameraLoop(
+            lambda: None, table, build_reader(), settle_seconds=0.5, clock=lambda: now[0]
+        )
+        for frame, seconds in ((empty, 1.0), (thrown, 1.5)):
+            if seconds == 1.5:
+                assert loop.photo() is None  # nothing read yet
+            for _ in range(int(seconds * 10)):
+                loop.step(frame)
+                now[0] += 0.1
+        data = loop.photo()
+        assert data is not None
+        picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        assert picture is not None
+        assert picture.shape == thrown.shape
+        assert np.abs(picture.astype(int) - thrown.astype(int)).max() > 100  # boxes drawn
+        table.on_reading(_reading_of(table), settled_now=True)  # another reading, a phone's
+        assert loop.photo() is None
+
+
+def _reading_of(table: Table) -> Any:
+    """The table's last reading's dice again, as a new settled reading (none of the camera's)."""
+    from tests.pipcam._fakes import FakeDie, FakeReading
+
+    assert table.last_reading is not None
+    return FakeReading(
+        tuple(FakeDie(d["value"], box=tuple(d["box"])) for d in table.last_reading.dice)
+    )
 
 
 def test_a_place_said_to_hold_no_die_goes_with_a_pushed_tray(tmp_path: Path) -> None:
