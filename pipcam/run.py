@@ -305,9 +305,9 @@ class CameraLoop:
             aside = last.aside if last is not None and last.id == reading_id else ()
             self.keep_photo(reading_id, frame, aside)
 
-    def photo(self) -> bytes | None:
-        """The frame of the last throw read, drawn (:func:`drawn_reading`); None before the
-        first, or when the table's last reading is another."""
+    def photo(self) -> tuple[bytes, tuple[int, int]] | None:
+        """The frame of the last throw read, drawn (:func:`drawn_reading`), and its size; None
+        before the first, or when the table's last reading is another."""
         seen = self._photo
         if seen is None:
             return None
@@ -409,10 +409,14 @@ class _StatusOnly:
         self.set_aside: tuple[()] = ()
 
 
-def drawn_reading(table: Table, reading_id: int, frame: Any, zone: Any = None) -> bytes | None:
+def drawn_reading(
+    table: Table, reading_id: int, frame: Any, zone: Any = None
+) -> tuple[bytes, tuple[int, int]] | None:
     """``frame`` of reading ``reading_id`` with its dice drawn as ``table`` holds them now
     (corrections made; numbered as the phones number them) and the roll zone (a
-    ``vision.reader.Zone``), as a JPEG; None when the table's last reading is another."""
+    ``vision.reader.Zone``), as a JPEG, with the frame's width and height (the dice's boxes
+    are in its pixels; the JPEG may be smaller); None when the table's last reading is
+    another."""
     from vision.annotate import annotate, to_jpeg
 
     marks = table.marks(reading_id)
@@ -420,7 +424,7 @@ def drawn_reading(table: Table, reading_id: int, frame: Any, zone: Any = None) -
         return None
     height, width = frame.shape[:2]
     box = None if zone is None else zone.pixels(width, height)
-    return to_jpeg(annotate(frame, *marks, zone=box))
+    return to_jpeg(annotate(frame, *marks, zone=box)), (int(width), int(height))
 
 
 class KeptLight:

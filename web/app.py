@@ -460,10 +460,11 @@ def create_app(
     title: str = "pipcam",
     teacher: TeachAPI | None = None,
     unavailable: tuple[type[Exception], ...] = (),
-    photo: Callable[[], bytes | None] | None = None,
+    photo: Callable[[], tuple[bytes, tuple[int, int]] | None] | None = None,
 ) -> FastAPI:
     """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept,
-    ``photo`` the last throw's frame with its dice drawn (JPEG) when a camera reads them.
+    ``photo`` the last throw's frame with its dice drawn (JPEG, and the frame's size) when a
+    camera reads them.
 
     ``unavailable``: the errors that mean the table cannot keep a change now (its store's
     ``StoreError``: a full disk), answered 503 with their message, which says what to do.
@@ -676,14 +677,20 @@ def create_app(
     def last_photo() -> Response:
         """The camera's frame of the last throw read, with each die boxed, numbered (as the
         board numbers them, to correct one) and its face, and the roll zone outlined. Needs the
-        PIN: it is a picture of the table."""
-        data = photo() if photo is not None else None
-        if data is None:
+        PIN: it is a picture of the table. ``X-Frame-Size`` (WxH) is the frame's size, which
+        the dice's boxes in the state are in (the picture may be smaller)."""
+        drawn = photo() if photo is not None else None
+        if drawn is None:
             raise HTTPException(
                 404,
                 detail="no photo to show: the camera has read no throw yet (or is not on)",
             )
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+        data, (width, height) = drawn
+        return Response(
+            data,
+            media_type="image/jpeg",
+            headers={"Cache-Control": "no-store", "X-Frame-Size": f"{width}x{height}"},
+        )
 
     @app.get("/api/stats", tags=["game"], response_model=StatsPublic)
     def stats() -> dict[str, Any]:

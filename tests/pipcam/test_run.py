@@ -1506,8 +1506,10 @@ def test_the_camera_loop_keeps_the_frame_of_the_last_throw_for_the_phones(tmp_pa
             for _ in range(int(seconds * 10)):
                 loop.step(frame)
                 now[0] += 0.1
-        data = loop.photo()
-        assert data is not None
+        drawn = loop.photo()
+        assert drawn is not None
+        data, size = drawn
+        assert size == (width, height)
         picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
         assert picture is not None
         assert picture.shape == thrown.shape

@@ -84,7 +84,7 @@ export async function post(path, body, method = "POST") {
 
 /** An image a route serves behind the PIN, as an object URL (asking for the PIN on 401), or null
 after telling the player why not. */
-export async function image(path) {
+export async function image(path, onHeaders = null) {
   for (let attempt = 0; attempt < 3; attempt++) {
     let r;
     try {
@@ -93,7 +93,10 @@ export async function image(path) {
       toast(t("error.network"));
       return null;
     }
-    if (r.ok) return URL.createObjectURL(await r.blob());
+    if (r.ok) {
+      if (onHeaders) onHeaders(r.headers); // what the picture is of (its frame's size)
+      return URL.createObjectURL(await r.blob());
+    }
     const why = detailText(await r.json().catch(() => ({})), r.status);
     if (r.status === 401) {
       if (!(await enterPin())) return null;

@@ -171,20 +171,44 @@ function diceRead(state) {
 }
 
 async function showPhoto() {
-  const src = await image("/api/photo.jpg");
+  let frame = null; // the camera frame's width and height, which the dice's boxes are in
+  const src = await image("/api/photo.jpg", (headers) => {
+    const size = (headers.get("X-Frame-Size") || "").split("x").map(Number);
+    frame = size.length === 2 && size.every((n) => n > 0) ? size : null;
+  });
   if (!src) return;
   const img = $("photo-image");
   const old = img.src;
   img.src = src;
   img.alt = t("photo.title");
   if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+  // A die tapped on the photo is corrected as when it is tapped on the board.
+  img.onclick = (event) => {
+    const table = (current && current.table) || {};
+    const dice = [...(table.dice_read || []), ...(table.aside_read || [])];
+    const rect = img.getBoundingClientRect();
+    if (!frame || !rect.width || !rect.height) return;
+    const x = ((event.clientX - rect.left) / rect.width) * frame[0];
+    const y = ((event.clientY - rect.top) / rect.height) * frame[1];
+    const i = dice.findIndex((d) => Array.isArray(d.box)
+      && x >= d.box[0] && x <= d.box[2] && y >= d.box[1] && y <= d.box[3]);
+    if (i < 0) return;
+    $("photo-dialog").close();
+    correctDie(i, shownValue(dice[i]));
+  };
   $("photo-dialog").showModal();
+}
+
+/** A die of the last reading as the board shows its face: "–" no die there, "?" unread. */
+function shownValue(d) {
+  if (d.status === "no_die") return "–";
+  return d.value === null || d.value === undefined ? "?" : d.value;
 }
 
 /** A die of the last reading as a button that corrects it (number i: the zone's, then on). */
 function readDie(d, i) {
   const gone = d.status === "no_die"; // a phone said nothing is there; tap again to undo that
-  const value = gone ? "–" : d.value === null || d.value === undefined ? "?" : d.value;
+  const value = shownValue(d);
   const pct = Math.round(Number(d.confidence || 0) * 100);
   const flag = d.status === "ok" ? "" : t(`dice.${d.status}`);
   const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";

@@ -120,7 +120,7 @@ def serve(tmp_path: Path) -> Iterator[Served]:
         port = free_port()
         served: Served | None = None
 
-        def photo() -> bytes | None:
+        def photo() -> tuple[bytes, tuple[int, int]] | None:
             seen = None if served is None else served.seen
             return None if seen is None else drawn_reading(table, *seen)
 

@@ -729,9 +729,9 @@ def test_the_forbidden_numbers_misread_are_typed_again_from_the_history(
 
 def test_the_photo_of_the_throw_shows_which_die_is_which(served: Served, phone: Any) -> None:
     """Six dice read by the shipped reader from a camera frame: the board opens the frame with
-    each die boxed and numbered as the board numbers them. A die said on the board to be no
-    die is drawn so (grey) the next time; without the PIN the photo is refused, and with no
-    frame there is none to show."""
+    each die boxed and numbered as the board numbers them, and a die tapped there is corrected
+    as on the board. A die said to be no die is drawn so (grey) the next time; without the PIN
+    the photo is refused, and with no frame there is none to show."""
     import cv2
 
     from pipcam.vision_cli import build_reader
@@ -741,6 +741,7 @@ def test_the_photo_of_the_throw_shows_which_die_is_which(served: Served, phone: 
     def fetched() -> np.ndarray[Any, Any]:
         r = served.pinned.get("/api/photo.jpg")
         assert (r.status_code, r.headers["content-type"]) == (200, "image/jpeg"), r.text
+        assert r.headers["x-frame-size"] == "1280x960"
         picture = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
         assert picture is not None
         return np.asarray(picture, np.int16)
@@ -765,7 +766,19 @@ def test_the_photo_of_the_throw_shows_which_die_is_which(served: Served, phone: 
         expect(image).to_have_attribute("alt", "The throw as the camera saw it")
         assert phone.evaluate("() => document.getElementById('photo-image').naturalWidth") == 1280
         shoot(phone, "throw-photo")
-        phone.click("#photo-dialog button")
+        # Die 2 tapped on the photo opens the board's correction of die 2.
+        shown = image.bounding_box()
+        assert shown is not None
+        a0, b0, a1, b1 = read.dice[1].box
+        image.click(
+            position={
+                "x": (a0 + a1) / 2 / 1280 * shown["width"],
+                "y": (b0 + b1) / 2 / 960 * shown["height"],
+            }
+        )
+        expect(dialog).to_be_hidden()
+        expect(phone.locator("#die-title")).to_have_text(f"Die 2 (read as {read.dice[1].value})")
+        phone.click("#die-dialog button[value='']")  # cancelled: nothing changes
         # Die 1 is boxed in the colour of a sure read; said to be no die, it is boxed grey.
         x0, y0, x1, y1 = read.dice[0].box
         side = (x0, (y0 + y1) // 2)
