@@ -563,6 +563,7 @@ class Table:
             before = history.state_after(index)
             player = game.to_move(before)
             kinds = _KINDS.get(type(taken), ())
+            had = None if player is None else game.totals(before)[player]
             found: list[JSON] = []
             for action in game.legal_actions(before) if kinds else ():
                 if not isinstance(action, kinds) or action == taken:
@@ -572,9 +573,8 @@ class Table:
                 except IllegalAction:
                     continue  # a later step would no longer follow: not offered
                 points = None  # a set-aside writes nothing yet
-                if isinstance(action, Score) and player is not None:
-                    after = game.totals(game.apply(before, action))
-                    points = after[player] - game.totals(before)[player]
+                if isinstance(action, Score) and player is not None and had is not None:
+                    points = game.totals(game.apply(before, action))[player] - had
                 found.append(
                     {"action": action_to_json(action), "text": str(action), "points": points}
                 )
@@ -1184,7 +1184,7 @@ class Table:
             if touched is not None:
                 # A thrown die can land where a die lay, showing its face; its place was touched
                 # when it was picked up. One left lying, where no hand passed, was not thrown.
-                untouched = len(dice) - len(moved([d for d in lay if not touched(d["box"])], dice))
+                untouched = unmoved([d for d in lay if not touched(d["box"])], dice)
             motion = Motion(
                 lay=[int(d["value"]) for d in lay],
                 still=len(dice) - len(shifted),
@@ -1509,8 +1509,8 @@ class Table:
                 )
             if still == n:
                 return None  # the dice as they lay, those that scored taken out (1000)
-            if still and _left_lying(motion):
-                raise self._not_thrown(_left_lying(motion), n)
+            if lying := _left_lying(motion):
+                raise self._not_thrown(lying, n)
             return [Roll(values)]
         on_table = _on_table(game, state)
         same = sorted(values) == sorted(on_table)
@@ -1531,8 +1531,8 @@ class Table:
             # known which dice lay in the roll zone.
             again = self._thrown_again(values, state, on_table, on_table)
             if again is not None:
-                if still and _left_lying(motion):
-                    raise self._not_thrown(_left_lying(motion), len(values))
+                if lying := _left_lying(motion):
+                    raise self._not_thrown(lying, len(values))
                 return again
         raise IllegalAction(
             f"the dice in the roll zone ({' '.join(map(str, sorted(values)))}) do not follow from "
@@ -1992,13 +1992,9 @@ def _with_die(game: Game[Any, Any], state: Any, step: Action, misread: int, show
     misread face, that set-aside with the die's own face in its place."""
     if not isinstance(step, Keep) or misread not in step.dice:
         return step
-    try:
-        game.apply(state, step)
-    except IllegalAction:
-        dice = list(step.dice)
-        dice[dice.index(misread)] = shown
-        return Keep(dice)
-    return step
+    dice = list(step.dice)
+    dice[dice.index(misread)] = shown
+    return _or_instead(game, state, step, Keep(dice))
 
 
 def _same_dice(
