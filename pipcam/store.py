@@ -16,12 +16,12 @@ import shlex
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, TypeVar
 
 from scoring.core import JSON, action_from_json, action_to_json
 from scoring.errors import InvalidOption, Reason, RefusalCode, ScoringError
@@ -44,8 +44,11 @@ __all__ = [
     "StoredCorrection",
     "StoredEvent",
     "StoredGame",
+    "in_effect",
     "replay_events",
 ]
+
+T = TypeVar("T")
 
 SCHEMA_VERSION = 2
 """``PRAGMA user_version`` of the layout below; a file with a higher one is refused, a lower one
@@ -152,6 +155,16 @@ _PLACED = """CREATE TABLE IF NOT EXISTS placed (
         source TEXT NOT NULL,
         time TEXT NOT NULL,
         PRIMARY KEY (reading, die)
+    )"""
+# Added the same way: which reading's dice made an action event (the camera's throw, a set-aside
+# it saw, the throw a correction of that reading put in its place, a throw typed as the reading
+# showed it). A throw fixed from the history turns later, or after a restart, then corrects
+# the die of the photo that showed it, so tuning learns the face the players said.
+_MADE = """CREATE TABLE IF NOT EXISTS made (
+        game INTEGER NOT NULL REFERENCES games (id),
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        reading INTEGER NOT NULL REFERENCES readings (id),
+        PRIMARY KEY (game, seq)
     )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
@@ -261,6 +274,23 @@ class GameSummary:
     started: str
     finished: str | None
     events: int
+
+
+def in_effect(events: Iterable[tuple[str, T]]) -> list[T]:
+    """What the action events of a log that are in effect carry (``(kind, item)`` pairs, oldest
+    first): an undo drops the last action, a redo takes the last undone one back, and a new
+    action forgets what was undone, as :class:`scoring.history.History` does."""
+    done: list[T] = []
+    undone: list[T] = []
+    for kind, item in events:
+        if kind == "action":
+            done.append(item)
+            undone.clear()
+        elif kind == "undo" and done:
+            undone.append(done.pop())
+        elif kind == "redo" and undone:
+            done.append(undone.pop())
+    return done
 
 
 def replay_events(stored: StoredGame) -> History[Any]:
@@ -521,6 +551,7 @@ class Store:
             db.execute(_MISSED)
             db.execute(_ASIDES)
             db.execute(_PLACED)
+            db.execute(_MADE)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -649,18 +680,25 @@ class Store:
         return game_id
 
     def append(
-        self, game_id: int, kind: str, action: dict[str, JSON] | None, *, source: str
+        self,
+        game_id: int,
+        kind: str,
+        action: dict[str, JSON] | None,
+        *,
+        source: str,
+        reading: int | None = None,
     ) -> int:
         """Log one event, committed before returning, and return its sequence number (1, 2, ...).
 
         ``kind`` is "action" (with a PROTOCOL.md action object), "undo" or "redo" (without one).
         An undo with nothing to undo or a redo with nothing undone is refused, so the log always
-        replays.
+        replays. ``reading``: the stored reading whose dice made the action (:meth:`made`).
         """
         row = self._event_row(kind, action, source=source)
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
             (seq,) = self._insert_events(db, game_id, [row], source=source, now=now)
+            self._link(db, game_id, [row], [seq], [reading])
         return seq
 
     def replace_last(
@@ -670,15 +708,19 @@ class Store:
         undone: int = 1,
         source: str,
         reopen: bool = False,
+        made: Sequence[int | None] = (),
     ) -> int:
         """Undo the last ``undone`` actions and log ``actions`` in their place, in one commit (a
         set-aside that grew as more dice were taken out; a set-aside and throw mended when a
         die that bounced out of the roll zone is thrown again; an earlier throw fixed, with
         the actions after it taken again); return the last new action's sequence number.
         ``reopen``: the game had ended and goes on again (the newest game only, as
-        :meth:`undo_ending`)."""
+        :meth:`undo_ending`). ``made``: the reading whose dice made each action (None: none),
+        as :meth:`made` gives them back."""
         if undone < 1 or not actions:
             raise ValueError("a replacement undoes one action or more and logs one or more")
+        if len(made) > len(actions):
+            raise ValueError(f"{len(made)} readings named for {len(actions)} actions")
         rows = [self._event_row("undo", None, source=source)] * undone
         rows += [self._event_row("action", a, source=source) for a in actions]
         now = _utc(self.clock())
@@ -686,7 +728,36 @@ class Store:
             if reopen:
                 self._reopen(db, game_id)
             seqs = self._insert_events(db, game_id, rows, source=source, now=now)
+            self._link(db, game_id, rows, seqs, [None] * undone + list(made))
         return seqs[-1]
+
+    @staticmethod
+    def _link(
+        db: sqlite3.Connection,
+        game_id: int,
+        rows: Sequence[tuple[str, str | None]],
+        seqs: Sequence[int],
+        readings: Sequence[int | None],
+    ) -> None:
+        """Note, in the caller's transaction, which reading made each new action event."""
+        for (kind, _), seq, reading in zip(rows, seqs, readings, strict=False):
+            if kind == "action" and reading is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO made (game, seq, reading) VALUES (?, ?, ?)",
+                    (game_id, seq, reading),
+                )
+
+    def made(self, game_id: int) -> list[int | None]:
+        """For each action in effect in a game, oldest first (the history's actions), the
+        reading whose dice made it, or None (typed, pressed, or stored before this was kept)."""
+        with self._transaction(write=False) as db:
+            self._need_game(db, game_id)
+            rows = db.execute(
+                "SELECT e.kind, m.reading FROM events e LEFT JOIN made m"
+                " ON m.game = e.game AND m.seq = e.seq WHERE e.game = ? ORDER BY e.seq",
+                (game_id,),
+            ).fetchall()
+        return in_effect((str(kind), None if r is None else int(r)) for kind, r in rows)
 
     def undo_ending(self, game_id: int, *, source: str) -> int:
         """Undo the action that ended a game, which goes on again: one step, committed.
@@ -995,6 +1066,8 @@ class Store:
                 if reopen:
                     self._reopen(db, game_id)
                 seqs = self._insert_events(db, game_id, rows, source=source, now=now)
+                # The corrected reading's dice make its new actions, as the camera's did.
+                self._link(db, game_id, rows, seqs, [reading_id] * len(rows))
             cursor = db.execute(
                 "INSERT INTO corrections "
                 "(reading, game, die, value, replaced, events, source, time) "

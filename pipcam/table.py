@@ -29,6 +29,7 @@ from pipcam.store import (
     StoreError,
     corrected_die,
     die_json,
+    in_effect,
     replay_events,
 )
 from scoring.core import (
@@ -402,11 +403,13 @@ class Table:
 
     # -- actions --------------------------------------------------------------------------------
 
-    def act(self, action: Action, *, source: str, seen: int | None = None) -> dict[str, JSON]:
+    def act(
+        self, action: Action, *, source: str, seen: int | None = None, made: int | None = None
+    ) -> dict[str, JSON]:
         """Apply one action: checked by the engine, stored, then applied and announced.
 
         ``seen``: the :attr:`version` the action was chosen on (a phone's), if it must still be
-        the game's."""
+        the game's. ``made``: the stored reading whose dice made it (the camera's)."""
         with self.lock:
             self._check_seen(seen)
             history = self._need()
@@ -414,13 +417,18 @@ class Table:
             game.apply(history.state, action)  # raises IllegalAction; nothing stored or changed
             assert self.game_id is not None
             missed = 0 if source == "camera" else self._missed_by_camera(action, history)
+            adopted = source != "camera" and self._adoptable(action, history)
+            if adopted and self.last_reading is not None:
+                made = self.last_reading.id  # typed as the dice lie: that reading's throw
             with self._storing():
-                self.store.append(self.game_id, "action", action_to_json(action), source=source)
+                self.store.append(
+                    self.game_id, "action", action_to_json(action), source=source, reading=made
+                )
             # The action is stored (acknowledged): what follows may fail, never undo it.
             history.push(action)
             self.version += 1
             self.view.problem = ""
-            if source != "camera":
+            if adopted:
                 self._adopt(action, history)
             if missed and self.last_reading is not None:
                 reading_id = self.last_reading.id
@@ -430,23 +438,29 @@ class Table:
             self._changed()
             return self.state_json()
 
-    def _adopt(self, action: Action, history: History[Any]) -> None:
-        """A throw typed on a phone with the faces of the last settled reading, which the table
-        refused (which dice were set aside, too many dice in the zone), is that reading's throw:
-        the dice lie as it read them, so the next throw is told from dice left lying."""
+    def _adoptable(self, action: Action, history: History[Any]) -> bool:
+        """Whether ``action``, typed on a phone before it is taken, is the throw of the last
+        settled reading (:meth:`_adopt`)."""
         last = self.last_reading
         if not isinstance(action, Roll) or last is None or last.actions:
-            return
-        since = history.actions[last.before : len(history) - 1]
+            return False
+        since = history.actions[last.before :]
         read = [d for d in last.dice if d["status"] != NO_DIE]
-        if (
+        return not (
             last.game_id != self.game_id
-            or len(history) <= last.before
+            or len(history) < last.before
             or any(isinstance(a, Roll) for a in since)
             or sorted(action.dice) != sorted(d["value"] for d in read if d["status"] == "ok")
             or any(d["status"] != "ok" for d in read)
-        ):
-            return
+        )
+
+    def _adopt(self, action: Action, history: History[Any]) -> None:
+        """A throw typed on a phone with the faces of the last settled reading, which the table
+        refused (which dice were set aside, too many dice in the zone), is that reading's throw
+        (:meth:`_adoptable`, asked before it was taken): the dice lie as it read them, so the
+        next throw is told from dice left lying."""
+        last = self.last_reading
+        assert last is not None
         last.before = len(history) - 1
         last.state_before = history.state_after(last.before)
         last.actions = [action]
@@ -522,12 +536,16 @@ class Table:
             ended = game.outcome(history.state) is not None
             try:
                 with self._storing():
+                    # Each step taken again stays the throw of the reading that made it; the
+                    # fixed one too (its photo is that reading's).
+                    made = self.store.made(self.game_id)[index:]
                     self.store.replace_last(
                         self.game_id,
                         *map(action_to_json, [action, *later]),
                         undone=steps - index,
                         source=source,
                         reopen=ended,
+                        made=made[: steps - index],
                     )
             except GameFinished as exc:
                 raise IllegalAction(
@@ -546,6 +564,8 @@ class Table:
                 self._restate(history, reading)
             if maker is not None:
                 self._relabel(maker, old, action, source=source)
+            elif made and made[0] is not None:
+                self._relabel_stored(made[0], old, action, source=source)
             if game.outcome(history.state) is not None:
                 self._finish(self.game_id)
             self._changed()
@@ -621,27 +641,54 @@ class Table:
 
     def _relabel(self, reading: SettledReading, old: Action, new: Action, *, source: str) -> None:
         """A throw the camera read, fixed by one die: correct that die of its reading (no
-        game changes), so its photo is labelled as the players said. Two dice showing the
-        misread face leave the photo as it was: which one was wrong is not known."""
-        swap = _one_die(old, new)
-        if swap is None:
+        game changes), so its photo is labelled as the players said."""
+        fixed = self._relabelled(reading.id, reading.dice, old, new, source=source)
+        if fixed is None:
             return
-        misread, value = swap
-        found = [
-            i for i, d in enumerate(reading.dice) if d["status"] != NO_DIE and d["value"] == misread
-        ]
-        if len(found) != 1:
-            return
-        die = found[0]
-        self._aside(
-            lambda: self.store.record_correction(reading.id, die, value, events=[], source=source)
-        )
-        dice = [dict(d) for d in reading.dice]
-        dice[die] = {**corrected_die(dice[die], value), "confidence": 1.0}
+        die, dice = fixed
         if self.view.dice_read is reading.dice:
             self.view.dice_read = dice  # the phones show the dice as the players left them
         reading.dice = dice
         reading.set_by_person.add(die)
+
+    def _relabel_stored(self, reading_id: int, old: Action, new: Action, *, source: str) -> None:
+        """:meth:`_relabel` for a reading the table no longer holds (turns ago, or before a
+        restart), as the store keeps it."""
+        try:
+            found = self.store.readings(after=reading_id - 1, upto=reading_id)
+        except StoreError as exc:
+            log.warning("table: the photo of a fixed throw keeps its label: %s", exc)
+            return
+        for stored in found:
+            self._relabelled(reading_id, stored.dice, old, new, source=source)
+
+    def _relabelled(
+        self,
+        reading_id: int,
+        dice: list[dict[str, JSON]],
+        old: Action,
+        new: Action,
+        *,
+        source: str,
+    ) -> tuple[int, list[dict[str, JSON]]] | None:
+        """The die of a reading whose throw ``old`` was fixed to ``new`` that changed, and the
+        reading's dice with it corrected (that correction stored); None when no single die of
+        the reading is the misread one. Two dice showing the misread face leave the photo as
+        it was: which one was wrong is not known."""
+        swap = _one_die(old, new)
+        if swap is None:
+            return None
+        misread, value = swap
+        found = [i for i, d in enumerate(dice) if d["status"] != NO_DIE and d["value"] == misread]
+        if len(found) != 1:
+            return None
+        die = found[0]
+        self._aside(
+            lambda: self.store.record_correction(reading_id, die, value, events=[], source=source)
+        )
+        fixed = [dict(d) for d in dice]
+        fixed[die] = {**corrected_die(fixed[die], value), "confidence": 1.0}
+        return die, fixed
 
     def _append(self, game_id: int, kind: str, action: JSON, *, source: str) -> None:
         """Log an event; a game the store holds as finished refuses it with a reason."""
@@ -948,7 +995,7 @@ class Table:
                 return reading_id
             try:
                 for step in actions:
-                    self.act(step, source="camera")
+                    self.act(step, source="camera", made=reading_id)
                     self.last_reading.actions.append(step)
                     self._taken = self.last_reading
             except (IllegalAction, InvalidAction) as exc:
@@ -1106,7 +1153,11 @@ class Table:
         assert self.last_reading is not None
         with self._storing():
             self.store.replace_last(
-                self.game_id, *map(action_to_json, actions), undone=undone, source="camera"
+                self.game_id,
+                *map(action_to_json, actions),
+                undone=undone,
+                source="camera",
+                made=[self.last_reading.id] * len(actions),
             )
         for _ in range(undone):
             history.pop()
@@ -2037,17 +2088,7 @@ def _on_table(game: Game[Any, Any], state: Any) -> list[int]:
 
 def _rolls_in_effect(events: list[tuple[str, dict[str, JSON] | None]]) -> list[list[int]]:
     """The dice of the rolls a stored log leaves in effect (undone ones dropped)."""
-    done: list[dict[str, JSON]] = []
-    undone: list[dict[str, JSON]] = []
-    for kind, action in events:
-        if kind == "action" and action is not None:
-            done.append(action)
-            undone.clear()
-        elif kind == "undo" and done:
-            undone.append(done.pop())
-        elif kind == "redo" and undone:
-            done.append(undone.pop())
-    return [list(a["roll"]) for a in done if "roll" in a]
+    return [list(a["roll"]) for a in in_effect(events) if a is not None and "roll" in a]
 
 
 def _faces(rolls: list[list[int]]) -> dict[int, int]:

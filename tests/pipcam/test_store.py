@@ -304,6 +304,55 @@ def test_resume_replays_any_log_exactly(events: list[Any]) -> None:
     assert snapshot(replay_events(stored)) == snapshot(live)
 
 
+@settings(max_examples=15, deadline=None)
+@given(events=event_lists())
+def test_the_reading_of_each_action_in_effect_follows_undo_and_redo(events: list[Any]) -> None:
+    """Property: each action logged with the reading that made it; whatever undos and redos
+    followed, :meth:`Store.made` names, for each action the history replays, its reading."""
+    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
+        game_id = store.new_game(HEADER)
+        made_by: dict[int, Action] = {}
+        for event in events:
+            if event in ("undo", "redo"):
+                store.append(game_id, event, None, source="button")
+                continue
+            reading = store.record_reading(game_id, [], status="settled")
+            made_by[reading] = event
+            store.append(game_id, "action", action_to_json(event), source="camera", reading=reading)
+        made = store.made(game_id)
+        assert None not in made
+        assert [made_by[r] for r in made if r is not None] == (
+            replay_events(store.game(game_id)).actions
+        )
+
+
+def test_a_replacement_names_the_reading_of_each_action_it_logs(store: Store) -> None:
+    """A fix of an earlier step logs it and every later step again: each keeps its reading
+    (None for one typed), and the actions undone are gone from :meth:`Store.made`."""
+    game_id = store.new_game(HEADER)
+    first, second = (store.record_reading(game_id, [], status="settled") for _ in range(2))
+    store.append(game_id, "action", {"roll": [1, 5, 2, 3, 4, 6]}, source="camera", reading=first)
+    store.append(game_id, "action", {"keep": [1, 5]}, source="phone")
+    store.append(game_id, "action", {"roll": [2, 3, 6, 6]}, source="camera", reading=second)
+    assert store.made(game_id) == [first, None, second]
+    store.replace_last(
+        game_id,
+        {"roll": [1, 5, 2, 3, 6, 6]},
+        {"keep": [1, 5]},
+        {"roll": [2, 3, 6, 6]},
+        undone=3,
+        source="phone",
+        made=[first, None, second],
+    )
+    assert store.made(game_id) == [first, None, second]
+    store.append(game_id, "undo", None, source="button")
+    assert store.made(game_id) == [first, None]
+    with pytest.raises(ValueError, match="2 readings named for 1 actions"):
+        store.replace_last(game_id, {"keep": [1]}, source="x", made=[first, second])
+    with pytest.raises(NoSuchGame):
+        store.made(game_id + 1)
+
+
 def test_transcript_replays_like_pipcam_replay(store: Store) -> None:
     """The transcript holds the actions in effect (none undone) and replays to the same state."""
     game_id = store.new_game(HEADER)

@@ -438,6 +438,21 @@ def test_a_set_aside_in_one_motion_that_the_camera_did_not_see_is_asked(store: S
     assert table.state_json()["table"]["problem"] == ""
 
 
+def test_a_throw_typed_as_the_camera_read_it_is_that_readings_throw(store: Store) -> None:
+    """The camera did not see which dice were set aside, so the players type the set-aside and
+    the throw: the throw shows the faces the camera read, so it is that reading's (its photo is
+    labelled by a later fix of the throw); the set-aside, typed, is no reading's."""
+    table = kymppi(store)
+    first = table.on_reading(
+        placed(*((v, 60 * i, 0) for i, v in enumerate([1, 1, 5, 2, 3, 4]))), settled_now=True
+    )
+    second = table.on_reading(thrown(6, 6, 2, 3), settled_now=True)
+    assert table.state_json()["table"]["problem_code"] == "which_aside"
+    table.act(Keep([1, 5]), source="phone")
+    table.act(Roll([2, 3, 6, 6]), source="phone")
+    assert store.made(table.game_id or 0) == [first, None, second]
+
+
 def test_general_third_throw_holding_one_more_in_one_motion(store: Store) -> None:
     """Generał: two dice held since the second throw stay where they lay out of the zone; a
     third die taken out beside them while the other two are thrown is the new hold."""

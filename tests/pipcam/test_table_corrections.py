@@ -70,6 +70,8 @@ def test_applied_misread_roll_is_replaced_in_one_step(store: Store, table: Table
     assert (correction.die, correction.value, correction.events) == (5, 6, [2, 3])
     assert [d["value"] for d in correction.replaced] == [1, 1, 5, 2, 3, 4]
     assert not table.history.can_redo()  # the misread roll cannot come back by redo
+    # The corrected throw is still the reading's: a later fix of it labels its photo.
+    assert store.made(table.game_id or 0) == [correction.reading]
 
 
 def test_refused_reading_goes_through_once_corrected(store: Store, table: Table) -> None:
@@ -718,6 +720,60 @@ def test_the_last_reading_fixed_from_the_history_can_still_be_corrected(played: 
     state = played.correct(5, 1)  # the 5 (its photo: the 6 given in the fix) was a 1 after all
     assert played.history.actions[-1] == Roll([1, 2, 2, 3, 4, 6])
     assert state["table"]["dice_read"][5]["value"] == 1
+
+
+@pytest.fixture
+def both_read(store: Store) -> Table:
+    """As ``played``, but Bob's throw (its 6 read as a 5) read by the camera too, elsewhere in
+    the tray: Ann's reading is no longer the one the table holds."""
+    t = Table(store)
+    t.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    t.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    t.act(Keep([1, 1, 5]), source="phone")
+    t.press("bank")
+    t.on_reading(thrown(2, 2, 3, 4, 6, 5, dy=200), settled_now=True)
+    assert t.history is not None
+    assert t.history.actions[-1] == Roll([2, 2, 3, 4, 5, 6])
+    return t
+
+
+def labels(store: Store) -> list[tuple[list[int | None], tuple[int, ...]]]:
+    """Each stored reading's dice as the players left them, and which a person set."""
+    return [([d["value"] for d in r.dice], r.corrected) for r in store.readings()]
+
+
+@pytest.mark.parametrize("restarted", [False, True], ids=["turns-later", "after-a-restart"])
+def test_a_throw_fixed_turns_later_labels_the_photo_that_showed_it(
+    store: Store, both_read: Table, restarted: bool
+) -> None:
+    """Ann's 4 was a 6, seen once Bob had thrown (or after a power cut): the photo of her
+    throw is labelled 6, so a table tuning itself on its photos learns the face the players
+    said, not the misread one."""
+    table = both_read
+    if restarted:
+        table = Table(store)
+        assert table.resume()
+    table.amend(0, Roll([1, 1, 2, 3, 5, 6]), source="phone")
+    assert labels(store) == [([1, 1, 5, 2, 3, 6], (5,)), ([2, 2, 3, 4, 6, 5], ())]
+
+
+def test_a_step_taken_again_by_a_fix_stays_its_readings(store: Store, both_read: Table) -> None:
+    """Fixing Ann's throw takes Bob's again: his is still the throw of his reading, so fixing
+    it next (after a restart) labels his photo."""
+    both_read.amend(0, Roll([1, 1, 2, 3, 5, 6]), source="phone")
+    first, second = (r.id for r in store.readings())
+    assert store.made(both_read.game_id or 0) == [first, None, None, second]
+    table = Table(store)
+    assert table.resume()
+    table.amend(3, Roll([2, 2, 3, 4, 6, 6]), source="phone")
+    assert labels(store) == [([1, 1, 5, 2, 3, 6], (5,)), ([2, 2, 3, 4, 6, 6], (5,))]
+
+
+def test_a_fixed_throw_that_no_reading_made_labels_no_photo(store: Store, played: Table) -> None:
+    """Bob's throw was typed: fixing it corrects no photo (Ann's least of all)."""
+    played.amend(3, Roll([2, 2, 3, 4, 6, 5]), source="phone")
+    assert labels(store) == [([1, 1, 5, 2, 3, 4], ())]
+    assert store.corrections() == []
 
 
 def test_a_die_held_after_its_throw_carries_its_fixed_face(store: Store) -> None:
