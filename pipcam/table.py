@@ -418,7 +418,8 @@ class Table:
             assert self.game_id is not None
             missed = 0 if source == "camera" else self._missed_by_camera(action, history)
             adopted = source != "camera" and self._adoptable(action, history)
-            if adopted and self.last_reading is not None:
+            retyped = None if source == "camera" or adopted else self._retyped(action, history)
+            if (adopted or retyped) and self.last_reading is not None:
                 made = self.last_reading.id  # typed as the dice lie: that reading's throw
             with self._storing():
                 self.store.append(
@@ -430,6 +431,8 @@ class Table:
             self.view.problem = ""
             if adopted:
                 self._adopt(action, history)
+            if retyped is not None and self.last_reading is not None:
+                self._take_retyped(self.last_reading, retyped, action, history, source=source)
             if missed and self.last_reading is not None:
                 reading_id = self.last_reading.id
                 self._aside(lambda: self.store.record_missed(reading_id, missed))
@@ -466,6 +469,48 @@ class Table:
         last.actions = [action]
         last.state_after = history.state
         self._taken = last
+
+    def _retyped(self, action: Action, history: History[Any]) -> Roll | None:
+        """The camera's throw that ``action``, typed on a phone, takes the place of: the last
+        settled reading's throw, undone with nothing taken since, typed again the same or with
+        one die otherwise (the players put a misread die right by undo and typing, not by a
+        tap on the die). None when it is no such throw."""
+        last = self.last_reading
+        if not isinstance(action, Roll) or last is None or last.game_id != self.game_id:
+            return None
+        rolls = [i for i, a in enumerate(last.actions) if isinstance(a, Roll)]
+        if len(rolls) != 1:
+            return None
+        (at,) = rolls
+        old = last.actions[at]
+        assert isinstance(old, Roll)
+        if (
+            len(history) != last.before + at
+            or history.actions[last.before :] != last.actions[:at]
+            or history.state_after(last.before) != last.state_before
+            or (old != action and _one_die(old, action) is None)
+        ):
+            return None
+        return old
+
+    def _take_retyped(
+        self,
+        reading: SettledReading,
+        old: Roll,
+        action: Action,
+        history: History[Any],
+        *,
+        source: str,
+    ) -> None:
+        """The throw typed in place of ``reading``'s (:meth:`_retyped`) is that reading's, as a
+        correction of its misread die makes it: the die and the photo say what the players
+        typed, and the next throw is told from the dice left lying."""
+        at = reading.actions.index(old)
+        reading.actions = [*reading.actions[:at], action]
+        reading.state_after = history.state
+        self._taken = reading
+        if old != action:
+            self._relabel(reading, old, action, source=source)
 
     def _missed_by_camera(self, action: Action, history: History[Any]) -> int:
         """How many more dice a throw typed in place of the last settled reading has than that

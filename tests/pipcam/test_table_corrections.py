@@ -74,6 +74,48 @@ def test_applied_misread_roll_is_replaced_in_one_step(store: Store, table: Table
     assert store.made(table.game_id or 0) == [correction.reading]
 
 
+@pytest.mark.parametrize(
+    ("typed", "photo", "by_reading"),
+    [
+        ([1, 1, 5, 2, 3, 6], ([1, 1, 5, 2, 3, 6], (5,)), True),
+        ([1, 1, 5, 2, 3, 4], ([1, 1, 5, 2, 3, 4], ()), True),
+        ([1, 1, 5, 2, 6, 6], ([1, 1, 5, 2, 3, 4], ()), False),
+    ],
+    ids=["one-die-otherwise", "the-same", "two-dice-otherwise"],
+)
+def test_a_throw_undone_and_typed_again_is_the_readings_throw(
+    store: Store,
+    table: Table,
+    typed: list[int],
+    photo: tuple[list[int], tuple[int, ...]],
+    by_reading: bool,
+) -> None:
+    """The 4 was a 6, and the player put it right by undo and typing the throw rather than a
+    tap on the die: the board and the photo say 6, as a tap would have made them. Typed with
+    two dice otherwise, which die was which is not known: another throw, no label changed."""
+    rid = table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.undo(source="phone")
+    state = table.act(Roll(typed), source="phone")
+    assert table.history is not None
+    assert table.history.actions == [Roll(typed)]
+    assert labels(store) == [photo]
+    assert [d["value"] for d in state["table"]["dice_read"]] == photo[0]
+    assert store.made(table.game_id or 0) == [rid if by_reading else None]
+
+
+def test_a_throw_typed_after_the_game_moved_on_corrects_no_photo(
+    store: Store, table: Table
+) -> None:
+    """Ann's throw read, kept from and banked; Bob's throw typed one die away from hers: it
+    does not stand in place of her reading's throw, so her photo keeps its labels."""
+    rid = table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.press("bank")
+    table.act(Roll([1, 1, 5, 2, 3, 6]), source="phone")  # Bob's
+    assert labels(store) == [([1, 1, 5, 2, 3, 4], ())]
+    assert store.made(table.game_id or 0) == [rid, None, None, None]
+
+
 def test_refused_reading_goes_through_once_corrected(store: Store, table: Table) -> None:
     """A cocked die blocks the roll; setting its value lets the reading count."""
     dice = (*[FakeDie(v) for v in (1, 5, 2, 3, 4)], FakeDie(None, 0.3, "cocked", (7, 7, 20, 20)))
