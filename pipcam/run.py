@@ -76,14 +76,18 @@ class CameraLoop:
         keep_photo: Callable[[int, Any, Any], object] | None = None,
         calibration: Calibration | None = None,
         light_file: Path | None = None,
+        photos: Path | None = None,
     ) -> None:
         """``calibration`` is the tray's (``pipcam calibrate``): frames of another shape are
         said, the roll zone follows a pushed tray, and a Pi camera locked to its settings
         follows the room's light (vision.light). ``light_file`` keeps the settings that
-        following last chose, for a camera opened again or a restart (:class:`KeptLight`)."""
+        following last chose, for a camera opened again or a restart (:class:`KeptLight`).
+        ``photos``: the folder ``keep_photo`` keeps them in, where :meth:`photo` finds the
+        frames of earlier throws."""
         from vision.settle import SettleDetector
 
         self.keep_photo = keep_photo  # (reading id, frame, dice set aside): pipcam.photos
+        self.photos = photos
         self.open_source = open_source
         self.table = table
         self.reader = reader
@@ -305,10 +309,16 @@ class CameraLoop:
             aside = last.aside if last is not None and last.id == reading_id else ()
             self.keep_photo(reading_id, frame, aside)
 
-    def photo(self) -> tuple[bytes, tuple[int, int]] | None:
+    def photo(self, reading_id: int | None = None) -> tuple[bytes, tuple[int, int]] | None:
         """The frame of the last throw read, drawn (:func:`drawn_reading`), and its size; None
-        before the first, or when the table's last reading is another."""
+        before the first, or when the table's last reading is another.
+
+        ``reading_id``: the frame of that reading instead (an earlier throw, from the
+        history), its dice as the players left them; None when it was not kept. The roll zone
+        is not drawn on it: the tray may have moved since."""
         seen = self._photo
+        if reading_id is not None:
+            return earlier_photo(self.table, reading_id, seen, self.photos)
         if seen is None:
             return None
         return drawn_reading(self.table, *seen, getattr(self.reader, "zone", None))
@@ -425,6 +435,29 @@ def drawn_reading(
     height, width = frame.shape[:2]
     box = None if zone is None else zone.pixels(width, height)
     return to_jpeg(annotate(frame, *marks, zone=box)), (int(width), int(height))
+
+
+def earlier_photo(
+    table: Table, reading_id: int, seen: tuple[int, Any] | None, photos: Path | None
+) -> tuple[bytes, tuple[int, int]] | None:
+    """The frame of reading ``reading_id`` (an earlier throw's, from the history) with its dice
+    drawn as the players left them, as a JPEG, and the frame's size: ``seen`` when it is that
+    reading's (id, frame), else its photo kept in ``photos``; None when neither has it. The
+    roll zone is not drawn: the tray may have moved since."""
+    import cv2
+
+    from pipcam.photos import photo_path
+    from vision.annotate import annotate, to_jpeg
+
+    frame = seen[1] if seen is not None and seen[0] == reading_id else None
+    if frame is None and photos is not None:
+        path = photo_path(photos, reading_id)
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+    marks = table.stored_marks(reading_id)
+    if frame is None or marks is None:
+        return None
+    height, width = frame.shape[:2]
+    return to_jpeg(annotate(frame, *marks)), (int(width), int(height))
 
 
 class KeptLight:
@@ -959,6 +992,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 keep_photo=keeper,
                 calibration=calibration,
                 light_file=data / LIGHT_FILE,
+                photos=None if keeper is None else data / "photos",
             )
             loop.start()
             stack.callback(loop.stop)

@@ -1043,18 +1043,7 @@ class Store:
         rows = [self._event_row(kind, action, source=source) for kind, action in events]
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
-            found = db.execute(
-                "SELECT game, dice FROM readings WHERE id = ?", (reading_id,)
-            ).fetchone()
-            if found is None:
-                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
-            game_id = None if found[0] is None else int(found[0])
-            earlier = db.execute(
-                "SELECT die, value FROM corrections WHERE reading = ? ORDER BY id", (reading_id,)
-            ).fetchall()
-            out = db.execute("SELECT dice FROM asides WHERE reading = ?", (reading_id,)).fetchone()
-            # The dice out of the roll zone are numbered after the zone's.
-            dice = _corrected(json.loads(found[1]) + (json.loads(out[0]) if out else []), earlier)
+            game_id, _, dice = self._dice_now(db, reading_id)
             if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(dice):
                 raise ValueError(
                     f"reading {reading_id} has {len(dice)} dice; there is no die {die!r}"
@@ -1079,6 +1068,30 @@ class Store:
         return StoredCorrection(
             correction_id, reading_id, game_id, die, value, dice, seqs, source, now
         )
+
+    def _dice_now(
+        self, db: sqlite3.Connection, reading_id: int
+    ) -> tuple[int | None, int, list[dict[str, JSON]]]:
+        """A stored reading's game, how many dice it saw in the roll zone, and all its dice as
+        last corrected: the zone's, then those out of it (``LookupError`` if there is none)."""
+        found = db.execute("SELECT game, dice FROM readings WHERE id = ?", (reading_id,)).fetchone()
+        if found is None:
+            raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
+        earlier = db.execute(
+            "SELECT die, value FROM corrections WHERE reading = ? ORDER BY id", (reading_id,)
+        ).fetchall()
+        out = db.execute("SELECT dice FROM asides WHERE reading = ?", (reading_id,)).fetchone()
+        zone = json.loads(found[1])
+        # The dice out of the roll zone are numbered after the zone's.
+        dice = _corrected(zone + (json.loads(out[0]) if out else []), earlier)
+        return None if found[0] is None else int(found[0]), len(zone), dice
+
+    def dice(self, reading_id: int) -> tuple[list[dict[str, JSON]], list[dict[str, JSON]]]:
+        """The dice of a stored reading as last corrected: those of the roll zone and those out
+        of it (``LookupError`` if there is no such reading)."""
+        with self._transaction(write=False) as db:
+            _, zone, dice = self._dice_now(db, reading_id)
+        return dice[:zone], dice[zone:]
 
     def corrections(self, game_id: int | None = None) -> list[StoredCorrection]:
         """The corrections of one game's readings (or of all readings), oldest first."""

@@ -1481,6 +1481,16 @@ class Table:
                 return None
             return list(last.dice), list(last.aside)
 
+    def stored_marks(
+        self, reading_id: int
+    ) -> tuple[list[dict[str, JSON]], list[dict[str, JSON]]] | None:
+        """The dice of any stored reading (an earlier throw's, for its photo) as the players left
+        them: the roll zone's and those out of it; None when there is no such reading."""
+        try:
+            return self.store.dice(reading_id)
+        except LookupError:
+            return None
+
     def tray_moved(
         self, before: tuple[int, int, int, int], after: tuple[int, int, int, int]
     ) -> None:
@@ -1842,14 +1852,23 @@ class Table:
             history = self.history
             if history is None:
                 return {"entries": [], "can_undo": False, "can_redo": False}
+            steps = self.timeline()
+            made: list[int | None] = []
+            if self.game_id is not None:
+                try:
+                    made = self.store.made(self.game_id)
+                except StoreError as exc:  # the history still shows, without its photos
+                    log.warning("table: which reading made each step is not known: %s", exc)
+            made += [None] * (len(steps) - len(made))
             entries: list[JSON] = [
                 {
                     "index": i,
                     "player": step.player,
                     "action": action_to_json(step.action),
                     "text": str(step.action),
+                    "reading": reading,
                 }
-                for i, step in enumerate(self.timeline())
+                for i, (step, reading) in enumerate(zip(steps, made, strict=False))
             ]
             return {
                 "entries": entries,

@@ -460,11 +460,11 @@ def create_app(
     title: str = "pipcam",
     teacher: TeachAPI | None = None,
     unavailable: tuple[type[Exception], ...] = (),
-    photo: Callable[[], tuple[bytes, tuple[int, int]] | None] | None = None,
+    photo: Callable[[int | None], tuple[bytes, tuple[int, int]] | None] | None = None,
 ) -> FastAPI:
     """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept,
     ``photo`` the last throw's frame with its dice drawn (JPEG, and the frame's size) when a
-    camera reads them.
+    camera reads them, or (given a reading id) an earlier throw's, None when there is none.
 
     ``unavailable``: the errors that mean the table cannot keep a change now (its store's
     ``StoreError``: a full disk), answered 503 with their message, which says what to do.
@@ -674,12 +674,29 @@ def create_app(
             404: {"model": ErrorPublic, "description": "no throw read by a camera to show"},
         },
     )
-    def last_photo() -> Response:
+    def last_photo(
+        reading: Annotated[
+            int | None,
+            Query(
+                ge=1,
+                description="an earlier throw's reading, as GET /api/history gives it;"
+                " without it, the last throw",
+            ),
+        ] = None,
+    ) -> Response:
         """The camera's frame of the last throw read, with each die boxed, numbered (as the
         board numbers them, to correct one) and its face, and the roll zone outlined. Needs the
         PIN: it is a picture of the table. ``X-Frame-Size`` (WxH) is the frame's size, which
-        the dice's boxes in the state are in (the picture may be smaller)."""
-        drawn = photo() if photo is not None else None
+        the dice's boxes in the state are in (the picture may be smaller). With ``reading``, an
+        earlier throw's frame (the last one's, or one the table keeps: ``keep_photos``), its
+        dice as the players left them."""
+        drawn = photo(reading) if photo is not None else None
+        if drawn is None and reading is not None:
+            raise HTTPException(
+                404,
+                detail=f"no photo of reading {reading}: only the last throw's is at hand unless"
+                " the table keeps photos (keep_photos = true in its configuration)",
+            )
         if drawn is None:
             raise HTTPException(
                 404,

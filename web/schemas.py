@@ -427,6 +427,11 @@ class HistoryEntryPublic(BaseModel):
     player: str | None
     action: dict[str, Any]
     text: str
+    reading: int | None = Field(
+        default=None,
+        description="the camera's reading whose dice made it (GET /api/photo.jpg?reading= shows"
+        " its photo); null for a step typed or pressed",
+    )
 
 
 class EarlierGamePublic(BaseModel):

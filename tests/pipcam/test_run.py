@@ -39,7 +39,7 @@ from pipcam.run import (
 )
 from pipcam.store import Store
 from pipcam.table import Table
-from scoring.core import Keep, Roll
+from scoring.core import Keep, Roll, Score
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
 from vision.calibrate import Calibration, calibrate_frame, save_calibration
 from vision.locate import TrayColour
@@ -1516,6 +1516,67 @@ def test_the_camera_loop_keeps_the_frame_of_the_last_throw_for_the_phones(tmp_pa
         assert np.abs(picture.astype(int) - thrown.astype(int)).max() > 100  # boxes drawn
         table.on_reading(_reading_of(table), settled_now=True)  # another reading, a phone's
         assert loop.photo() is None
+
+
+def test_the_photo_of_an_earlier_throw_comes_from_the_kept_photos(tmp_path: Path) -> None:
+    """Two throws read: the history names the reading of each, and the first one's frame,
+    no longer the last, is drawn from the photos the table keeps, its dice as the players left
+    them (a die corrected since is drawn so). A table that keeps no photos has none of it."""
+    from pipcam.photos import PhotoKeeper
+    from pipcam.vision_cli import build_reader
+
+    width, height = 640, 480
+    empty = make_tray(width, height, colour="green", seed=5)
+    throws = [
+        make_frame(width, height, six_dice(width, height, seed=seed)[:5], tray="green", seed=seed)
+        for seed in (5, 6)  # five dice: Generał's
+    ]
+    now = [0.0]
+    with Store(tmp_path / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+        keeper = PhotoKeeper(tmp_path / "photos")
+        loop = CameraLoop(
+            lambda: None,
+            table,
+            build_reader(),
+            settle_seconds=0.5,
+            clock=lambda: now[0],
+            keep_photo=keeper.keep,
+            photos=tmp_path / "photos",
+        )
+        for frame, seconds in ((empty, 1.0), (throws[0], 1.5), (empty, 1.0), (throws[1], 1.5)):
+            for _ in range(int(seconds * 10)):
+                loop.step(frame)
+                now[0] += 0.1
+            if frame is throws[0]:
+                table.act(Score("chance"), source="phone")  # Ann writes; Bob throws next
+        first, second = (r.id for r in store.readings())
+        entries = table.history_json()["entries"]
+        assert isinstance(entries, list)
+        assert [e["reading"] for e in entries if isinstance(e, dict)] == [first, None, second]
+
+        def picture(reading: int) -> np.ndarray[Any, Any]:
+            drawn = loop.photo(reading)
+            assert drawn is not None
+            data, size = drawn
+            assert size == (width, height)
+            decoded = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            assert decoded is not None
+            return np.asarray(decoded, np.int16)
+
+        shown = picture(first)
+        off = [float(np.abs(shown - t.astype(np.int16)).mean()) for t in throws]
+        assert off[0] < 5 < off[1]  # the first throw's frame, with its dice drawn
+        assert picture(second).shape == throws[1].shape  # the last, from memory
+        (die, *_), _ = store.dice(first)
+        value = die["value"]
+        assert isinstance(value, int)
+        store.record_correction(first, 0, value % 6 + 1, events=[], source="phone")
+        assert np.abs(picture(first) - shown).max() > 100  # its first die's face drawn anew
+        loop.photos = None
+        assert loop.photo(first) is None
+        assert loop.photo(second) is not None
 
 
 def _reading_of(table: Table) -> Any:

@@ -207,6 +207,11 @@ def test_a_reading_keeps_the_dice_out_of_the_zone_and_a_correction_may_name_one(
     store.record_correction(rid, 0, 4, events=[], source="phone")
     (reading,) = store.readings()
     assert ([d["value"] for d in reading.dice], reading.corrected) == ([4, 3], (0,))
+    # Its photo draws every die as corrected, those out of the zone included.
+    zone_now, out_now = store.dice(rid)
+    assert ([d["value"] for d in zone_now], [d["value"] for d in out_now]) == ([4, 3], [5])
+    with pytest.raises(LookupError, match=f"there is no reading {rid + 1}"):
+        store.dice(rid + 1)
 
 
 def test_players_and_options_are_queryable(store: Store, db: Path) -> None:

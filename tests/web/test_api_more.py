@@ -127,8 +127,15 @@ def test_history_lists_the_actions_in_effect(served: Served) -> None:
                 "player": "Ann",
                 "action": {"roll": [1, 1, 2, 3, 4, 5]},
                 "text": "roll 1 1 2 3 4 5",
+                "reading": None,  # typed: no camera reading made it
             },
-            {"index": 1, "player": "Ann", "action": {"keep": [1, 1, 5]}, "text": "keep 1 1 5"},
+            {
+                "index": 1,
+                "player": "Ann",
+                "action": {"keep": [1, 1, 5]},
+                "text": "keep 1 1 5",
+                "reading": None,
+            },
         ],
         "can_undo": True,
         "can_redo": True,

@@ -165,14 +165,18 @@ function diceRead(state) {
   box.append(h("p", { class: "hint" }, t("dice.tap_to_correct")));
   // Which die is which: the camera's picture, each die boxed with the number it has here.
   if (state.table && state.table.camera === "ok") {
-    box.append(h("button", { type: "button", id: "photo-open", onclick: showPhoto }, t("photo.show")));
+    box.append(h("button", { type: "button", id: "photo-open", onclick: () => showPhoto() },
+      t("photo.show")));
   }
   return withPhotosNote(state, box);
 }
 
-async function showPhoto() {
+// ``reading``: an earlier throw's photo (from the history), its dice as the players left them;
+// none: the last throw's, whose dice are the board's.
+async function showPhoto(reading = null) {
   let frame = null; // the camera frame's width and height, which the dice's boxes are in
-  const src = await image("/api/photo.jpg", (headers) => {
+  const path = reading === null ? "/api/photo.jpg" : `/api/photo.jpg?reading=${reading}`;
+  const src = await image(path, (headers) => {
     const size = (headers.get("X-Frame-Size") || "").split("x").map(Number);
     frame = size.length === 2 && size.every((n) => n > 0) ? size : null;
   });
@@ -182,8 +186,10 @@ async function showPhoto() {
   img.src = src;
   img.alt = t("photo.title");
   if (old.startsWith("blob:")) URL.revokeObjectURL(old);
-  // A die tapped on the photo is corrected as when it is tapped on the board.
-  img.onclick = (event) => {
+  $("photo-hint").textContent = t(reading === null ? "photo.hint" : "photo.hint_earlier");
+  // A die tapped on the photo is corrected as when it is tapped on the board; an earlier
+  // throw is fixed from the history instead.
+  img.onclick = reading !== null ? null : (event) => {
     const table = (current && current.table) || {};
     const dice = [...(table.dice_read || []), ...(table.aside_read || [])];
     const rect = img.getBoundingClientRect();
@@ -808,10 +814,20 @@ async function showHistory() {
   }, t("history.fix"));
   const retyped = (a) => Array.isArray(a.roll) || Array.isArray(a.forbidden);
   const fixable = (a) => (retyped(a) ? fix : CHOSEN.some((k) => k in a) ? choose : null);
+  // A step the camera read: its photo settles "what was thrown there?" (the last throw's is
+  // at hand; earlier ones when the table keeps photos).
+  const keeps = Boolean(current && current.table && current.table.photos !== null
+    && current.table.photos !== undefined);
+  const last = Math.max(0, ...data.entries.map((e) => e.reading || 0));
+  const seen = (e) => (e.reading && (keeps || e.reading === last) ? h("button", {
+    type: "button", class: "photo", dataset: { reading: e.reading },
+    "aria-label": t("history.photo_label", { n: e.index + 1 }),
+    onclick: () => showPhoto(e.reading),
+  }, t("history.photo")) : null);
   const items = data.entries.map((e) => h("li", { value: e.index + 1 },
     e.player ? h("strong", {}, `${e.player}: `) : null,
     e.action ? describeAction(e.action, game) : e.text,
-    e.action && fixable(e.action) ? fixable(e.action)(e) : null));
+    e.action && fixable(e.action) ? fixable(e.action)(e) : null, seen(e)));
   box.replaceChildren(
     h("div", { class: "row" },
       h("button", { type: "button", id: "history-undo", disabled: !data.can_undo,

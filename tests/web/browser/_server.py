@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from pipcam.run import drawn_reading
+from pipcam.run import drawn_reading, earlier_photo
 from pipcam.store import Store, StoreError
 from pipcam.table import Table
 from pipcam.teach import DISPUTES, Teacher
@@ -120,8 +120,11 @@ def serve(tmp_path: Path) -> Iterator[Served]:
         port = free_port()
         served: Served | None = None
 
-        def photo() -> tuple[bytes, tuple[int, int]] | None:
+        def photo(reading: int | None) -> tuple[bytes, tuple[int, int]] | None:
+            # As the camera loop's photo(): the last frame, or an earlier (kept) throw's.
             seen = None if served is None else served.seen
+            if reading is not None:
+                return earlier_photo(table, reading, seen, tmp_path / "photos")
             return None if seen is None else drawn_reading(table, *seen)
 
         teacher = Teacher(

@@ -785,8 +785,69 @@ def test_the_photo_of_the_throw_shows_which_die_is_which(served: Served, phone: 
         assert np.abs(fetched()[side[1], side[0]] - COLOURS["ok"]).max() <= 40
         served.post("/api/correct", {"die": 0, "value": 0})
         assert np.abs(fetched()[side[1], side[0]] - COLOURS["no_die"]).max() <= 40
+        # Given its face back: the table forgets the place, as it would for the next tests.
+        served.post("/api/correct", {"die": 0, "value": read.dice[0].value})
     finally:
         served.seen = None
+
+
+def test_the_history_shows_the_photo_of_each_throw_the_camera_read(
+    served: Served, phone: Any
+) -> None:
+    """Generał: two throws read by the shipped reader, a figure typed between them. The
+    history has a photo on each throw read (the first from the photos the table keeps), none
+    on the figure; the earlier photo is only looked at (a throw is fixed with Fix), and without
+    the PIN, or for a throw with no photo, there is none."""
+    from pipcam.photos import photo_path
+    from pipcam.vision_cli import build_reader
+    from vision.synthetic import make_frame, six_dice
+
+    served.new_game("general", ["Ann", "Bob"])
+    served.table.camera_status("ok")
+    reader = build_reader()
+    frames = [
+        make_frame(1280, 960, six_dice(1280, 960, seed=seed)[:5], tray="green", seed=seed)
+        for seed in (8, 9)
+    ]
+    first = served.table.on_reading(reader.read(frames[0]), settled_now=True)
+    assert first is not None
+    assert served.table.state_json()["dice"], served.table.state_json()["table"]
+    PhotoKeeper(served.photos).keep(first, frames[0])
+    served.table.photos_kept(1)
+    served.post("/api/actions", {"score": "chance"})
+    second = served.table.on_reading(reader.read(frames[1]), settled_now=True)
+    assert second is not None
+    served.seen = (second, frames[1])
+    try:
+        phone.click("#tab-history")
+        steps = phone.locator("#history-list li")
+        expect(steps).to_have_count(3)
+        expect(steps.locator("button.photo")).to_have_count(2)
+        expect(phone.locator("#history-list li[value='2'] button.photo")).to_have_count(0)
+        phone.get_by_role("button", name="The photo of step 1").click()
+        dialog = phone.locator("#photo-dialog")
+        expect(dialog).to_be_visible()
+        expect(phone.locator("#photo-hint")).to_contain_text("put right with Fix in the history")
+        assert phone.evaluate("() => document.getElementById('photo-image').naturalWidth") == 1280
+        phone.locator("#photo-image").click()  # looked at, not corrected: nothing opens
+        expect(phone.locator("#die-dialog")).to_be_hidden()
+        phone.click("#photo-dialog button[value='']")
+        phone.get_by_role("button", name="The photo of step 3").click()
+        expect(dialog).to_be_visible()
+        phone.click("#photo-dialog button[value='']")
+        earlier = f"/api/photo.jpg?reading={first}"
+        r = served.pinned.get(earlier)
+        assert (r.status_code, r.headers["x-frame-size"]) == (200, "1280x960")
+        assert httpx.get(f"{served.base}{earlier}").status_code == 401
+        r = served.pinned.get(f"/api/photo.jpg?reading={second + 1000}")
+        assert r.status_code == 404
+        assert "keep_photos" in r.json()["detail"]
+        shoot(phone, "history-photos")
+    finally:
+        served.seen = None
+        kept = photo_path(served.photos, first)
+        for path in (kept, kept.with_suffix(".json")):
+            path.unlink(missing_ok=True)
 
 
 def test_the_history_view_lists_earlier_games(served: Served, phone: Any) -> None:
