@@ -690,22 +690,21 @@ class Table:
         fixed = self._relabelled(reading.id, reading.dice, old, new, source=source)
         if fixed is None:
             return
-        die, dice = fixed
+        named, dice = fixed
         if self.view.dice_read is reading.dice:
             self.view.dice_read = dice  # the phones show the dice as the players left them
         reading.dice = dice
-        reading.set_by_person.add(die)
+        reading.set_by_person.update(named)
 
     def _relabel_stored(self, reading_id: int, old: Action, new: Action, *, source: str) -> None:
         """:meth:`_relabel` for a reading the table no longer holds (turns ago, or before a
         restart), as the store keeps it."""
         try:
-            found = self.store.readings(after=reading_id - 1, upto=reading_id)
-        except StoreError as exc:
-            log.warning("table: the photo of a fixed throw keeps its label: %s", exc)
+            zone, _ = self.store.dice(reading_id)
+        except (StoreError, LookupError) as exc:
+            log.warning("table: the photo of a fixed throw keeps its labels: %s", exc)
             return
-        for stored in found:
-            self._relabelled(reading_id, stored.dice, old, new, source=source)
+        self._relabelled(reading_id, zone, old, new, source=source)
 
     def _relabelled(
         self,
@@ -715,25 +714,23 @@ class Table:
         new: Action,
         *,
         source: str,
-    ) -> tuple[int, list[dict[str, JSON]]] | None:
-        """The die of a reading whose throw ``old`` was fixed to ``new`` that changed, and the
-        reading's dice with it corrected (that correction stored); None when no single die of
-        the reading is the misread one. Two dice showing the misread face leave the photo as
-        it was: which one was wrong is not known."""
-        swap = _one_die(old, new)
-        if swap is None:
+    ) -> tuple[list[int], list[dict[str, JSON]]] | None:
+        """The dice of a reading whose throw ``old`` was fixed to ``new`` that the fix names
+        (:func:`_misread`), and the reading's dice with them corrected (those corrections
+        stored); None when it names none: which die showed which face is not known."""
+        named = _misread(dice, old, new)
+        if not named:
             return None
-        misread, value = swap
-        found = [i for i, d in enumerate(dice) if d["status"] != NO_DIE and d["value"] == misread]
-        if len(found) != 1:
-            return None
-        die = found[0]
-        self._aside(
-            lambda: self.store.record_correction(reading_id, die, value, events=[], source=source)
-        )
+
+        def write() -> None:
+            for die, value in named:
+                self.store.record_correction(reading_id, die, value, events=[], source=source)
+
+        self._aside(write)
         fixed = [dict(d) for d in dice]
-        fixed[die] = {**corrected_die(fixed[die], value), "confidence": 1.0}
-        return die, fixed
+        for die, value in named:
+            fixed[die] = {**corrected_die(fixed[die], value), "confidence": 1.0}
+        return [die for die, _ in named], fixed
 
     def _append(self, game_id: int, kind: str, action: JSON, *, source: str) -> None:
         """Log an event; a game the store holds as finished refuses it with a reason."""
@@ -2088,6 +2085,24 @@ def _or_instead(game: Game[Any, Any], state: Any, step: Action, instead: Action)
     except IllegalAction:
         return instead
     return step
+
+
+def _misread(dice: Sequence[dict[str, JSON]], old: Action, new: Action) -> list[tuple[int, int]]:
+    """The dice of a reading that a fix of its throw from ``old`` to ``new`` shows misread, each
+    with the face it showed: the dice of every face the fix took out (each die of that face,
+    so which ones is known), when the fix put one face in their place (2 2 fixed to 5 5, or one
+    die). None otherwise: which die showed which face is not known."""
+    if not isinstance(old, Roll) or not isinstance(new, Roll):
+        return []
+    wrong = Counter(old.dice) - Counter(new.dice)
+    right = Counter(new.dice) - Counter(old.dice)
+    if not wrong or len(right) != 1:
+        return []
+    (shown,) = right
+    found = [i for i, d in enumerate(dice) if d["status"] != NO_DIE and d["value"] in wrong]
+    if Counter(dice[i]["value"] for i in found) != wrong:
+        return []  # more dice show a face taken out than the fix took out: which, not known
+    return [(i, shown) for i in found]
 
 
 def _one_die(old: Action, new: Action) -> tuple[int, int] | None:

@@ -799,6 +799,29 @@ def test_a_throw_fixed_turns_later_labels_the_photo_that_showed_it(
     assert labels(store) == [([1, 1, 5, 2, 3, 6], (5,)), ([2, 2, 3, 4, 6, 5], ())]
 
 
+@pytest.mark.parametrize(
+    ("step", "fixed", "photo"),
+    [
+        (0, [1, 1, 5, 4, 6, 6], ([1, 1, 5, 6, 6, 4], (3, 4))),  # the 2 and the 3 were sixes
+        (0, [1, 1, 5, 4, 6, 4], ([1, 1, 5, 2, 3, 4], ())),  # a 6 and a 4: which was which?
+        (3, [1, 1, 3, 4, 6, 5], ([1, 1, 3, 4, 6, 5], (0, 1))),  # both twos were ones
+        (3, [1, 2, 3, 4, 6, 5], ([2, 2, 3, 4, 6, 5], ())),  # one of the twos: which one?
+    ],
+    ids=["two-faces-to-one", "two-faces-to-two", "a-face-twice", "one-of-two-alike"],
+)
+def test_a_throw_fixed_by_several_dice_labels_them_when_it_says_which(
+    store: Store, both_read: Table, step: int, fixed: list[int], photo: Any
+) -> None:
+    """A fix that takes out every die of some faces and puts one face in their place says
+    which dice were misread and what they showed: the photo is labelled so (Ann's, no longer
+    held, or Bob's, the last). Otherwise which die showed which face is not known, and no
+    label changes."""
+    both_read.amend(step, Roll(fixed), source="phone")
+    ann, bob = labels(store)
+    assert (ann if step == 0 else bob) == photo
+    assert (bob if step == 0 else ann)[1] == ()
+
+
 def test_a_step_taken_again_by_a_fix_stays_its_readings(store: Store, both_read: Table) -> None:
     """Fixing Ann's throw takes Bob's again: his is still the throw of his reading, so fixing
     it next (after a restart) labels his photo."""
