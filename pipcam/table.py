@@ -590,7 +590,7 @@ class Table:
                         undone=steps - index,
                         source=source,
                         reopen=ended,
-                        made=made[: steps - index],
+                        made=made,
                     )
             except GameFinished as exc:
                 raise IllegalAction(
@@ -685,8 +685,8 @@ class Table:
             reading.state_after = history.state_after(end)
 
     def _relabel(self, reading: SettledReading, old: Action, new: Action, *, source: str) -> None:
-        """A throw the camera read, fixed by one die: correct that die of its reading (no
-        game changes), so its photo is labelled as the players said."""
+        """A throw the camera read, fixed: correct the dice of its reading that the fix names
+        (:func:`_misread`; no game changes), so its photo is labelled as the players said."""
         fixed = self._relabelled(reading.id, reading.dice, old, new, source=source)
         if fixed is None:
             return
@@ -2091,7 +2091,7 @@ def _misread(dice: Sequence[dict[str, JSON]], old: Action, new: Action) -> list[
     """The dice of a reading that a fix of its throw from ``old`` to ``new`` shows misread, each
     with the face it showed: the dice of every face the fix took out (each die of that face,
     so which ones is known), when the fix put one face in their place (2 2 fixed to 5 5, or one
-    die). None otherwise: which die showed which face is not known."""
+    die). None otherwise (an empty list): which die showed which face is not known."""
     if not isinstance(old, Roll) or not isinstance(new, Roll):
         return []
     wrong = Counter(old.dice) - Counter(new.dice)
