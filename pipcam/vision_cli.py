@@ -51,6 +51,7 @@ from vision.locate import Box, ClassicalLocator, LearnedLocator, Locator
 from vision.picam import MAINS_FLICKER, CameraSettings, PiCameraSource
 from vision.preprocess import crops_for_model
 from vision.reader import DiceReader, DiceReading, Die
+from vision.settle import SettleDetector
 from vision.source import Frame, FrameSource, make_source, read_image
 from vision.synthetic import make_frame, six_dice
 
@@ -401,12 +402,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         total_ms, total_cpu = _median_ms(functools.partial(reader.read, frame), args.repeat)
         reading = reader.read(frame)
         right = sorted(d.value or 0 for d in reading.dice) == sorted(d.value for d in dice)
+        # What `pipcam run` spends on every frame it captures, read or not (ten a second).
+        settle_ms, _ = _median_ms(functools.partial(SettleDetector().update, frame), args.repeat)
         _write(
             sys.stdout,
             f"{width}x{height}, six dice: {total_ms:.1f} ms per frame, CPU {total_cpu:.1f} ms"
             f" (locate {locate_ms:.1f} ms, crop+classify {classify_ms:.1f} ms{footprints});"
             f" read {len(reading.dice)} dice,"
-            f" {'all right' if right else 'NOT all right'}",
+            f" {'all right' if right else 'NOT all right'};"
+            f" settle detection {settle_ms:.1f} ms a frame",
         )
     return 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -484,6 +485,8 @@ def test_bench_prints_versions_and_both_frame_sizes(
     # A read takes the learned locator's footprints only for unsure dice: they are timed apart.
     learned = DEFAULT_LOCATOR_MODEL.is_file()
     assert all(("ms more when a die is unsure" in line) == learned for line in lines[1:])
+    # What the camera loop spends on every frame, read or not, is timed too.
+    assert all(re.search(r"; settle detection \d+\.\d ms a frame$", line) for line in lines[1:])
 
 
 @pytest.mark.usefixtures("fake_model")
