@@ -568,6 +568,19 @@ class Table:
         changed, when a later action no longer follows the rules (which, and why); stored in
         one commit. A throw the camera read, fixed by one die, corrects that die of its photo.
         """
+        return self._amend(index, action, source=source, seen=seen)
+
+    def _amend(
+        self,
+        index: int,
+        action: Action,
+        *,
+        source: str,
+        seen: int | None,
+        named: list[tuple[int, int]] | None = None,
+    ) -> dict[str, JSON]:
+        """:meth:`amend`; ``named``: the dice of the step's photo the fix is of (die, face), as
+        a tap on the photo names them, instead of those the fix says (:func:`_misread`)."""
         with self.lock:
             self._check_seen(seen)
             history = self._need()
@@ -608,13 +621,76 @@ class Table:
             for reading in {id(r): r for r in (self.last_reading, self._taken) if r}.values():
                 self._restate(history, reading)
             if maker is not None:
-                self._relabel(maker, old, action, source=source)
+                self._relabel(maker, old, action, source=source, named=named)
             elif made and made[0] is not None:
-                self._relabel_stored(made[0], old, action, source=source)
+                self._relabel_stored(made[0], old, action, source=source, named=named)
             if game.outcome(history.state) is not None:
                 self._finish(self.game_id)
             self._changed()
             return self.state_json()
+
+    def step_dice(self, index: int) -> dict[str, JSON]:
+        """The dice of the camera's reading that made step ``index`` (a throw), as the players
+        left them, for a phone to show on its photo and fix one by a tap
+        (:meth:`amend_die`); ``InvalidAction`` when no reading made it (typed, pressed)."""
+        with self.lock:
+            history = self._need()
+            self._step(history, index)
+            reading = self._made_by(index)
+            zone, _ = self.store.dice(reading)
+            return {"index": index, "reading": reading, "dice": list(zone)}
+
+    def _made_by(self, index: int) -> int:
+        """The reading that made step ``index``; ``InvalidAction`` when none did."""
+        assert self.game_id is not None
+        with self._storing():
+            made = self.store.made(self.game_id)
+        reading = made[index] if index < len(made) else None
+        if reading is None:
+            raise InvalidAction(
+                f"step {index + 1} was not read by the camera (typed, or a button): it has no"
+                " photo; fix it with the throw it should have been"
+            )
+        return reading
+
+    def amend_die(
+        self, index: int, die: int, value: int, *, source: str, seen: int | None = None
+    ) -> dict[str, JSON]:
+        """Fix the throw of step ``index`` by one die of its photo: die ``die`` of the reading
+        that made it (as :meth:`step_dice` lists them) showed ``value``. The throw is taken
+        with that die's face changed and every later step again, as :meth:`amend`; the photo
+        is labelled at that very die, where a typed fix can leave which die it was unknown
+        (two dice showing the misread face)."""
+        with self.lock:
+            history = self._need()
+            old = self._step(history, index)
+            if not isinstance(old, Roll):
+                raise InvalidAction(
+                    f"step {index + 1} is no throw ({old}): only a throw is fixed by its dice"
+                )
+            reading = self._made_by(index)
+            zone, _ = self.store.dice(reading)
+            if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(zone):
+                raise InvalidAction(
+                    f"the photo of step {index + 1} has {len(zone)} dice in the roll zone"
+                    f" (0 to {len(zone) - 1}); there is no die {die!r}"
+                )
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+                raise InvalidAction(
+                    f"a die of a throw shows 1 to 6, not {value!r} (a die that is not there is"
+                    " fixed by typing the throw)"
+                )
+            was = zone[die]["value"]
+            if zone[die]["status"] == NO_DIE or not isinstance(was, int) or was not in old.dice:
+                raise InvalidAction(
+                    f"die {die + 1} of the photo of step {index + 1} is not one of its throw"
+                    f" {' '.join(map(str, old.dice))}: fix it with the throw it should have been"
+                )
+            if was == value:
+                return self.state_json()  # nothing to fix
+            dice = list(old.dice)
+            dice[dice.index(was)] = value
+            return self._amend(index, Roll(dice), source=source, seen=seen, named=[(die, value)])
 
     def choices(self, index: int) -> dict[str, JSON]:
         """What else step ``index`` could have been, for a phone to fix it by a tap: the other
@@ -684,19 +760,36 @@ class Table:
             reading.state_before = history.state_after(reading.before)
             reading.state_after = history.state_after(end)
 
-    def _relabel(self, reading: SettledReading, old: Action, new: Action, *, source: str) -> None:
+    def _relabel(
+        self,
+        reading: SettledReading,
+        old: Action,
+        new: Action,
+        *,
+        source: str,
+        named: list[tuple[int, int]] | None = None,
+    ) -> None:
         """A throw the camera read, fixed: correct the dice of its reading that the fix names
-        (:func:`_misread`; no game changes), so its photo is labelled as the players said."""
-        fixed = self._relabelled(reading.id, reading.dice, old, new, source=source)
+        (``named``, or :func:`_misread`; no game changes), so its photo is labelled as the
+        players said."""
+        fixed = self._relabelled(reading.id, reading.dice, old, new, source=source, named=named)
         if fixed is None:
             return
-        named, dice = fixed
+        set_now, dice = fixed
         if self.view.dice_read is reading.dice:
             self.view.dice_read = dice  # the phones show the dice as the players left them
         reading.dice = dice
-        reading.set_by_person.update(named)
+        reading.set_by_person.update(set_now)
 
-    def _relabel_stored(self, reading_id: int, old: Action, new: Action, *, source: str) -> None:
+    def _relabel_stored(
+        self,
+        reading_id: int,
+        old: Action,
+        new: Action,
+        *,
+        source: str,
+        named: list[tuple[int, int]] | None = None,
+    ) -> None:
         """:meth:`_relabel` for a reading the table no longer holds (turns ago, or before a
         restart), as the store keeps it."""
         try:
@@ -704,7 +797,7 @@ class Table:
         except (StoreError, LookupError) as exc:
             log.warning("table: the photo of a fixed throw keeps its labels: %s", exc)
             return
-        self._relabelled(reading_id, zone, old, new, source=source)
+        self._relabelled(reading_id, zone, old, new, source=source, named=named)
 
     def _relabelled(
         self,
@@ -714,11 +807,12 @@ class Table:
         new: Action,
         *,
         source: str,
+        named: list[tuple[int, int]] | None = None,
     ) -> tuple[list[int], list[dict[str, JSON]]] | None:
         """The dice of a reading whose throw ``old`` was fixed to ``new`` that the fix names
         (:func:`_misread`), and the reading's dice with them corrected (those corrections
         stored); None when it names none: which die showed which face is not known."""
-        named = _misread(dice, old, new)
+        named = _misread(dice, old, new) if named is None else named
         if not named:
             return None
 

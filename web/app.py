@@ -60,6 +60,8 @@ from web.schemas import (
     PlaceIn,
     StatePublic,
     StatsPublic,
+    StepDicePublic,
+    StepDieIn,
     TeachIn,
     TeachPublic,
 )
@@ -154,6 +156,10 @@ class TableAPI(Protocol):
         self, index: int, obj: Any, *, source: str, seen: int | None = ...
     ) -> dict[str, Any]: ...
     def choices(self, index: int) -> dict[str, Any]: ...
+    def step_dice(self, index: int) -> dict[str, Any]: ...
+    def amend_die(
+        self, index: int, die: int, value: int, *, source: str, seen: int | None = ...
+    ) -> dict[str, Any]: ...
     def advice(self, *, seen: int | None = ...) -> dict[str, Any]: ...
 
 
@@ -753,6 +759,31 @@ def create_app(
         its place, and every later step taken again. 409, with nothing changed, when a later
         step no longer follows the rules (which, and why) or the game moved on (``seen``)."""
         return run(lambda: table.amend_json(index, action, source="phone", seen=seen))
+
+    @app.get(
+        "/api/history/{index}/dice",
+        tags=["game"],
+        response_model=StepDicePublic,
+        responses=ERRORS,
+    )
+    def step_dice(
+        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+    ) -> dict[str, Any]:
+        """The dice of the camera's reading that made an earlier step, as the players left
+        them: which die of its photo is which, to fix one by a tap
+        (``PUT /api/history/{index}/die``). 400 for a step the camera did not read."""
+        return run(lambda: table.step_dice(index))
+
+    @app.put("/api/history/{index}/die", tags=["game"], dependencies=pinned, **state_route)
+    def amend_die(
+        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+        body: StepDieIn,
+        seen: Seen = None,
+    ) -> dict[str, Any]:
+        """Fix an earlier throw by one die of its photo: that die showed this face. The throw
+        is taken with it, and every later step again, as ``PUT /api/history/{index}``; the
+        photo is labelled at that die. 409, with nothing changed, as a fix is refused."""
+        return run(lambda: table.amend_die(index, body.die, body.value, source="phone", seen=seen))
 
     @app.post("/api/undo", tags=["game"], dependencies=pinned, **state_route)
     def undo(seen: Seen = None) -> dict[str, Any]:

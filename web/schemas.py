@@ -235,6 +235,24 @@ class DieReadPublic(BaseModel):
     box: list[int]
 
 
+class StepDicePublic(BaseModel):
+    """``GET /api/history/{index}/dice``: the dice of the camera's reading that made a step,
+    as the players left them (boxes in the pixels of its photo, ``GET /api/photo.jpg?reading=``)."""
+
+    index: int
+    reading: int
+    dice: list[DieReadPublic] = Field(description="those of the roll zone, numbered from 0")
+
+
+class StepDieIn(BaseModel):
+    """A die of an earlier throw's photo and the face it really showed."""
+
+    die: int = Field(
+        strict=True, ge=0, le=63, description="index into GET /api/history/{index}/dice"
+    )
+    value: int = Field(strict=True, ge=1, le=6, description="the face it showed")
+
+
 class TablePublic(BaseModel):
     """The table besides the game: the dice last read, any problem, the camera, a counter."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -820,6 +821,75 @@ def test_a_throw_fixed_by_several_dice_labels_them_when_it_says_which(
     ann, bob = labels(store)
     assert (ann if step == 0 else bob) == photo
     assert (bob if step == 0 else ann)[1] == ()
+
+
+@pytest.mark.parametrize(
+    ("step", "die", "value", "throw", "photo"),
+    [
+        # Bob's second 2 was a 1: typed, which 2 it was would not be known.
+        (3, 1, 1, [1, 2, 3, 4, 5, 6], ([2, 1, 3, 4, 6, 5], (1,))),
+        # Ann's 4 was a 6, turns ago (her reading no longer held).
+        (0, 5, 6, [1, 1, 2, 3, 5, 6], ([1, 1, 5, 2, 3, 6], (5,))),
+    ],
+    ids=["one-of-two-alike", "turns-ago"],
+)
+def test_a_throw_fixed_by_a_tap_on_its_photo_labels_that_very_die(
+    store: Store,
+    both_read: Table,
+    step: int,
+    die: int,
+    value: int,
+    throw: list[int],
+    photo: tuple[list[int], tuple[int, ...]],
+) -> None:
+    """The die tapped on an earlier throw's photo names itself: the throw is fixed by its face
+    and the photo labelled at that die, even where typing the throw could not say which."""
+    read = [d["value"] for d in both_read.step_dice(step)["dice"]]
+    assert read == [*photo[0][:die], read[die], *photo[0][die + 1 :]]
+    assert read[die] != value
+    both_read.amend_die(step, die, value, source="phone")
+    assert both_read.history is not None
+    assert both_read.history.actions[step] == Roll(throw)
+    assert stored_actions(store) == both_read.history.actions
+    ann, bob = labels(store)
+    assert (ann if step == 0 else bob) == photo
+    assert [d["value"] for d in both_read.step_dice(step)["dice"]] == photo[0]
+
+
+@pytest.mark.parametrize(
+    ("step", "die", "value", "error", "message"),
+    [
+        (1, 0, 6, InvalidAction, "step 2 is no throw (keep 1 1 5)"),
+        (0, 6, 6, InvalidAction, "has 6 dice in the roll zone (0 to 5); there is no die 6"),
+        (0, 5, 0, InvalidAction, "a die of a throw shows 1 to 6, not 0"),
+        (0, 0, 2, IllegalAction, "no longer follows the rules"),  # her kept 1 is gone
+        (7, 0, 2, InvalidAction, "there is no step 8 to fix"),
+    ],
+    ids=["not-a-throw", "no-such-die", "no-die-there", "keep-breaks", "no-such-step"],
+)
+def test_a_tap_fix_that_cannot_be_made_changes_nothing(
+    store: Store,
+    both_read: Table,
+    step: int,
+    die: int,
+    value: int,
+    error: type[Exception],
+    message: str,
+) -> None:
+    assert both_read.history is not None
+    actions = both_read.history.actions
+    with pytest.raises(error, match=re.escape(message)):
+        both_read.amend_die(step, die, value, source="phone")
+    assert both_read.history.actions == actions == stored_actions(store)
+    assert store.corrections() == []
+
+
+def test_a_typed_throw_has_no_photo_to_fix_by(played: Table) -> None:
+    """Bob's throw was typed: no reading made it, so there is no die of it to tap."""
+    with pytest.raises(InvalidAction, match="step 4 was not read by the camera"):
+        played.step_dice(3)
+    with pytest.raises(InvalidAction, match="step 4 was not read by the camera"):
+        played.amend_die(3, 0, 1, source="phone")
 
 
 def test_a_step_taken_again_by_a_fix_stays_its_readings(store: Store, both_read: Table) -> None:

@@ -350,6 +350,34 @@ def test_a_set_aside_is_fixed_by_choosing_one_offered(served: Served) -> None:
     assert (r.status_code, r.json()["code"]) == (422, "no_such_step")
 
 
+def test_an_earlier_throw_is_fixed_by_a_die_of_its_photo(served: Served) -> None:
+    """GET /api/history/{index}/dice (no PIN) says which die of a throw's photo is which; PUT
+    /api/history/{index}/die (PIN) fixes the throw by one of them, later steps taken again.
+    A step the camera did not read has none; a face that is no face is refused, unchanged."""
+    served.table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)  # the 4 was a 6
+    served.pinned.post("/api/actions", json={"keep": [1, 1, 5]})
+    r = served.client.get("/api/history/0/dice")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert [d["value"] for d in body["dice"]] == [1, 1, 5, 2, 3, 4]
+    assert body["reading"] >= 1
+    assert all(len(d["box"]) == 4 for d in body["dice"])
+    r = served.client.get("/api/history/1/dice")  # the keep was typed
+    assert r.status_code == 422
+    assert "step 2 was not read by the camera" in r.json()["detail"]
+    before = served.client.get("/api/state").json()
+    assert served.client.put("/api/history/0/die", json={"die": 5, "value": 6}).status_code == 401
+    r = served.pinned.put("/api/history/0/die", json={"die": 5, "value": 0})
+    assert r.status_code == 422  # no die there is no face: the throw is typed for that
+    assert served.client.get("/api/state").json() == before
+    r = served.pinned.put("/api/history/0/die", json={"die": 5, "value": 6})
+    assert r.status_code == 200, r.text
+    entries = served.client.get("/api/history").json()["entries"]
+    assert [e["action"] for e in entries] == [{"roll": [1, 1, 2, 3, 5, 6]}, {"keep": [1, 1, 5]}]
+    fixed = served.client.get("/api/history/0/dice").json()["dice"]
+    assert [d["value"] for d in fixed] == [1, 1, 5, 2, 3, 6]  # its photo says so too
+
+
 # -- the PIN ------------------------------------------------------------------------------------
 
 

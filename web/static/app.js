@@ -172,8 +172,9 @@ function diceRead(state) {
 }
 
 // ``reading``: an earlier throw's photo (from the history), its dice as the players left them;
-// none: the last throw's, whose dice are the board's.
-async function showPhoto(reading = null) {
+// none: the last throw's, whose dice are the board's. ``step``: the history step it is of, when a
+// die tapped on it fixes that throw (PUT /api/history/{step}/die).
+async function showPhoto(reading = null, step = null) {
   let frame = null; // the camera frame's width and height, which the dice's boxes are in
   const path = reading === null ? "/api/photo.jpg" : `/api/photo.jpg?reading=${reading}`;
   const src = await image(path, (headers) => {
@@ -186,12 +187,18 @@ async function showPhoto(reading = null) {
   img.src = src;
   img.alt = t("photo.title");
   if (old.startsWith("blob:")) URL.revokeObjectURL(old);
-  $("photo-hint").textContent = t(reading === null ? "photo.hint" : "photo.hint_earlier");
-  // A die tapped on the photo is corrected as when it is tapped on the board; an earlier
-  // throw is fixed from the history instead.
-  img.onclick = reading !== null ? null : (event) => {
+  $("photo-hint").textContent = t(reading === null ? "photo.hint"
+    : step === null ? "photo.hint_seen" : "photo.hint_earlier");
+  // A die tapped on the photo is corrected as when it is tapped on the board; one of an earlier
+  // throw fixes that throw, as Fix would, and names the die (two dice may show the same face).
+  let earlier = null;
+  if (reading !== null && step !== null) {
+    const listed = await get(`/api/history/${step}/dice`);
+    earlier = listed && listed.reading === reading ? listed.dice : null;
+  }
+  img.onclick = reading !== null && earlier === null ? null : (event) => {
     const table = (current && current.table) || {};
-    const dice = [...(table.dice_read || []), ...(table.aside_read || [])];
+    const dice = earlier || [...(table.dice_read || []), ...(table.aside_read || [])];
     const rect = img.getBoundingClientRect();
     if (!frame || !rect.width || !rect.height) return;
     const x = ((event.clientX - rect.left) / rect.width) * frame[0];
@@ -200,7 +207,12 @@ async function showPhoto(reading = null) {
       && x >= d.box[0] && x <= d.box[2] && y >= d.box[1] && y <= d.box[3]);
     if (i < 0) return;
     $("photo-dialog").close();
-    correctDie(i, shownValue(dice[i]));
+    if (earlier) {
+      correctDie(i, shownValue(dice[i]), (value) => send(`/api/history/${step}/die`,
+        { die: i, value }, "PUT").then(showHistory));
+    } else {
+      correctDie(i, shownValue(dice[i]));
+    }
   };
   $("photo-dialog").showModal();
 }
@@ -434,13 +446,20 @@ function bindRollDialog() {
   $("roll-back").addEventListener("click", () => { typed.dice.pop(); showTyped(); });
 }
 
-function correctDie(index, shown) {
+// ``fix``: what a face chosen does instead of correcting the last reading (a die of an earlier
+// throw's photo); "no die there" is then not offered: that throw is typed again.
+function correctDie(index, shown, fix = null) {
   const dialog = $("die-dialog");
   $("die-title").textContent = t("correct.title", { n: index + 1, value: shown });
+  $("die-no-die").hidden = fix !== null;
   dialog.returnValue = "";
   dialog.addEventListener("close", async () => {
     if (dialog.returnValue === "") return; // cancelled
     const value = Number(dialog.returnValue); // 0: no die there
+    if (fix !== null) {
+      if (value >= 1 && value <= 6) await fix(value);
+      return;
+    }
     if (value >= 0 && value <= 6) {
       const state = await post("/api/correct", { die: index, value });
       if (state && state.players) accept(state);
@@ -819,15 +838,15 @@ async function showHistory() {
   const keeps = Boolean(current && current.table && current.table.photos !== null
     && current.table.photos !== undefined);
   const last = Math.max(0, ...data.entries.map((e) => e.reading || 0));
-  const seen = (e) => (e.reading && (keeps || e.reading === last) ? h("button", {
+  const photoOf = (e) => (e.reading && (keeps || e.reading === last) ? h("button", {
     type: "button", class: "photo", dataset: { reading: e.reading },
     "aria-label": t("history.photo_label", { n: e.index + 1 }),
-    onclick: () => showPhoto(e.reading),
+    onclick: () => showPhoto(e.reading, e.action && Array.isArray(e.action.roll) ? e.index : null),
   }, t("history.photo")) : null);
   const items = data.entries.map((e) => h("li", { value: e.index + 1 },
     e.player ? h("strong", {}, `${e.player}: `) : null,
     e.action ? describeAction(e.action, game) : e.text,
-    e.action && fixable(e.action) ? fixable(e.action)(e) : null, seen(e)));
+    e.action && fixable(e.action) ? fixable(e.action)(e) : null, photoOf(e)));
   box.replaceChildren(
     h("div", { class: "row" },
       h("button", { type: "button", id: "history-undo", disabled: !data.can_undo,

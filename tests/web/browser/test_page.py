@@ -791,13 +791,20 @@ def test_the_photo_of_the_throw_shows_which_die_is_which(served: Served, phone: 
         served.seen = None
 
 
+def dice_of(served: Served, step: int) -> list[dict[str, Any]]:
+    """The dice of the photo of a history step, as the players left them."""
+    dice: list[dict[str, Any]] = served.pinned.get(f"/api/history/{step}/dice").json()["dice"]
+    return dice
+
+
 def test_the_history_shows_the_photo_of_each_throw_the_camera_read(
     served: Served, phone: Any
 ) -> None:
     """Generał: two throws read by the shipped reader, a figure typed between them. The
     history has a photo on each throw read (the first from the photos the table keeps), none
-    on the figure; the earlier photo is only looked at (a throw is fixed with Fix), and without
-    the PIN, or for a throw with no photo, there is none."""
+    on the figure. A die tapped on the earlier photo fixes that throw by its face (no "no die
+    there": that throw is typed), and the photo then shows it so. Without the PIN, or for a
+    throw with no photo, there is none."""
     from pipcam.photos import photo_path
     from pipcam.vision_cli import build_reader
     from vision.synthetic import make_frame, six_dice
@@ -827,11 +834,39 @@ def test_the_history_shows_the_photo_of_each_throw_the_camera_read(
         phone.get_by_role("button", name="The photo of step 1").click()
         dialog = phone.locator("#photo-dialog")
         expect(dialog).to_be_visible()
-        expect(phone.locator("#photo-hint")).to_contain_text("put right with Fix in the history")
+        expect(phone.locator("#photo-hint")).to_contain_text("tap one read wrong to fix the throw")
         assert phone.evaluate("() => document.getElementById('photo-image').naturalWidth") == 1280
-        phone.locator("#photo-image").click()  # looked at, not corrected: nothing opens
-        expect(phone.locator("#die-dialog")).to_be_hidden()
-        phone.click("#photo-dialog button[value='']")
+        shoot(phone, "history-photo-open")
+        # Die 2 of Ann's throw tapped on its photo: its face chosen fixes her throw.
+        (die, *_) = served.pinned.get("/api/history/0/dice").json()["dice"][1:]
+        was, box = die["value"], die["box"]
+        face = was % 6 + 1
+        shown = phone.locator("#photo-image").bounding_box()
+        assert shown is not None
+        phone.locator("#photo-image").click(
+            position={
+                "x": (box[0] + box[2]) / 2 / 1280 * shown["width"],
+                "y": (box[1] + box[3]) / 2 / 960 * shown["height"],
+            }
+        )
+        expect(dialog).to_be_hidden()
+        expect(phone.locator("#die-title")).to_have_text(f"Die 2 (read as {was})")
+        expect(phone.locator("#die-no-die")).to_be_hidden()
+        assert served.table.history is not None
+        before = served.table.history.actions[0]
+        phone.click(f"#die-dialog button[value='{face}']")
+        deadline = time.monotonic() + 10
+        while served.table.history.actions[0] == before:
+            assert time.monotonic() < deadline, "the tapped die fixed nothing"
+            time.sleep(0.05)
+        throw = served.table.history.actions[0]
+        assert isinstance(throw, Roll)
+        now = [d["value"] for d in dice_of(served, 0)]
+        assert now[1] == face  # the photo is labelled at the die tapped
+        assert sorted(throw.dice) == sorted(now)
+        sheet = served.table.state_json()["sheets"][0]["columns"][0]["boxes"]
+        assert sheet["chance"] == sum(throw.dice)  # her chance, written again from it
+        expect(steps.first).to_contain_text("Bob")  # the history shown again, newest first
         phone.get_by_role("button", name="The photo of step 3").click()
         expect(dialog).to_be_visible()
         phone.click("#photo-dialog button[value='']")
