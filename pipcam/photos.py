@@ -225,12 +225,14 @@ def _label(
     aside: list[dict[str, Any]],
     answers: dict[int, int],
     placed: dict[int, tuple[int, list[int]]] | None = None,
+    doubted: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[list[Any], list[str]]:
     """The labelled dice of one photo and what keeps it from being fully labelled.
 
     ``answers`` are the players' answers on the teach sheet (pipcam.teach), by die: the roll
     zone's dice first, then those set aside; 0 says no die is there, so the box is no label.
     ``placed`` are the missed dice the players pointed at there: die -> (value, box).
+    ``doubted``: dice a fix of the throw said may be misread, not which (Store.doubted).
     """
     placed = placed or {}
     dice: list[Any] = []
@@ -252,6 +254,9 @@ def _label(
             if die["value"] is None:
                 continue  # corrected in play to "no die there" (store.NO_DIE)
             entry["corrected"] = True
+        elif index in doubted:
+            problems.append(f"{where} may be misread (a fix of its throw said so, not its face)")
+            continue
         elif index >= zone and index - zone in reading.aside_corrected:
             value = reading.aside_corrected[index - zone]
             if value == 0:
@@ -307,6 +312,7 @@ def export_photos(
     answers = store.checks()
     missed = store.missed()
     placed = store.placed()
+    doubted = store.doubted()
     (out / "images").mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     dice_n = corrected_n = checked_n = flagged_n = val_n = 0
@@ -323,7 +329,11 @@ def export_photos(
             continue
         found = placed.get(reading.id, {})
         dice, problems = _label(
-            reading, list(sidecar["set_aside"]), answers.get(reading.id, {}), found
+            reading,
+            list(sidecar["set_aside"]),
+            answers.get(reading.id, {}),
+            found,
+            doubted.get(reading.id, set()),
         )
         if missed.get(reading.id, 0) > len(found):
             # The typed throw had dice the camera never found: they are in the photo unlabelled.

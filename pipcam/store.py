@@ -166,6 +166,16 @@ _MADE = """CREATE TABLE IF NOT EXISTS made (
         reading INTEGER NOT NULL REFERENCES readings (id),
         PRIMARY KEY (game, seq)
     )"""
+# Added the same way: dice of a reading that a fix of its throw said may be misread without
+# saying which face each showed (one of two dice showing the face the fix took out). Their
+# read value is no label: the photo is flagged, and the teach sheet asks, until answered.
+_DOUBTED = """CREATE TABLE IF NOT EXISTS doubted (
+        reading INTEGER NOT NULL REFERENCES readings (id),
+        die INTEGER NOT NULL CHECK (die >= 0),
+        source TEXT NOT NULL,
+        time TEXT NOT NULL,
+        PRIMARY KEY (reading, die)
+    )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
@@ -552,6 +562,7 @@ class Store:
             db.execute(_ASIDES)
             db.execute(_PLACED)
             db.execute(_MADE)
+            db.execute(_DOUBTED)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -1150,6 +1161,27 @@ class Store:
                 raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
             db.execute(sql, (reading_id, *values, now))
 
+    def record_doubted(self, reading_id: int, die: int, *, source: str) -> None:
+        """Keep that die ``die`` of a stored reading (numbered as a correction numbers it) may
+        be misread: a fix of its throw said one of some dice was, not which; no game changes."""
+        if isinstance(die, bool) or not isinstance(die, int) or die < 0:
+            raise ValueError(f"a die is counted from 0, not {die!r}")
+        self._note_on_reading(
+            "INSERT OR REPLACE INTO doubted (reading, die, source, time) VALUES (?, ?, ?, ?)",
+            reading_id,
+            die,
+            source,
+        )
+
+    def doubted(self) -> dict[int, set[int]]:
+        """The dice a fix said may be misread (:meth:`record_doubted`): reading id -> dice."""
+        with self._transaction(write=False) as db:
+            rows = db.execute("SELECT reading, die FROM doubted").fetchall()
+        out: dict[int, set[int]] = {}
+        for reading, die in rows:
+            out.setdefault(int(reading), set()).add(int(die))
+        return out
+
     def record_missed(self, reading_id: int, dice: int) -> None:
         """Keep that the camera missed ``dice`` dice of a stored reading (the players typed the
         throw); no game changes."""
@@ -1196,17 +1228,18 @@ class Store:
             out.setdefault(int(reading), {})[int(die)] = (int(value), list(json.loads(box)))
         return out
 
-    def revision(self) -> tuple[int, int, int, int, int]:
+    def revision(self) -> tuple[int, ...]:
         """The newest reading's id and how many corrections, answers, readings with missed
-        dice and dice placed are stored: it changes whenever one of them is added (what a
-        cache of the teach sheet is keyed on)."""
+        dice, dice placed and dice doubted are stored: it changes whenever one of them is
+        added (what a cache of the teach sheet is keyed on)."""
         with self._transaction(write=False) as db:
             row = db.execute(
                 "SELECT (SELECT coalesce(max(id), 0) FROM readings), "
                 "(SELECT count(*) FROM corrections), (SELECT count(*) FROM checks), "
-                "(SELECT count(*) FROM missed), (SELECT count(*) FROM placed)"
+                "(SELECT count(*) FROM missed), (SELECT count(*) FROM placed), "
+                "(SELECT count(*) FROM doubted)"
             ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])
+        return tuple(int(n) for n in row)
 
     def checks(self, after: int = 0, upto: int | None = None) -> dict[int, dict[int, int]]:
         """The answers about the dice of readings with an id above ``after`` (and at most

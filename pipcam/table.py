@@ -814,6 +814,15 @@ class Table:
         stored); None when it names none: which die showed which face is not known."""
         named = _misread(dice, old, new) if named is None else named
         if not named:
+            # Which die it was is not known: none of those it may be is a label as read.
+            suspects = _suspects(dice, old, new)
+
+            def doubt() -> None:
+                for die in suspects:
+                    self.store.record_doubted(reading_id, die, source=source)
+
+            if suspects:
+                self._aside(doubt)
             return None
 
         def write() -> None:
@@ -2197,6 +2206,16 @@ def _misread(dice: Sequence[dict[str, JSON]], old: Action, new: Action) -> list[
     if Counter(dice[i]["value"] for i in found) != wrong:
         return []  # more dice show a face taken out than the fix took out: which, not known
     return [(i, shown) for i in found]
+
+
+def _suspects(dice: Sequence[dict[str, JSON]], old: Action, new: Action) -> list[int]:
+    """The dice of a reading that may be misread when a fix of its throw from ``old`` to
+    ``new`` does not say which (:func:`_misread` names none): each die showing a face the fix
+    took out."""
+    if not isinstance(old, Roll) or not isinstance(new, Roll):
+        return []
+    wrong = Counter(old.dice) - Counter(new.dice)
+    return [i for i, d in enumerate(dice) if d["status"] != NO_DIE and d["value"] in wrong]
 
 
 def _one_die(old: Action, new: Action) -> tuple[int, int] | None:

@@ -86,6 +86,8 @@ class Question:
     # two sure looks that disagree are asked about (the photo carries the second until then).
     looked_again: bool = False
     first: int | None = None  # what the first look read
+    # A fix of its throw said one of some dice showing this face was misread, not which.
+    doubted: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """What a phone gets (the box stays here: the phone gets the crop or the photo)."""
@@ -100,6 +102,7 @@ class Question:
             "missing": self.missing,
             "looked_again": self.looked_again,
             "first": self.first,
+            "doubted": self.doubted,
         }
 
 
@@ -157,6 +160,7 @@ class Teacher:
         missed = self.store.missed()
         placed = self.store.placed()
         disputed = read_disputes(self.disputes) if self.disputes else set()
+        doubts = self.store.doubted()
         playing = self.in_play()
         out: list[Question] = []
         for reading in reversed(self.store.readings(after, upto)):
@@ -190,7 +194,8 @@ class Teacher:
                     continue
                 contested = (reading.id, index) in disputed
                 again = index in reading.looked_again
-                if not contested and not again and not _asked(die):
+                doubted = index in doubts.get(reading.id, set())
+                if not contested and not again and not doubted and not _asked(die):
                     continue
                 x0, y0, x1, y1 = (int(v) for v in die["box"])
                 out.append(
@@ -205,12 +210,13 @@ class Teacher:
                         contested,
                         looked_again=again,
                         first=reading.looked_again.get(index),
+                        doubted=doubted,
                     )
                 )
         # Python's sort is stable: among equals the newest photo stays first.
         out.sort(
             key=lambda q: (
-                not (q.disputed or q.looked_again),
+                not (q.disputed or q.looked_again or q.doubted),
                 not q.missing,
                 q.value is not None and q.status == "ok",
                 q.confidence,

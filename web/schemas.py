@@ -128,6 +128,11 @@ class QuestionPublic(BaseModel):
         " answer decides",
     )
     first: int | None = Field(default=None, description="what the camera read at first")
+    doubted: bool = Field(
+        default=False,
+        description="a fix of its throw said one of the dice showing this face was misread, not"
+        " which: the answer decides",
+    )
 
 
 class TeachPublic(BaseModel):

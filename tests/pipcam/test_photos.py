@@ -10,6 +10,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -29,7 +30,7 @@ from pipcam.photos import (
 from pipcam.store import Store
 from pipcam.table import Table
 from pipcam.teach import Teacher
-from scoring.core import Roll
+from scoring.core import Keep, Roll
 from tests.pipcam._fakes import FakeDie, FakeReading
 from vision.train.data import load_folder
 
@@ -276,6 +277,47 @@ def test_a_photo_whose_throw_was_typed_with_more_dice_is_flagged(
         "missed",
     )
     assert questions[0].missing == 1
+
+
+def test_dice_a_fix_could_not_tell_apart_are_asked_about_not_learnt(
+    tmp_path: Path, store: Store
+) -> None:
+    """Read 2 2 3 4 5 6; the players fixed the throw to 1 2 3 4 5 6 from the history, which
+    does not say which 2 was the 1. Neither 2 is a label: the photo is flagged, and the teach
+    sheet asks about both first; answered, the photo is whole again."""
+    keeper = PhotoKeeper(tmp_path / "photos")
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    dice = tuple(
+        FakeDie(v, 0.97, box=(20 * i, 0, 20 * i + 9, 9)) for i, v in enumerate((2, 2, 3, 4, 5, 6))
+    )
+    fixed = table.on_reading(FakeReading(dice), settled_now=True)
+    assert fixed is not None
+    keeper.keep(fixed, frame(0), ())
+    table.act(Keep([5]), source="phone")
+    table.amend(0, Roll([1, 2, 3, 4, 5, 6]), source="phone")
+
+    def exported() -> dict[str, Any]:
+        export_photos(store, tmp_path / "photos", tmp_path / "out")
+        (line,) = (tmp_path / "out" / "labels.jsonl").read_text().splitlines()
+        record: dict[str, Any] = json.loads(line)
+        return record
+
+    record = exported()
+    assert [d["die"] for d in record["dice"]] == [2, 3, 4, 5]
+    assert "die 0 in the roll zone may be misread" in record["known_issue"]
+    count, questions = Teacher(store, tmp_path / "photos").questions()
+    assert count == 2
+    assert [(q.reading, q.die, q.value, q.doubted) for q in questions] == [
+        (fixed, 0, 2, True),
+        (fixed, 1, 2, True),
+    ]
+    store.record_check(fixed, 0, 2, source="phone")
+    store.record_check(fixed, 1, 1, source="phone")
+    record = exported()
+    assert "known_issue" not in record
+    assert [(d["value"], d.get("checked")) for d in record["dice"][:2]] == [(2, True), (1, True)]
+    assert Teacher(store, tmp_path / "photos").questions()[0] == 0
 
 
 def test_a_photo_deleted_while_exporting_is_skipped(

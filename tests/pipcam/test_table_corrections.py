@@ -801,26 +801,30 @@ def test_a_throw_fixed_turns_later_labels_the_photo_that_showed_it(
 
 
 @pytest.mark.parametrize(
-    ("step", "fixed", "photo"),
+    ("step", "fixed", "photo", "doubts"),
     [
-        (0, [1, 1, 5, 4, 6, 6], ([1, 1, 5, 6, 6, 4], (3, 4))),  # the 2 and the 3 were sixes
-        (0, [1, 1, 5, 4, 6, 4], ([1, 1, 5, 2, 3, 4], ())),  # a 6 and a 4: which was which?
-        (3, [1, 1, 3, 4, 6, 5], ([1, 1, 3, 4, 6, 5], (0, 1))),  # both twos were ones
-        (3, [1, 2, 3, 4, 6, 5], ([2, 2, 3, 4, 6, 5], ())),  # one of the twos: which one?
+        (0, [1, 1, 5, 4, 6, 6], ([1, 1, 5, 6, 6, 4], (3, 4)), set()),  # the 2 and 3 were sixes
+        (0, [1, 1, 5, 4, 6, 4], ([1, 1, 5, 2, 3, 4], ()), {3, 4}),  # a 6 and a 4: which was which?
+        (3, [1, 1, 3, 4, 6, 5], ([1, 1, 3, 4, 6, 5], (0, 1)), set()),  # both twos were ones
+        (3, [1, 2, 3, 4, 6, 5], ([2, 2, 3, 4, 6, 5], ()), {0, 1}),  # one of the twos: which?
     ],
     ids=["two-faces-to-one", "two-faces-to-two", "a-face-twice", "one-of-two-alike"],
 )
 def test_a_throw_fixed_by_several_dice_labels_them_when_it_says_which(
-    store: Store, both_read: Table, step: int, fixed: list[int], photo: Any
+    store: Store, both_read: Table, step: int, fixed: list[int], photo: Any, doubts: set[int]
 ) -> None:
     """A fix that takes out every die of some faces and puts one face in their place says
     which dice were misread and what they showed: the photo is labelled so (Ann's, no longer
-    held, or Bob's, the last). Otherwise which die showed which face is not known, and no
-    label changes."""
+    held, or Bob's, the last). Otherwise which die showed which face is not known: no label
+    changes, and the dice it may be are kept as doubted (asked about, no labels till then)."""
     both_read.amend(step, Roll(fixed), source="phone")
     ann, bob = labels(store)
     assert (ann if step == 0 else bob) == photo
     assert (bob if step == 0 else ann)[1] == ()
+    # Where it does not say which, the dice it may be are no labels until the players say.
+    first, second = (r.id for r in store.readings())
+    fixed_reading = first if step == 0 else second
+    assert store.doubted() == ({fixed_reading: doubts} if doubts else {})
 
 
 @pytest.mark.parametrize(

@@ -73,6 +73,7 @@ def test_the_sheet_asks_about_unsure_dice_newest_first(teacher: Teacher) -> None
         "missing": 0,
         "looked_again": False,
         "first": None,
+        "doubted": False,
     }
 
 

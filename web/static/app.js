@@ -300,6 +300,7 @@ function askTeach(question, i, n, src) {
   let read = t("teach.read", { value: question.value, pct });
   if (question.value === null) read = t("teach.unread", { status: t(`dice.${question.status}`) });
   else if (question.disputed) read = t("teach.disputed", { value: question.value, pct });
+  else if (question.doubted) read = t("teach.doubted", { value: question.value, pct });
   else if (question.looked_again) {
     const first = question.first === null || question.first === undefined ? "?" : question.first;
     read = t("teach.looked_again", { value: question.value, pct, first });
