@@ -16,11 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipcam.store import Store, replay_events
+from pipcam.store import NO_DIE, Store, replay_events
 from pipcam.table import Table
 from scoring.core import Keep, Roll, Score, Stop, action_from_json, action_to_json
-from scoring.errors import IllegalAction
+from scoring.errors import IllegalAction, InvalidAction
 from scoring.history import History
+from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.scoring.test_properties import FAST_OPTIONS, GAME_IDS, choose
 
 STEPS = 25  # random steps played before a throw among them is fixed
@@ -121,3 +122,82 @@ def test_every_choice_offered_for_a_step_is_taken(game_id: str, seed: int) -> No
             ]
             assert len(history.actions) == len(before)
             assert replay_events(store.game(game_id_stored)).actions == history.actions
+
+
+# -- the photos a fix labels ---------------------------------------------------------------------
+# However the players put a throw right (Fix typed, a die tapped on its photo, undo and the throw
+# typed again), the photo of that throw never teaches a face the game says was not thrown.
+
+
+def camera_throw(dice: list[int], turn: int) -> FakeReading:
+    """Dice read surely, each at a place no earlier throw used (a throw moves every die)."""
+    return FakeReading(
+        tuple(
+            FakeDie(v, 0.97, box=(40 * i, 40 * turn, 40 * i + 20, 40 * turn + 20))
+            for i, v in enumerate(dice)
+        )
+    )
+
+
+def assert_photos_faithful(table: Table) -> None:
+    """Each throw in effect that the camera read: its photo's dice (a die a fix could not tell
+    apart left out) show only faces of the throw, and all of them when none is left out."""
+    history, store = table.history, table.store
+    assert history is not None
+    assert table.game_id is not None
+    doubts = store.doubted()
+    made = store.made(table.game_id)
+    assert len(made) == len(history)
+    for step, reading in zip(history.actions, made, strict=True):
+        if not isinstance(step, Roll) or reading is None:
+            continue
+        zone, _ = store.dice(reading)
+        doubted = doubts.get(reading, set())
+        sure = Counter(
+            d["value"] for i, d in enumerate(zone) if i not in doubted and d["status"] != NO_DIE
+        )
+        assert not sure - Counter(step.dice), (step, zone, doubted)
+        if not doubted:
+            assert sure == Counter(step.dice), (step, zone)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_photo_never_teaches_a_face_the_game_says_was_not_thrown(seed: int) -> None:
+    """Generał: six throws read by the camera, five figures typed; then eight fixes of random
+    throws, each typed (one or two dice otherwise), tapped on the photo, or (the last throw)
+    undone and typed again. After each, every photo agrees with its throw."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "pipcam.db") as store:
+        table = Table(store)
+        table.new_game({"game": "general", "players": ["Ann", "Bob"]})
+        history = table.history
+        assert history is not None
+        for turn in range(6):
+            throw = camera_throw([rng.randint(1, 6) for _ in range(5)], turn)
+            table.on_reading(throw, settled_now=True)
+            assert isinstance(history.actions[-1], Roll)  # the camera's throw was taken
+            if turn < 5:
+                legal = history.game.legal_actions(history.state)
+                scores = [a for a in legal if isinstance(a, Score)]
+                table.act(rng.choice(scores), source="phone")
+        assert_photos_faithful(table)
+        for _ in range(8):
+            index = rng.choice([i for i, a in enumerate(history.actions) if isinstance(a, Roll)])
+            old = history.actions[index]
+            assert isinstance(old, Roll)
+            new = list(old.dice)
+            for k in rng.sample(range(len(new)), rng.choice([1, 1, 2])):
+                new[k] = rng.randint(1, 6)
+            how = rng.choice(["typed", "tapped", "typed again"])
+            try:
+                if how == "tapped":
+                    table.amend_die(index, rng.randrange(5), rng.randint(1, 6), source="phone")
+                elif how == "typed again" and index == len(history) - 1:
+                    table.undo(source="phone")
+                    table.act(Roll(new), source="phone")
+                else:
+                    table.amend(index, Roll(new), source="phone")
+            except (IllegalAction, InvalidAction):
+                pass  # refused, nothing changed (the tests above)
+            assert_photos_faithful(table)
