@@ -135,6 +135,10 @@ Seen = Annotated[
     ),
 ]
 
+StepIndex = Annotated[
+    int, PathParam(ge=0, le=100_000, description="the step's index, as GET /api/history has it")
+]
+
 
 class TableAPI(Protocol):
     """What the web layer needs from the table (pipcam.table.Table)."""
@@ -663,7 +667,7 @@ def create_app(
         responses=ERRORS,
     )
     def choices(
-        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+        index: StepIndex,
     ) -> dict[str, Any]:
         """What else an earlier step could have been (another category for a figure written,
         another set-aside), each with the points it writes, for fixing it by a tap with
@@ -751,7 +755,7 @@ def create_app(
         **state_route,
     )
     def amend(
-        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+        index: StepIndex,
         action: Annotated[JSONObject, Body()],
         seen: Seen = None,
     ) -> dict[str, Any]:
@@ -767,16 +771,16 @@ def create_app(
         responses=ERRORS,
     )
     def step_dice(
-        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+        index: StepIndex,
     ) -> dict[str, Any]:
         """The dice of the camera's reading that made an earlier step, as the players left
         them: which die of its photo is which, to fix one by a tap
-        (``PUT /api/history/{index}/die``). 400 for a step the camera did not read."""
+        (``PUT /api/history/{index}/die``). 422 for a step the camera did not read."""
         return run(lambda: table.step_dice(index))
 
     @app.put("/api/history/{index}/die", tags=["game"], dependencies=pinned, **state_route)
     def amend_die(
-        index: Annotated[int, PathParam(ge=0, le=100_000, description="the step's index")],
+        index: StepIndex,
         body: StepDieIn,
         seen: Seen = None,
     ) -> dict[str, Any]:
