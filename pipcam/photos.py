@@ -246,6 +246,10 @@ def _label(
         entry: dict[str, Any] = {"value": die["value"], "box": die["box"], "die": index}
         if index >= zone:
             entry["set_aside"] = True
+        if index in doubted:
+            # Recorded after whatever was said of the die before: a person's word since clears it.
+            problems.append(f"{where} may be misread (a fix of its throw said so, not its face)")
+            continue
         if index in answers:
             if answers[index] == 0:
                 continue  # the players saw no die there
@@ -254,9 +258,6 @@ def _label(
             if die["value"] is None:
                 continue  # corrected in play to "no die there" (store.NO_DIE)
             entry["corrected"] = True
-        elif index in doubted:
-            problems.append(f"{where} may be misread (a fix of its throw said so, not its face)")
-            continue
         elif index >= zone and index - zone in reading.aside_corrected:
             value = reading.aside_corrected[index - zone]
             if value == 0:

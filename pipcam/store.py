@@ -1074,6 +1074,8 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (reading_id, game_id, die, value, json.dumps(dice), json.dumps(seqs), source, now),
             )
+            if source != "camera":  # a person named the die: no doubt about it stands
+                db.execute("DELETE FROM doubted WHERE reading = ? AND die = ?", (reading_id, die))
             correction_id = cursor.lastrowid
         assert correction_id is not None
         return StoredCorrection(
@@ -1143,14 +1145,17 @@ class Store:
             raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
         if isinstance(die, bool) or not isinstance(die, int) or die < 0:
             raise ValueError(f"a die is counted from 0, not {die!r}")
-        self._note_on_reading(
-            "INSERT OR REPLACE INTO checks (reading, die, value, source, time) "
-            "VALUES (?, ?, ?, ?, ?)",
-            reading_id,
-            die,
-            value,
-            source,
-        )
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
+                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
+            db.execute(
+                "INSERT OR REPLACE INTO checks (reading, die, value, source, time) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (reading_id, die, value, source, now),
+            )
+            # The answer settles a doubt a fix left about the die.
+            db.execute("DELETE FROM doubted WHERE reading = ? AND die = ?", (reading_id, die))
 
     def _note_on_reading(self, sql: str, reading_id: int, *values: object) -> None:
         """Write one row about a stored reading (``sql`` takes its id, ``values``, then the
@@ -1163,7 +1168,9 @@ class Store:
 
     def record_doubted(self, reading_id: int, die: int, *, source: str) -> None:
         """Keep that die ``die`` of a stored reading (numbered as a correction numbers it) may
-        be misread: a fix of its throw said one of some dice was, not which; no game changes."""
+        be misread: a fix of its throw said one of some dice was, not which; no game changes.
+        The doubt stands over what was said of the die before, until a person's correction or
+        answer (:meth:`record_correction`, :meth:`record_check`) names it again."""
         if isinstance(die, bool) or not isinstance(die, int) or die < 0:
             raise ValueError(f"a die is counted from 0, not {die!r}")
         self._note_on_reading(
@@ -1174,7 +1181,8 @@ class Store:
         )
 
     def doubted(self) -> dict[int, set[int]]:
-        """The dice a fix said may be misread (:meth:`record_doubted`): reading id -> dice."""
+        """The dice a fix said may be misread and nobody named since (:meth:`record_doubted`):
+        reading id -> dice."""
         with self._transaction(write=False) as db:
             rows = db.execute("SELECT reading, die FROM doubted").fetchall()
         out: dict[int, set[int]] = {}

@@ -638,7 +638,7 @@ class Table:
             self._step(history, index)
             reading = self._made_by(index)
             zone, _ = self.store.dice(reading)
-            return {"index": index, "reading": reading, "dice": list(zone)}
+            return {"index": index, "reading": reading, "dice": list(self._in_doubt(reading, zone))}
 
     def _made_by(self, index: int) -> int:
         """The reading that made step ``index``; ``InvalidAction`` when none did."""
@@ -681,16 +681,82 @@ class Table:
                     " fixed by typing the throw)"
                 )
             was = zone[die]["value"]
-            if zone[die]["status"] == NO_DIE or not isinstance(was, int) or was not in old.dice:
+            doubts = self._open_doubts(reading)
+            if die not in doubts and was == value:
+                return self.state_json()  # nothing to fix
+            if (
+                zone[die]["status"] == NO_DIE
+                or not isinstance(was, int)
+                or (die not in doubts and was not in old.dice)
+            ):
                 raise InvalidAction(
                     f"die {die + 1} of the photo of step {index + 1} is not one of its throw"
                     f" {' '.join(map(str, old.dice))}: fix it with the throw it should have been"
                 )
-            if was == value:
-                return self.state_json()  # nothing to fix
+            if die in doubts:
+                # A fix said what was thrown, not which die showed what: the die's face as read
+                # is not what the throw counts for it. The faces it counts for the dice in doubt
+                # are those the others' leave.
+                sure = Counter(
+                    d["value"]
+                    for i, d in enumerate(zone)
+                    if i not in doubts and d["status"] != NO_DIE
+                )
+                left = Counter(old.dice) - sure
+                if value in left:  # this tap says which: the throw stands, the photo is labelled
+                    self._check_seen(seen)
+                    self._settle_doubts(reading, zone, doubts, {die: value}, old, source=source)
+                    self._changed()
+                    return self.state_json()
+                if len(left) != 1:
+                    raise InvalidAction(
+                        f"die {die + 1} of the photo of step {index + 1} was left in doubt by an"
+                        f" earlier fix, and the throw may count it as any of"
+                        f" {' '.join(map(str, sorted(left.elements())))}: fix it with the throw"
+                        " it should have been"
+                    )
+                (was,) = left
             dice = list(old.dice)
             dice[dice.index(was)] = value
             return self._amend(index, Roll(dice), source=source, seen=seen, named=[(die, value)])
+
+    def _open_doubts(self, reading: int) -> set[int]:
+        """The dice of a stored reading that a fix left in doubt (:func:`_suspects`) and that
+        nobody has named since, by a correction or on the teach sheet (Store.doubted)."""
+        return self.store.doubted().get(reading, set())
+
+    def _settle_doubts(
+        self,
+        reading: int,
+        zone: list[dict[str, JSON]],
+        doubts: set[int],
+        said: dict[int, int],
+        throw: Roll,
+        *,
+        source: str,
+    ) -> None:
+        """Label the dice in doubt that a person named (die -> face); when the faces the throw
+        leaves for the others in doubt are all one face, they show it, and are labelled so."""
+        sure = Counter(
+            d["value"] for i, d in enumerate(zone) if i not in doubts and d["status"] != NO_DIE
+        )
+        rest = doubts - set(said)
+        left = Counter(throw.dice) - sure - Counter(said.values())
+        if rest and len(left) == 1 and left.total() == len(rest):
+            (face,) = left
+            said = {**said, **dict.fromkeys(rest, face)}
+        with self._storing():
+            for die, value in said.items():
+                self.store.record_correction(reading, die, value, events=[], source=source)
+        held = self.last_reading
+        if held is not None and held.id == reading:  # the board shows its dice
+            dice = [dict(d) for d in held.dice]
+            for die, value in said.items():
+                dice[die] = {**corrected_die(dice[die], value), "confidence": 1.0}
+            if self.view.dice_read is held.dice:
+                self.view.dice_read = dice
+            held.dice = dice
+            held.set_by_person.update(said)
 
     def choices(self, index: int) -> dict[str, JSON]:
         """What else step ``index`` could have been, for a phone to fix it by a tap: the other
@@ -1587,9 +1653,16 @@ class Table:
         """The dice of any stored reading (an earlier throw's, for its photo) as the players left
         them: the roll zone's and those out of it; None when there is no such reading."""
         try:
-            return self.store.dice(reading_id)
+            zone, aside = self.store.dice(reading_id)
         except LookupError:
             return None
+        return self._in_doubt(reading_id, zone), aside
+
+    def _in_doubt(self, reading: int, zone: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+        """The dice of a reading's roll zone with those a fix left in doubt marked unsure
+        (drawn so on its photo): their face is the camera's, which the fix put in question."""
+        doubts = self._open_doubts(reading)
+        return [{**d, "status": "uncertain"} if i in doubts else d for i, d in enumerate(zone)]
 
     def tray_moved(
         self, before: tuple[int, int, int, int], after: tuple[int, int, int, int]

@@ -190,11 +190,11 @@ class Teacher:
                 continue
             done = answered.get(reading.id, {})
             for index, die in enumerate([*reading.dice, *aside]):
-                if index in reading.corrected or index in done:
+                doubted = index in doubts.get(reading.id, set())  # said after any word on it
+                if (index in reading.corrected or index in done) and not doubted:
                     continue
                 contested = (reading.id, index) in disputed
                 again = index in reading.looked_again
-                doubted = index in doubts.get(reading.id, set())
                 if not contested and not again and not doubted and not _asked(die):
                     continue
                 x0, y0, x1, y1 = (int(v) for v in die["box"])

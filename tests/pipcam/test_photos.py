@@ -314,6 +314,7 @@ def test_dice_a_fix_could_not_tell_apart_are_asked_about_not_learnt(
     ]
     store.record_check(fixed, 0, 2, source="phone")
     store.record_check(fixed, 1, 1, source="phone")
+    assert store.doubted() == {}  # the answers settled both
     record = exported()
     assert "known_issue" not in record
     assert [(d["value"], d.get("checked")) for d in record["dice"][:2]] == [(2, True), (1, True)]

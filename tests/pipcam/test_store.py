@@ -214,6 +214,32 @@ def test_a_reading_keeps_the_dice_out_of_the_zone_and_a_correction_may_name_one(
         store.dice(rid + 1)
 
 
+def test_a_doubt_stands_over_what_was_said_before_and_a_word_since_settles_it(
+    store: Store,
+) -> None:
+    """A fix of the throw doubts dice 0 and 1 after die 0 was corrected by hand: the doubt
+    stands. The camera's second look settles nothing; a person's correction or teach-sheet
+    answer settles each."""
+    game_id = store.new_game(HEADER)
+    dice = [
+        {"value": 2, "confidence": 0.97, "status": "ok", "box": [60 * i, 0, 60 * i + 40, 40]}
+        for i in range(3)
+    ]
+    rid = store.record_reading(game_id, dice, status="settled")
+    store.record_correction(rid, 0, 4, events=[], source="phone")
+    for die in (0, 1):
+        store.record_doubted(rid, die, source="phone")
+    assert store.doubted() == {rid: {0, 1}}
+    store.record_correction(rid, 0, 5, events=[], source="camera")
+    assert store.doubted() == {rid: {0, 1}}
+    store.record_correction(rid, 0, 5, events=[], source="phone")
+    assert store.doubted() == {rid: {1}}
+    store.record_check(rid, 1, 3, source="phone")
+    assert store.doubted() == {}
+    with pytest.raises(LookupError, match=f"there is no reading {rid + 1}"):
+        store.record_doubted(rid + 1, 0, source="phone")
+
+
 def test_players_and_options_are_queryable(store: Store, db: Path) -> None:
     """Players and options are rows of their own, not only header JSON."""
     first = store.new_game(HEADER)

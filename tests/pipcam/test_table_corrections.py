@@ -888,6 +888,44 @@ def test_a_tap_fix_that_cannot_be_made_changes_nothing(
     assert store.corrections() == []
 
 
+def test_a_tap_on_a_die_in_doubt_says_which_and_leaves_the_throw(
+    store: Store, both_read: Table
+) -> None:
+    """Bob's throw typed again with one of its 2s a 1: which 2, the fix could not say, so both
+    are drawn unsure on the photo. A tap on the second says it was the 1: the throw stands as
+    fixed (not 1 1 ...), the die is labelled 1, and the other 2 is then surely the 2."""
+    both_read.amend(3, Roll([1, 2, 3, 4, 6, 5]), source="phone")
+    assert both_read.history is not None
+    throw = both_read.history.actions[3]
+    statuses = [d["status"] for d in both_read.step_dice(3)["dice"]]
+    assert statuses == ["uncertain", "uncertain", "ok", "ok", "ok", "ok"]
+    state = both_read.amend_die(3, 1, 1, source="phone")
+    assert both_read.history.actions[3] == throw == Roll([1, 2, 3, 4, 5, 6])
+    assert stored_actions(store) == both_read.history.actions
+    assert labels(store)[1] == ([2, 1, 3, 4, 6, 5], (0, 1))
+    assert [d["status"] for d in both_read.step_dice(3)["dice"]] == ["ok"] * 6
+    assert [d["value"] for d in state["table"]["dice_read"]] == [2, 1, 3, 4, 6, 5]
+
+
+def test_a_tap_on_a_die_in_doubt_that_the_throw_cannot_place_is_refused(
+    store: Store, both_read: Table
+) -> None:
+    """Ann's 2 and 3 fixed to a 6 and a 4: both in doubt, the throw counting them as 4 and 6.
+    A tap saying the 2 was a 5 fits neither, and which of 4 and 6 it replaces is not known:
+    refused, nothing changed; typing the throw is the way."""
+    both_read.amend(0, Roll([1, 1, 5, 4, 6, 4]), source="phone")
+    assert both_read.history is not None
+    actions = both_read.history.actions
+    with pytest.raises(InvalidAction, match="may count it as any of 4 6"):
+        both_read.amend_die(0, 3, 5, source="phone")
+    assert both_read.history.actions == actions == stored_actions(store)
+    # Saying it was the 6 fits: labelled, the throw as it stands; the 3 is then the 4.
+    both_read.amend_die(0, 3, 6, source="phone")
+    assert both_read.history.actions == actions
+    assert labels(store)[0] == ([1, 1, 5, 6, 4, 4], (3, 4))
+    assert store.doubted() == {}
+
+
 def test_a_typed_throw_has_no_photo_to_fix_by(played: Table) -> None:
     """Bob's throw was typed: no reading made it, so there is no die of it to tap."""
     with pytest.raises(InvalidAction, match="step 4 was not read by the camera"):
