@@ -2263,15 +2263,20 @@ def _or_instead(game: Game[Any, Any], state: Any, step: Action, instead: Action)
     return step
 
 
+def _faces_fixed(old: Action, new: Action) -> tuple[Counter[int], Counter[int]]:
+    """The faces a fix of a throw from ``old`` to ``new`` took out and put in (none unless both
+    are throws)."""
+    if not isinstance(old, Roll) or not isinstance(new, Roll):
+        return Counter(), Counter()
+    return Counter(old.dice) - Counter(new.dice), Counter(new.dice) - Counter(old.dice)
+
+
 def _misread(dice: Sequence[dict[str, JSON]], old: Action, new: Action) -> list[tuple[int, int]]:
     """The dice of a reading that a fix of its throw from ``old`` to ``new`` shows misread, each
     with the face it showed: the dice of every face the fix took out (each die of that face,
     so which ones is known), when the fix put one face in their place (2 2 fixed to 5 5, or one
     die). None otherwise (an empty list): which die showed which face is not known."""
-    if not isinstance(old, Roll) or not isinstance(new, Roll):
-        return []
-    wrong = Counter(old.dice) - Counter(new.dice)
-    right = Counter(new.dice) - Counter(old.dice)
+    wrong, right = _faces_fixed(old, new)
     if not wrong or len(right) != 1:
         return []
     (shown,) = right
@@ -2285,18 +2290,13 @@ def _suspects(dice: Sequence[dict[str, JSON]], old: Action, new: Action) -> list
     """The dice of a reading that may be misread when a fix of its throw from ``old`` to
     ``new`` does not say which (:func:`_misread` names none): each die showing a face the fix
     took out."""
-    if not isinstance(old, Roll) or not isinstance(new, Roll):
-        return []
-    wrong = Counter(old.dice) - Counter(new.dice)
+    wrong, _ = _faces_fixed(old, new)
     return [i for i, d in enumerate(dice) if d["status"] != NO_DIE and d["value"] in wrong]
 
 
 def _one_die(old: Action, new: Action) -> tuple[int, int] | None:
     """The face misread and the face it showed, when a throw is fixed by one die."""
-    if not isinstance(old, Roll) or not isinstance(new, Roll):
-        return None
-    wrong = Counter(old.dice) - Counter(new.dice)
-    right = Counter(new.dice) - Counter(old.dice)
+    wrong, right = _faces_fixed(old, new)
     if wrong.total() != 1 or right.total() != 1:
         return None
     (misread,), (shown,) = wrong, right
