@@ -15,6 +15,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.preprocess import shrink
+
 __all__ = [
     "LOCATOR_SIDE",
     "STRIDE",
@@ -40,8 +42,9 @@ def locator_input(
     """Scale a frame for the locator: (1, 3, H, W) RGB / 255, H and W multiples of 16.
 
     Returns the tensor and the factor from locator pixels back to frame pixels. The frame is
-    scaled (keeping its aspect) so the longer side is ``side`` (frames over eight times that size
-    first by nearest neighbour to four times it), then padded at the right and bottom by edge
+    scaled (keeping its aspect) so the longer side is ``side`` by area averaging
+    (:func:`vision.preprocess.shrink`; frames over eight times that size first by nearest
+    neighbour to four times it), then padded at the right and bottom by edge
     replication.
 
     >>> tensor, factor = locator_input(np.zeros((960, 1280, 3), np.uint8))
@@ -58,10 +61,12 @@ def locator_input(
         frame_bgr = np.asarray(
             cv2.resize(frame_bgr, step, interpolation=cv2.INTER_NEAREST), dtype=np.uint8
         )
-    small = cv2.resize(frame_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    small = shrink(frame_bgr, (new_w, new_h))
     pad_w, pad_h = (-new_w) % 16, (-new_h) % 16
     if pad_w or pad_h:
-        small = cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
+        small = np.asarray(
+            cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE), np.uint8
+        )
     rgb = cv2.cvtColor(small, cv2.COLOR_BGR2RGB)
     tensor = rgb.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0)
     return np.ascontiguousarray(tensor), 1.0 / scale

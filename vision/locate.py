@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect import LOCATOR_SIDE, Found, decode, iou, locator_input, merge_found
+from vision.preprocess import shrink
 
 __all__ = [
     "DEFAULT_LOCATOR",
@@ -113,8 +114,7 @@ def downscale(frame: Frame, work_size: int) -> tuple[Frame, float]:
         # step to twice the target first keeps the averaging but drops most of the work.
         step = (size[0] * 2, size[1] * 2)
         frame = np.asarray(cv2.resize(frame, step, interpolation=cv2.INTER_NEAREST), np.uint8)
-    small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
-    return np.asarray(small, dtype=np.uint8), factor
+    return shrink(frame, size), factor
 
 
 def tray_colour(small: Frame, region: Mask | None = None) -> TrayColour:

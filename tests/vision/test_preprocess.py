@@ -1,14 +1,16 @@
-"""The face model's crop: square side, centring, edge replication, RGB order and scaling."""
+"""The face model's crop: square side, centring, edge replication, RGB order and scaling; and
+``shrink``, the area average that scales frames down for the locator and the table's looks."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.preprocess import MODEL_SIZE, crop_for_model, crops_for_model, square_around
+from vision.preprocess import MODEL_SIZE, crop_for_model, crops_for_model, shrink, square_around
 
 
 def _ramp(height: int = 240, width: int = 320) -> npt.NDArray[np.uint8]:
@@ -103,3 +105,68 @@ def test_any_box_gives_a_valid_crop(x: int, y: int, w: int, h: int) -> None:
     assert crop.shape == (3, MODEL_SIZE, MODEL_SIZE)
     assert float(crop.min()) >= 0.0
     assert float(crop.max()) <= 1.0
+
+
+def _area(image: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDArray[np.uint8]:
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("shape", "size"),
+    [
+        pytest.param((960, 1280, 3), (320, 240), id="four-times"),
+        pytest.param((1232, 1640, 3), (320, 240), id="pi-v2-to-locator"),
+        pytest.param((1233, 1641, 3), (320, 240), id="odd-sides"),
+        pytest.param((1296, 2304, 3), (320, 180), id="pi-v3-to-locator"),
+        pytest.param((480, 640, 3), (600, 450), id="less-than-half"),
+        pytest.param((1232, 1640), (160, 120), id="grey"),
+    ],
+)
+def test_shrink_gives_the_size_asked(shape: tuple[int, ...], size: tuple[int, int]) -> None:
+    image = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
+    out = shrink(image, size)
+    assert out.dtype == np.uint8
+    assert out.shape == (size[1], size[0], *shape[2:])
+
+
+def test_shrink_by_less_than_half_is_one_inter_area_step() -> None:
+    image = np.random.default_rng(1).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    assert np.array_equal(shrink(image, (400, 300)), _area(image, (400, 300)))
+
+
+def test_shrink_by_halves_is_the_area_average_rounded_twice() -> None:
+    image = np.random.default_rng(2).integers(0, 256, (960, 1280, 3), dtype=np.uint8)
+    diff = np.abs(shrink(image, (320, 240)).astype(int) - _area(image, (320, 240)).astype(int))
+    assert int(diff.max()) <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.sampled_from([(1232, 1640), (1520, 2028), (1296, 2304), (2464, 3280)]),
+    x=st.floats(0.05, 0.85),
+    y=st.floats(0.05, 0.85),
+    side=st.floats(0.02, 0.1),
+    back=st.integers(0, 120),
+)
+def test_shrink_keeps_where_a_die_lies_and_how_bright_it_is(
+    shape: tuple[int, int], x: float, y: float, side: float, back: int
+) -> None:
+    """The locator's boxes come from the shrunk frame: a bright square (a die) must stay where
+    one INTER_AREA step puts it, to a tenth of a pixel, with its light kept to a few per cent
+    (the linear step samples a hard edge, which area averaging would spread)."""
+    height, width = shape
+    image = np.full((height, width, 3), back, np.uint8)
+    x0, y0, s = int(x * width), int(y * height), max(int(side * width), 8)
+    image[y0 : y0 + s, x0 : x0 + s] = 240
+    size = (320, int(round(height * 320 / width)))
+
+    def centre_and_mass(small: npt.NDArray[np.uint8]) -> tuple[float, float, float]:
+        excess = small[:, :, 0].astype(np.float64) - back
+        rows, cols = np.indices(excess.shape)
+        mass = float(excess.sum())
+        return float((cols * excess).sum()) / mass, float((rows * excess).sum()) / mass, mass
+
+    ours, theirs = centre_and_mass(shrink(image, size)), centre_and_mass(_area(image, size))
+    assert abs(ours[0] - theirs[0]) < 0.1
+    assert abs(ours[1] - theirs[1]) < 0.1
+    assert abs(ours[2] - theirs[2]) <= 0.03 * theirs[2]
