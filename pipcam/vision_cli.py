@@ -377,7 +377,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         f" one thread; face model {Path(args.model).name}; {type(reader.locator).__name__}"
         + (f" {Path(locator_file).name}" if locator_file is not None else ""),
     )
-    for width, height in ((1280, 960), (3280, 2464)):
+    # The two sizes, and between them the frame `pipcam run` takes from a Pi camera v2
+    # (vision.picam.default_size), which scales by no whole factor.
+    for width, height in ((1280, 960), (1640, 1232), (3280, 2464)):
         dice = six_dice(width, height, seed=1)
         frame = make_frame(width, height, dice, tray="green", seed=1)
         locator = reader.locator

@@ -465,7 +465,7 @@ def test_calibrate_checks_with_the_shipped_model_when_the_tuned_one_is_unusable(
     assert "shipped model instead" not in err
 
 
-def test_bench_prints_versions_and_both_frame_sizes(
+def test_bench_prints_versions_and_each_frame_size(
     tiny_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _run(["bench", "--model", str(tiny_model), "--repeat", "2"]) == 0
@@ -480,7 +480,9 @@ def test_bench_prints_versions_and_both_frame_sizes(
         )
     )
     assert lines[1].startswith("1280x960, six dice: ")
-    assert lines[2].startswith("3280x2464, six dice: ")
+    assert lines[2].startswith("1640x1232, six dice: ")
+    assert lines[3].startswith("3280x2464, six dice: ")
+    assert len(lines) == 4
     assert all("read 6 dice" in line for line in lines[1:])
     # A read takes the learned locator's footprints only for unsure dice: they are timed apart.
     learned = DEFAULT_LOCATOR_MODEL.is_file()
