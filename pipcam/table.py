@@ -418,7 +418,10 @@ class Table:
             assert self.game_id is not None
             missed = 0 if source == "camera" else self._missed_by_camera(action, history)
             adopted = source != "camera" and self._adoptable(action, history)
-            retyped = None if source == "camera" or adopted else self._retyped(action, history)
+            over = None if source == "camera" or adopted else self._typed_over(action, history)
+            # The same throw, or one die otherwise: the players put a misread die right by undo
+            # and typing rather than a tap on it. More dice otherwise may be another throw.
+            retyped = over if over is not None and _one_die_at_most(over, action) else None
             if (adopted or retyped) and self.last_reading is not None:
                 made = self.last_reading.id  # typed as the dice lie: that reading's throw
             with self._storing():
@@ -433,6 +436,10 @@ class Table:
                 self._adopt(action, history)
             if retyped is not None and self.last_reading is not None:
                 self._take_retyped(self.last_reading, retyped, action, history, source=source)
+            elif over is not None and self.last_reading is not None:
+                self._doubt_typed_over(
+                    self.last_reading.id, self.last_reading.dice, over, action, source=source
+                )
             if missed and self.last_reading is not None:
                 reading_id = self.last_reading.id
                 self._aside(lambda: self.store.record_missed(reading_id, missed))
@@ -470,11 +477,10 @@ class Table:
         last.state_after = history.state
         self._taken = last
 
-    def _retyped(self, action: Action, history: History[Any]) -> Roll | None:
+    def _typed_over(self, action: Action, history: History[Any]) -> Roll | None:
         """The camera's throw that ``action``, typed on a phone, takes the place of: the last
-        settled reading's throw, undone with nothing taken since, typed again the same or with
-        one die otherwise (the players put a misread die right by undo and typing, not by a
-        tap on the die). None when it is no such throw."""
+        settled reading's throw, undone with nothing taken since. None when it is no such
+        throw."""
         last = self.last_reading
         if not isinstance(action, Roll) or last is None or last.game_id != self.game_id:
             return None
@@ -488,10 +494,31 @@ class Table:
             len(history) != last.before + at
             or history.actions[last.before :] != last.actions[:at]
             or history.state_after(last.before) != last.state_before
-            or (old != action and _one_die(old, action) is None)
         ):
             return None
         return old
+
+    def _doubt_typed_over(
+        self,
+        reading_id: int,
+        dice: Sequence[dict[str, JSON]],
+        old: Roll,
+        action: Action,
+        *,
+        source: str,
+    ) -> None:
+        """A throw typed in place of a reading's with two dice or more otherwise: the dice of
+        the reading showing a face the typed throw has not may be misread, or the players threw
+        again unseen; which, and which die was which, is not known. Those dice are no label as
+        read (Store.doubted) until a person names them; the teach sheet asks them first."""
+        suspects = _suspects(dice, old, action)
+
+        def doubt() -> None:
+            for die in suspects:
+                self.store.record_doubted(reading_id, die, source=source)
+
+        if suspects:
+            self._aside(doubt)
 
     def _take_retyped(
         self,
@@ -2292,6 +2319,11 @@ def _suspects(dice: Sequence[dict[str, JSON]], old: Action, new: Action) -> list
     took out."""
     wrong, _ = _faces_fixed(old, new)
     return [i for i, d in enumerate(dice) if d["status"] != NO_DIE and d["value"] in wrong]
+
+
+def _one_die_at_most(old: Action, new: Action) -> bool:
+    """Whether a throw typed in place of ``old`` is the same, or has one die otherwise."""
+    return old == new or _one_die(old, new) is not None
 
 
 def _one_die(old: Action, new: Action) -> tuple[int, int] | None:

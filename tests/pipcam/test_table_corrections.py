@@ -76,13 +76,21 @@ def test_applied_misread_roll_is_replaced_in_one_step(store: Store, table: Table
 
 
 @pytest.mark.parametrize(
-    ("typed", "photo", "by_reading"),
+    ("typed", "photo", "by_reading", "doubted"),
     [
-        ([1, 1, 5, 2, 3, 6], ([1, 1, 5, 2, 3, 6], (5,)), True),
-        ([1, 1, 5, 2, 3, 4], ([1, 1, 5, 2, 3, 4], ()), True),
-        ([1, 1, 5, 2, 6, 6], ([1, 1, 5, 2, 3, 4], ()), False),
+        ([1, 1, 5, 2, 3, 6], ([1, 1, 5, 2, 3, 6], (5,)), True, set()),
+        ([1, 1, 5, 2, 3, 4], ([1, 1, 5, 2, 3, 4], ()), True, set()),
+        ([1, 1, 5, 2, 6, 6], ([1, 1, 5, 2, 3, 4], ()), False, {4, 5}),
+        ([1, 1, 2, 2, 3, 6], ([1, 1, 5, 2, 3, 4], ()), False, {2, 5}),
+        ([2, 3, 3, 4, 6, 6], ([1, 1, 5, 2, 3, 4], ()), False, {0, 1, 2}),
     ],
-    ids=["one-die-otherwise", "the-same", "two-dice-otherwise"],
+    ids=[
+        "one-die-otherwise",
+        "the-same",
+        "two-dice-otherwise",
+        "two-faces-swapped",
+        "another-throw",
+    ],
 )
 def test_a_throw_undone_and_typed_again_is_the_readings_throw(
     store: Store,
@@ -90,10 +98,14 @@ def test_a_throw_undone_and_typed_again_is_the_readings_throw(
     typed: list[int],
     photo: tuple[list[int], tuple[int, ...]],
     by_reading: bool,
+    doubted: set[int],
 ) -> None:
     """The 4 was a 6, and the player put it right by undo and typing the throw rather than a
     tap on the die: the board and the photo say 6, as a tap would have made them. Typed with
-    two dice otherwise, which die was which is not known: another throw, no label changed."""
+    two dice or more otherwise, which die was which is not known, or the dice were thrown again
+    unseen: another throw, no label changed, but the dice showing a face the typed throw has
+    not are no label as read until a person names them (a camera label the players undid is
+    no face to learn)."""
     rid = table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
     table.undo(source="phone")
     state = table.act(Roll(typed), source="phone")
@@ -102,6 +114,7 @@ def test_a_throw_undone_and_typed_again_is_the_readings_throw(
     assert labels(store) == [photo]
     assert [d["value"] for d in state["table"]["dice_read"]] == photo[0]
     assert store.made(table.game_id or 0) == [rid if by_reading else None]
+    assert store.doubted() == ({rid: doubted} if doubted else {})
 
 
 def test_a_throw_typed_after_the_game_moved_on_corrects_no_photo(
@@ -115,6 +128,11 @@ def test_a_throw_typed_after_the_game_moved_on_corrects_no_photo(
     table.act(Roll([1, 1, 5, 2, 3, 6]), source="phone")  # Bob's
     assert labels(store) == [([1, 1, 5, 2, 3, 4], ())]
     assert store.made(table.game_id or 0) == [rid, None, None, None]
+    table.act(Keep([1, 1, 5]), source="phone")
+    table.undo(source="phone")
+    table.undo(source="phone")  # Bob's throw, typed: nothing read stands in its place
+    table.act(Roll([2, 2, 3, 4, 6, 6]), source="phone")
+    assert store.doubted() == {}
 
 
 def test_refused_reading_goes_through_once_corrected(store: Store, table: Table) -> None:
