@@ -437,7 +437,8 @@ class Table:
             if retyped is not None and self.last_reading is not None:
                 self._take_retyped(self.last_reading, retyped, action, history, source=source)
             elif over is not None and self.last_reading is not None:
-                self._doubt_typed_over(
+                # Two dice or more otherwise: misread, or thrown again unseen; not known which.
+                self._doubt_suspects(
                     self.last_reading.id, self.last_reading.dice, over, action, source=source
                 )
             if missed and self.last_reading is not None:
@@ -498,20 +499,21 @@ class Table:
             return None
         return old
 
-    def _doubt_typed_over(
+    def _doubt_suspects(
         self,
         reading_id: int,
         dice: Sequence[dict[str, JSON]],
-        old: Roll,
-        action: Action,
+        old: Action,
+        new: Action,
         *,
         source: str,
     ) -> None:
-        """A throw typed in place of a reading's with two dice or more otherwise: the dice of
-        the reading showing a face the typed throw has not may be misread, or the players threw
-        again unseen; which, and which die was which, is not known. Those dice are no label as
-        read (Store.doubted) until a person names them; the teach sheet asks them first."""
-        suspects = _suspects(dice, old, action)
+        """The dice of a reading whose throw ``old`` gave way to ``new`` without saying which
+        die was misread (a fix, or a throw typed in place of it with two dice or more otherwise,
+        which may be a throw made again unseen): each die showing a face ``new`` has not is no
+        label as read (Store.doubted, :func:`_suspects`) until a person names it; the teach
+        sheet asks those first."""
+        suspects = _suspects(dice, old, new)
 
         def doubt() -> None:
             for die in suspects:
@@ -908,14 +910,7 @@ class Table:
         named = _misread(dice, old, new) if named is None else named
         if not named:
             # Which die it was is not known: none of those it may be is a label as read.
-            suspects = _suspects(dice, old, new)
-
-            def doubt() -> None:
-                for die in suspects:
-                    self.store.record_doubted(reading_id, die, source=source)
-
-            if suspects:
-                self._aside(doubt)
+            self._doubt_suspects(reading_id, dice, old, new, source=source)
             return None
 
         def write() -> None:
