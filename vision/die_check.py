@@ -28,11 +28,13 @@ import numpy.typing as npt
 
 from vision.classify import MODELS, member_models, session_options
 from vision.errors import ModelLoadError
+from vision.preprocess import sharpness
 
 if TYPE_CHECKING:
     import onnx
 
 __all__ = [
+    "BLURRED_BELOW",
     "DEFAULT_DIE_CHECK",
     "DieCheck",
     "DieChecker",
@@ -44,6 +46,12 @@ __all__ = [
 
 DEFAULT_DIE_CHECK = MODELS / "die_check.json"
 """The check fitted to the shipped face model (``vision.classify.DEFAULT_MODEL``)."""
+
+BLURRED_BELOW = 0.05
+"""A box whose crop's :func:`vision.preprocess.sharpness` is below this is judged by the
+blurred-die check, the others by the leaning-die one: between the 95th percentile of rendered
+dice blurred past reading (0.031) and the 5th of rendered leaning ones (0.086), near their
+geometric mean (models/MODEL_CARD.md, "Dice the face model cannot read")."""
 
 Features = npt.NDArray[np.float32]
 
@@ -95,6 +103,9 @@ class DieCheck:
     weight: Features
     bias: float
     threshold: float
+    blurred: DieCheck | None = None
+    """The check for boxes blurred past reading (sharpness below :data:`BLURRED_BELOW`), which
+    the leaning-die one was never fitted on; None: this one judges every box."""
 
     def probability(self, features: Features) -> Features:
         """P(a die) for each row of ``features`` (N, D).
@@ -107,6 +118,18 @@ class DieCheck:
         z = ((features - self.mean) / self.scale) @ self.weight + self.bias
         return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0))), np.float32)
 
+    def judge(
+        self, features: Features, sharpness: Features
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Whether each box (its features and :func:`vision.preprocess.sharpness`) is a die, and
+        whether a blurred one: those below :data:`BLURRED_BELOW` go to :attr:`blurred`."""
+        dies = self.probability(features) >= self.threshold
+        if self.blurred is None:
+            return dies, np.zeros(len(dies), np.bool_)
+        blurred = sharpness < BLURRED_BELOW
+        dies[blurred] = self.blurred.probability(features[blurred]) >= self.blurred.threshold
+        return dies, blurred & dies
+
     def to_json(self) -> dict[str, Any]:
         """The check as the JSON object :meth:`from_json` reads."""
         return {
@@ -117,7 +140,7 @@ class DieCheck:
             "mean": [float(v) for v in self.mean],
             "scale": [float(v) for v in self.scale],
             "weight": [float(v) for v in self.weight],
-        }
+        } | ({} if self.blurred is None else {"blurred": self.blurred.to_json()})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DieCheck:
@@ -134,14 +157,22 @@ class DieCheck:
                 weight,
                 float(data["bias"]),
                 float(data["threshold"]),
+                None if data.get("blurred") is None else cls.from_json(data["blurred"]),
             )
-        except (KeyError, TypeError, ValueError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"not a die check: {err!r}") from err
         if not mean.shape == scale.shape == weight.shape or mean.ndim != 1:
             raise ValueError(
                 f"not a die check: mean, scale and weight have shapes {mean.shape}, {scale.shape}"
                 f" and {weight.shape}, not one length"
             )
+        inner = check.blurred
+        if inner is not None and (inner.features, inner.features_sha256, inner.mean.shape) != (
+            check.features,
+            check.features_sha256,
+            check.mean.shape,
+        ):
+            raise ValueError("not a die check: its blurred-die check reads other features")
         return check
 
 
@@ -249,7 +280,19 @@ class DieChecker:
 
     def is_die(self, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
         """Whether the check takes each crop for a die."""
-        return self.die_probability(crops) >= self.check.threshold
+        return self.judge(crops)[0]
+
+    def judge(
+        self, crops: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Whether the check takes each crop for a die, and whether for a blurred one.
+
+        A crop blurred past reading goes to the blurred-die check if there is one: the
+        leaning-die check was fitted on sharp dice and turns blurred ones down as phantoms.
+        """
+        if self.check.blurred is None or not len(crops):
+            return self.check.judge(self.features(crops), np.ones(len(crops), np.float32))
+        return self.check.judge(self.features(crops), sharpness(crops))
 
 
 def die_checker_for(

@@ -3,7 +3,8 @@
 The reader never invents a die: only what the locator finds is read, and a box in which the face
 model sees no face is dropped, unless the die check (:mod:`vision.die_check`) takes it for a die
 the model cannot read, a die leaning on another or on the wall: that one is ``cocked``, with no
-value. A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
+value, or ``uncertain`` with no value when its crop is blurred (a die out of focus, likely flat).
+A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
 footprint shows two faces.
 
 The thresholds were chosen on the training photos of ``shared/data/dice`` (never on the
@@ -187,7 +188,8 @@ class DiceReader:
         face first read with less than ``turn_below`` is read again at three quarter turns and
         the readings averaged (:func:`vision.classify.read_unsure_turned`; 0 turns this off).
         ``die_check`` keeps, as ``cocked``, the "no face" boxes it takes for dice ("auto": the
-        check fitted to the classifier's model file, if there is one; None: none kept).
+        check fitted to the classifier's model file, if there is one; None: none kept), or as
+        ``uncertain`` (no value) those it takes for blurred dice.
         """
         self.classifier = classifier
         self.locator = default_locator() if locator is None else locator
@@ -252,12 +254,12 @@ class DiceReader:
         if not isinstance(self.locator, LearnedLocator):
             return self._classify(frame, self.locate(frame))
         plain = self.locator.without_footprints(frame)
-        probs, dies = self._probabilities(frame, plain)
-        dice = self._decide(plain, probs, dies)
+        probs, dies, blurred = self._probabilities(frame, plain)
+        dice = self._decide(plain, probs, dies, blurred)
         if any(self._uses_footprint(row) for row in probs) or not all(
             self._zone_side_is_clear(frame, found.box) for found, _ in dice
         ):
-            dice = self._decide(self.locator.with_footprints(frame, plain), probs, dies)
+            dice = self._decide(self.locator.with_footprints(frame, plain), probs, dies, blurred)
         return dice
 
     def _uses_footprint(self, row: npt.NDArray[np.float32]) -> bool:
@@ -282,18 +284,20 @@ class DiceReader:
 
     def _probabilities(
         self, frame: Frame, located: list[LocatedDie]
-    ) -> tuple[Probabilities, npt.NDArray[np.bool_]]:
-        """The face model's reading of each located die, unsure ones read again at turns, and
-        whether the die check takes each "no face" box for a die (False for the others)."""
+    ) -> tuple[Probabilities, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """The face model's reading of each located die, unsure ones read again at turns;
+        whether the die check takes each "no face" box for a die, and whether such a die is
+        blurred (both False for the others)."""
+        dies = np.zeros(len(located), np.bool_)
+        blurred = np.zeros(len(located), np.bool_)
         if not located:
-            return np.zeros((0, CLASSES), np.float32), np.zeros(0, np.bool_)
+            return np.zeros((0, CLASSES), np.float32), dies, blurred
         crops = crops_for_model(frame, [d.box for d in located])
         probs = self.read_crops(crops)
-        dies = np.zeros(len(probs), np.bool_)
         nofaces = np.flatnonzero(probs.argmax(axis=1) == 0)
         if self.die_check is not None and len(nofaces):
-            dies[nofaces] = self.die_check.is_die(crops[nofaces])
-        return probs, dies
+            dies[nofaces], blurred[nofaces] = self.die_check.judge(crops[nofaces])
+        return probs, dies, blurred
 
     def read_crops(self, crops: Crops) -> Probabilities:
         """The face model's reading of model crops (N, 3, 64, 64), unsure ones read again at
@@ -306,24 +310,33 @@ class DiceReader:
         return self._decide(located, *self._probabilities(frame, located))
 
     def _decide(
-        self, located: list[LocatedDie], probs: Probabilities, dies: npt.NDArray[np.bool_]
+        self,
+        located: list[LocatedDie],
+        probs: Probabilities,
+        dies: npt.NDArray[np.bool_],
+        blurred: npt.NDArray[np.bool_],
     ) -> list[tuple[LocatedDie, Die]]:
         """Each located die's status and value from its reading (class-0 and unsure boxes
-        dropped, but for the class-0 ones the die check takes for dice: ``dies``)."""
+        dropped, but for the class-0 ones the die check takes for dice: ``dies``, of which
+        the ``blurred`` ones are ``uncertain`` and the others ``cocked``)."""
         dice: list[tuple[LocatedDie, Die]] = []
         read = [
             found.box
             for found, row in zip(located, probs, strict=True)
             if int(np.argmax(row)) != 0 and float(row.max()) >= self.min_confidence
         ]
-        for found, row, is_die in zip(located, probs, dies, strict=True):
+        for found, row, is_die, is_blurred in zip(located, probs, dies, blurred, strict=True):
             best = int(np.argmax(row))
             confidence = float(row[best])
             if best == 0 and is_die and _covered(found.box, read) >= COVERED_BY_READ:
                 # A box over the seam of dice read one by one (a square of four pressed
                 # together): they are all there already.
                 continue
-            if best == 0 and is_die:
+            if best == 0 and is_die and is_blurred:
+                # No face, but a die, and out of focus: flat for all we know, so the players
+                # are asked its value rather than told to throw it again.
+                die = Die(None, confidence, "uncertain", found.box)
+            elif best == 0 and is_die:
                 # No face, but a die (the check, fitted on leaning dice against the phantoms of
                 # real photos): one leaning on another or on the wall. Asked, never guessed.
                 die = Die(None, confidence, "cocked", found.box)

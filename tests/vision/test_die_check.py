@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -243,15 +245,28 @@ def _patch(frame: Frame, box: Box, bgr: Any) -> None:
     frame[y0 - 20 : y1 + 20, x0 - 20 : x1 + 20] = bgr
 
 
+def _pipped(frame: Frame, box: Box, *, blur: float = 0.0) -> None:
+    """Paint ``box`` and its margin black with five white 8-pixel pips on the box, blurred by
+    a Gaussian of ``blur`` pixels (0: sharp); the crop's mean colour stays dark."""
+    x0, y0, x1, y1 = box
+    patch = np.zeros((y1 - y0 + 40, x1 - x0 + 40, 3), np.uint8)
+    for fx, fy in ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)):
+        px, py = 20 + int(fx * (x1 - x0)) - 4, 20 + int(fy * (y1 - y0)) - 4
+        patch[py : py + 8, px : px + 8] = 255
+    if blur:
+        patch = np.asarray(cv2.GaussianBlur(patch, (0, 0), blur), np.uint8)
+    frame[y0 - 20 : y1 + 20, x0 - 20 : x1 + 20] = patch
+
+
 def test_the_reader_keeps_as_cocked_only_the_no_face_boxes_the_check_takes_for_dice(
     tiny_model: Path,
 ) -> None:
     """The tiny model calls a dark crop "no face" and a red one a sure 1. The check takes a
-    black crop for a die and a dark grey one for none. A black box that lies within a die read
-    surely is over read dice (a seam) and is dropped too."""
+    dark crop (black with white pips) for a die and a dark grey one for none. A black box that
+    lies within a die read surely is over read dice (a seam) and is dropped too."""
     frame = np.full((400, 800, 3), 255, np.uint8)
     black, grey = (40, 40, 100, 100), (200, 40, 260, 100)
-    _patch(frame, black, (0, 0, 0))
+    _pipped(frame, black)
     _patch(frame, grey, (25, 25, 25))
     red, seam = (400, 40, 460, 200), (400, 40, 460, 100)
     frame[24:216, 334:526] = (0, 0, 255)  # the red die's whole crop
@@ -278,6 +293,7 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     def fit(name: str) -> Path:
         out = tmp_path / name
         args = ["--data", str(ROOT / "tests" / "data"), "--scenes", "6", "--val-scenes", "3"]
+        args += ["--blurred-scenes", "4"]
         assert main([*args, "--out", str(out), "--threads", "1"]) == 0
         return out
 
@@ -285,7 +301,59 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     assert first.read_bytes() == second.read_bytes()
     printed = capsys.readouterr().out
     assert "render: leaning die:" in printed
+    assert "blurred render: blurred die:" in printed
     assert "dice: no die:" in printed  # the committed photos' folder is called "dice"
     check = load_die_check(first)
     assert (check.features, check.features_sha256) == model_features(DEFAULT_MODEL)
     assert die_checker_for(DEFAULT_MODEL, check_path=first) is not None
+
+
+@pytest.mark.parametrize(
+    ("blur", "inner", "status"),
+    [
+        pytest.param(0.0, "takes", "cocked", id="sharp"),
+        pytest.param(2.0, "takes", "cocked", id="slightly soft"),
+        pytest.param(8.0, "takes", "uncertain", id="blurred"),
+        pytest.param(16.0, "takes", "uncertain", id="very blurred"),
+        pytest.param(0.0, "refuses", "cocked", id="sharp, whatever the blurred check says"),
+        pytest.param(8.0, "refuses", None, id="blurred, the blurred check refuses"),
+        pytest.param(8.0, None, "cocked", id="blurred, no blurred check: as before"),
+    ],
+)
+def test_a_die_the_check_keeps_is_uncertain_when_blurred_and_cocked_when_sharp(
+    tiny_model: Path, blur: float, inner: str | None, status: str | None
+) -> None:
+    """The same dark die with white pips (the tiny model: "no face"; the leaning check: a die),
+    its pips blurred more and more. A blurred one goes to the blurred-die check: taken, it is
+    asked for its value (``uncertain``, none given), not taken for a leaning die to throw
+    again; refused, it is dropped. A check file without a blurred-die check keeps the old way."""
+    frame = np.full((300, 300, 3), 255, np.uint8)
+    box = (100, 100, 160, 160)
+    _pipped(frame, box, blur=blur)
+    check = _check(tiny_model, [-10.0, -10.0, -10.0], 5.0)
+    if inner is not None:
+        bias = 5.0 if inner == "takes" else -5.0
+        check = dataclasses.replace(check, blurred=_check(tiny_model, [-10.0] * 3, bias))
+    reader = DiceReader(
+        OnnxClassifier(tiny_model),
+        locator=_Fixed([box]),
+        die_check=DieChecker(tiny_model, check),
+    )
+    got = [(d.box, d.value, d.status) for d in reader.read(frame).dice]
+    assert got == ([] if status is None else [(box, None, status)])
+
+
+def test_a_check_with_a_blurred_die_check_goes_through_json() -> None:
+    def check(sha: str, size: int) -> DieCheck:
+        ones = np.ones(size, np.float32)
+        return DieCheck(sha, "f", ones, ones, ones, bias=0.5, threshold=0.9)
+
+    whole = dataclasses.replace(check("abc", 2), blurred=check("abc", 2))
+    again = DieCheck.from_json(json.loads(json.dumps(whole.to_json())))
+    assert again.blurred is not None
+    assert again.blurred.bias == 0.5
+    assert DieCheck.from_json(check("abc", 2).to_json()).blurred is None
+    for other in (check("xyz", 2), check("abc", 3)):
+        data = dataclasses.replace(whole, blurred=other).to_json()
+        with pytest.raises(ValueError, match="blurred-die check reads other features"):
+            DieCheck.from_json(data)

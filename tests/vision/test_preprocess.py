@@ -10,7 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.preprocess import MODEL_SIZE, crop_for_model, crops_for_model, shrink, square_around
+from vision.die_check import BLURRED_BELOW
+from vision.preprocess import (
+    MODEL_SIZE,
+    crop_for_model,
+    crops_for_model,
+    sharpness,
+    shrink,
+    square_around,
+)
+from vision.synthetic import DieSpec, make_frame
 
 
 def _ramp(height: int = 240, width: int = 320) -> npt.NDArray[np.uint8]:
@@ -170,3 +179,37 @@ def test_shrink_keeps_where_a_die_lies_and_how_bright_it_is(
     assert abs(ours[0] - theirs[0]) < 0.1
     assert abs(ours[1] - theirs[1]) < 0.1
     assert abs(ours[2] - theirs[2]) <= 0.03 * theirs[2]
+
+
+def _blurred_die(side: float, blur: float, *, value: int = 5, noise: float = 0.0) -> float:
+    """The sharpness of a white die of ``side`` pixels on the felt, blurred by a Gaussian of
+    ``blur`` times its side, with sensor noise of ``noise`` grey levels added after."""
+    size = int(side * 3)
+    frame = make_frame(size, size, [DieSpec(value, size / 2, size / 2, side, angle=20.0)])
+    if blur:
+        frame = np.asarray(cv2.GaussianBlur(frame, (0, 0), blur * side), np.uint8)
+    if noise:
+        grain = np.random.default_rng(1).normal(0.0, noise, frame.shape)
+        frame = np.clip(frame + grain, 0, 255).astype(np.uint8)
+    half = side * 0.75
+    box = (size / 2 - half, size / 2 - half, size / 2 + half, size / 2 + half)
+    return float(sharpness(crops_for_model(frame, [box]))[0])
+
+
+@pytest.mark.parametrize("side", [30.0, 60.0, 150.0, 300.0])
+@pytest.mark.parametrize("value", [1, 6])
+def test_sharpness_tells_a_blurred_die_from_a_sharp_one_at_any_size(
+    side: float, value: int
+) -> None:
+    """A die in focus stays above the reader's line and one blurred by a sixth of its side
+    falls below it, from 30 to 400 pixels, with a single pip or six, with sensor noise or
+    without: the measure is of the die, not of the camera's resolution."""
+    for noise in (0.0, 4.0):
+        sharp = _blurred_die(side, 0.0, value=value, noise=noise)
+        soft = _blurred_die(side, 0.17, value=value, noise=noise)
+        assert soft < BLURRED_BELOW < sharp, (noise, soft, sharp)
+
+
+def test_sharpness_falls_as_the_blur_grows() -> None:
+    figures = [_blurred_die(80.0, blur) for blur in (0.0, 0.03, 0.06, 0.1, 0.15, 0.25)]
+    assert figures == sorted(figures, reverse=True), figures

@@ -7,19 +7,25 @@ calls "no face". A die: such a box on a rendered die that leans (no face within 
 the camera; ``render_scene`` with half the dice cocked) or on a labelled real die. None: such a
 box clear of every rendered or labelled die. Renders of the first ``--scenes`` seeds and the
 training photos fit the check; later seeds and the held-out photos measure it, and the figures
-are printed per kind of box. Needs no torch; about five minutes on two cores.
+are printed per kind of box.
+
+A second check, for boxes blurred past reading (:data:`vision.die_check.BLURRED_BELOW`), is
+fitted on the "no face" boxes of out-of-focus renders (:func:`blurred`; seeds from ``--seed``
+plus 100000) against every phantom; the leaning-die check is fitted without those renders, as
+before them. Needs no torch; about thirteen minutes on two cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
@@ -27,18 +33,26 @@ from tqdm import tqdm
 from vision.classify import DEFAULT_MODEL, OnnxClassifier
 from vision.detect import iou
 from vision.die_check import (
+    BLURRED_BELOW,
     DEFAULT_DIE_CHECK,
     DieCheck,
     DieChecker,
     fit_die_check,
     model_features,
 )
-from vision.preprocess import crops_for_model
+from vision.preprocess import crops_for_model, sharpness
 from vision.reader import DiceReader
-from vision.train.data import DEFAULT_DATA, die_boxes, load_sources, read_image
-from vision.train.synth import render_scene
+from vision.train.data import (
+    DEFAULT_DATA,
+    FloatBox,
+    Record,
+    UInt8Image,
+    die_boxes,
+    load_sources,
+    read_image,
+)
+from vision.train.synth import Scene, render_scene
 
-FloatBox = tuple[float, float, float, float]
 SCENE_SIZE = (480, 640)
 
 
@@ -47,6 +61,7 @@ class Rows:
     """Features of class-0 boxes, whether each is a die, its kind and split."""
 
     features: list[npt.NDArray[np.float32]]
+    sharpness: list[float]
     is_die: list[bool]
     kind: list[str]
     split: list[str]
@@ -60,9 +75,11 @@ class Rows:
     ) -> None:
         """Add the crops labelled (is a die, kind); those labelled None are left out."""
         keep = [i for i, label in enumerate(labels) if label is not None]
-        for row, i in zip(checker.features(crops[keep]), keep, strict=True):
+        sharp = sharpness(crops[keep])
+        for row, edge, i in zip(checker.features(crops[keep]), sharp, keep, strict=True):
             die, kind = labels[i] or (False, "")
             self.features.append(row)
+            self.sharpness.append(float(edge))
             self.is_die.append(die)
             self.kind.append(kind)
             self.split.append(split)
@@ -85,27 +102,99 @@ def _nofaces(
     return boxes, crops[keep]
 
 
+def blurred(scene: Scene, rng: np.random.Generator) -> tuple[UInt8Image, FloatBox]:
+    """``scene``'s image out of focus, and the part blurred: a Gaussian of 8 to 25 % of the
+    dice's median side, over the whole picture (a camera focused elsewhere) or, one time in two,
+    over one die and its surround (a die nearer the camera than the others)."""
+    sides = [max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in scene.dice]
+    sigma = float(rng.uniform(0.08, 0.25) * np.median(sides))
+    image = np.asarray(cv2.GaussianBlur(scene.image, (0, 0), sigma), np.uint8)
+    height, width = image.shape[:2]
+    if rng.random() < 0.5:
+        return image, (0.0, 0.0, float(width), float(height))
+    x0, y0, x1, y1 = scene.dice[int(rng.integers(len(scene.dice)))].box
+    pad = (x1 - x0) * 0.6 + 3 * sigma
+    ix0, iy0 = max(int(x0 - pad), 0), max(int(y0 - pad), 0)
+    ix1, iy1 = min(int(x1 + pad), width), min(int(y1 + pad), height)
+    out = scene.image.copy()
+    out[iy0:iy1, ix0:ix1] = image[iy0:iy1, ix0:ix1]
+    return out, (float(ix0), float(iy0), float(ix1), float(iy1))
+
+
+def _within(box: FloatBox, region: FloatBox) -> bool:
+    return (
+        region[0] <= box[0] and region[1] <= box[1] and box[2] <= region[2] and box[3] <= region[3]
+    )
+
+
+def _bare(
+    reader: DiceReader,
+    image: UInt8Image,
+    avoid: Sequence[FloatBox],
+    rng: np.random.Generator,
+    count: int = 4,
+) -> npt.NDArray[np.float32]:
+    """Crops of up to ``count`` boxes drawn at random clear of every box in ``avoid`` (the
+    dice), as large as those, that the face model calls "no face": bare table, a rim, a hand.
+
+    The locator rarely boxes such places, so the phantoms alone never show the checks a plain
+    smooth patch; and blur makes every die smooth.
+    """
+    height, width = image.shape[:2]
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b in avoid] or [min(height, width) / 8]
+    boxes: list[FloatBox] = []
+    for _ in range(count * 4):
+        side = float(rng.uniform(min(sides), max(sides)))
+        if side >= min(height, width):
+            break
+        x0, y0 = float(rng.uniform(0, width - side)), float(rng.uniform(0, height - side))
+        box = (x0, y0, x0 + side, y0 + side)
+        if all(iou(box, other) < 0.02 for other in [*avoid, *boxes]):
+            boxes.append(box)
+        if len(boxes) == count:
+            break
+    if not boxes:
+        return np.zeros((0, 3, 64, 64), np.float32)
+    crops = crops_for_model(image, boxes)
+    return np.asarray(crops[reader.read_crops(crops).argmax(axis=1) == 0], np.float32)
+
+
 def _render_rows(
-    reader: DiceReader, checker: DieChecker, seeds: Iterator[int], rows: Rows, split: str
+    reader: DiceReader,
+    checker: DieChecker,
+    seeds: Iterator[int],
+    rows: Rows,
+    split: str,
+    *,
+    blur: bool = False,
 ) -> None:
-    """Add the "no face" boxes of one rendered scene a seed: on a leaning die, or on none."""
+    """Add the "no face" boxes of one rendered scene a seed: on a leaning die, or on none.
+
+    With ``blur`` the scenes are out of focus (:func:`blurred`) and their dice lie flat: a box
+    on a die is a blurred die; one on a die left sharp is left out.
+    """
+    source = "blurred render" if blur else "render"
     for seed in seeds:
+        rng = np.random.default_rng(seed)
         scene = render_scene(
-            np.random.default_rng(seed),
+            rng,
             size=SCENE_SIZE,
             dice=6,
             scatter=True,
-            cocked_share=0.5,
+            cocked_share=0.0 if blur else 0.5,
             half_range=(14.0, 30.0),
             rim_share=0.3,
         )
-        image = np.ascontiguousarray(scene.image)
+        image, region = scene.image, (0.0, 0.0, 0.0, 0.0)
+        if blur:
+            image, region = blurred(scene, rng)
+        image = np.ascontiguousarray(image)
         boxes, crops = _nofaces(reader, image)
         labels: list[tuple[bool, str] | None] = []
         for box in boxes:
             near = [d for d in scene.dice if iou(box, d.box) >= 0.3]
             if not near:
-                labels.append((False, "render: no die"))
+                labels.append((False, f"{source}: no die"))
                 continue
             die = near[0]
             inside = (
@@ -114,17 +203,27 @@ def _render_rows(
                 and die.box[2] <= SCENE_SIZE[1]
                 and die.box[3] <= SCENE_SIZE[0]
             )
-            if not inside or die.label not in (0, None):
-                labels.append(None)  # cut by the picture's edge, or a flat die: neither is asked
+            if not inside:
+                labels.append(None)  # cut by the picture's edge: not asked
+            elif blur:
+                # A die beside the blurred one is sharp, and flat: not asked.
+                labels.append(
+                    (True, f"{source}: blurred die") if _within(die.box, region) else None
+                )
+            elif die.label not in (0, None):
+                labels.append(None)  # a flat die the model calls no face: not asked
             else:
                 labels.append((True, "render: leaning die"))
         rows.add(checker, crops, labels, split)
+        # Their own generator, so the rows above stay what they were for a seed.
+        bare = _bare(reader, image, [d.box for d in scene.dice], np.random.default_rng([seed, 1]))
+        rows.add(checker, bare, [(False, f"{source}: bare")] * len(bare), split)
 
 
 def _photo_rows(reader: DiceReader, checker: DieChecker, data: Path, rows: Rows) -> None:
     """Add the "no face" boxes of every photo under ``data``: on a labelled die, or on none."""
     records = [r for r in load_sources(data) if not r.is_crop and r.dice]
-    for record in tqdm(records, desc="photos", unit="photo"):
+    for index, record in enumerate(tqdm(records, desc="photos", unit="photo")):
         image = read_image(record.path)
         boxes, crops = _nofaces(reader, image)
         truth = die_boxes(record, image)
@@ -138,6 +237,39 @@ def _photo_rows(reader: DiceReader, checker: DieChecker, data: Path, rows: Rows)
             else:
                 labels.append(None)
         rows.add(checker, crops, labels, record.split)
+        bare = _bare(reader, image, truth, np.random.default_rng([index, 2]))
+        rows.add(checker, bare, [(False, f"{record.source}: bare")] * len(bare), record.split)
+        # The same photo out of focus: a real die blurred is a blurred die, and a phantom
+        # blurred (a screw head, a round mark) is still none, though as smooth as a die.
+        phantoms = [b for b, label in zip(boxes, labels, strict=True) if label and not label[0]]
+        _blurred_photo_rows(reader, checker, image, truth, phantoms, record, index, rows)
+
+
+def _blurred_photo_rows(
+    reader: DiceReader,
+    checker: DieChecker,
+    image: UInt8Image,
+    truth: Sequence[FloatBox],
+    phantoms: Sequence[FloatBox],
+    record: Record,
+    index: int,
+    rows: Rows,
+) -> None:
+    """Add the labelled dice and the phantoms of a photo blurred by 3 to 25 % of its dice's
+    median side, those the face model calls "no face": blurred dice, and blurred phantoms."""
+    if not truth:
+        return
+    rng = np.random.default_rng([index, 3])
+    side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in truth]))
+    sigma = max(float(rng.uniform(0.03, 0.25)) * side, 0.5)
+    soft = np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), np.uint8)
+    for boxes, label in ((truth, (True, "blurred die")), (phantoms, (False, "blurred no die"))):
+        if not boxes:
+            continue
+        crops = crops_for_model(soft, boxes)
+        crops = np.asarray(crops[reader.read_crops(crops).argmax(axis=1) == 0], np.float32)
+        kind = (label[0], f"{record.source}: {label[1]}")
+        rows.add(checker, crops, [kind] * len(crops), record.split)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,9 +283,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_DIE_CHECK)
     parser.add_argument("--scenes", type=int, default=500, help="rendered scenes to fit on")
     parser.add_argument("--val-scenes", type=int, default=200, help="rendered scenes to measure on")
+    parser.add_argument(
+        "--blurred-scenes",
+        type=int,
+        default=300,
+        help="out-of-focus scenes to fit on (half as many more measure)",
+    )
     parser.add_argument("--seed", type=int, default=5000, help="the first scene's seed")
     parser.add_argument("--l2", type=float, default=0.01)
     parser.add_argument("--threshold", type=float, default=0.9)
+    parser.add_argument(
+        "--blurred-threshold", type=float, default=0.9, help="the blurred-die check's threshold"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
 
@@ -169,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         1.0,
     )
     checker = DieChecker(args.model, probe, threads=args.threads)
-    rows = Rows([], [], [], [])
+    rows = Rows([], [], [], [], [])
     fit_seeds = range(args.seed, args.seed + args.scenes)
     val_seeds = range(args.seed + args.scenes, args.seed + args.scenes + args.val_scenes)
     _render_rows(
@@ -178,30 +319,82 @@ def main(argv: list[str] | None = None) -> int:
     _render_rows(
         reader, checker, iter(tqdm(val_seeds, desc="held-out renders", unit="scene")), rows, "val"
     )
+    blur_seeds = range(args.seed + 100_000, args.seed + 100_000 + args.blurred_scenes)
+    val_blur = range(blur_seeds.stop, blur_seeds.stop + args.blurred_scenes // 2)
+    _render_rows(
+        reader,
+        checker,
+        iter(tqdm(blur_seeds, desc="blurred renders", unit="scene")),
+        rows,
+        "train",
+        blur=True,
+    )
+    _render_rows(
+        reader,
+        checker,
+        iter(tqdm(val_blur, desc="held-out blurred renders", unit="scene")),
+        rows,
+        "val",
+        blur=True,
+    )
     _photo_rows(reader, checker, args.data, rows)
 
     features = np.stack(rows.features)
     is_die = np.array(rows.is_die)
     fit = np.array([s == "train" for s in rows.split])
-    check = fit_die_check(
-        features[fit],
-        is_die[fit],
-        features_sha256=sha,
-        features_name=name,
-        l2=args.l2,
-        threshold=args.threshold,
-    )
-    said = check.probability(features) >= check.threshold
-    lines = [f"fitted on {int(fit.sum())} boxes; boxes the check takes for dice / boxes:"]
+
+    def fit_on(these: npt.NDArray[np.bool_], threshold: float) -> DieCheck:
+        return fit_die_check(
+            features[these],
+            is_die[these],
+            features_sha256=sha,
+            features_name=name,
+            l2=args.l2,
+            threshold=threshold,
+        )
+
+    # The leaning-die check is fitted without the blurred rows and the bare places, as it was
+    # before them: blurred dice lie where its features put phantoms, and would cost it dice.
+    leaning = fit & np.array(["blurred" not in k and not k.endswith("bare") for k in rows.kind])
+    check = fit_on(leaning, args.threshold)
+    # The blurred-die check: blurred dice against every phantom, sharp or not, and bare places.
+    blurry = fit & np.array([k.endswith(("blurred die", "no die", "bare")) for k in rows.kind])
+    blurred_check = fit_on(blurry, args.blurred_threshold)
+    check = dataclasses.replace(check, blurred=blurred_check)
+    sharp = np.array(rows.sharpness, np.float32)
+    dies, blurred = check.judge(features, sharp)
+    lines = [
+        f"fitted on {int(leaning.sum())} boxes (leaning dice) and {int(blurry.sum())} (blurred"
+        " ones); boxes reported cocked, uncertain (blurred) / boxes, and their sharpness"
+        " (5th, 50th, 95th percentiles):"
+    ]
     for split in ("train", "val"):
-        counts: Counter[str] = Counter()
-        taken: Counter[str] = Counter()
-        for kind, s, yes in zip(rows.kind, rows.split, said, strict=True):
-            if s == split:
-                counts[kind] += 1
-                taken[kind] += int(yes)
         lines.append(f"  {split}:")
-        lines += [f"    {kind}: {taken[kind]} / {counts[kind]}" for kind in sorted(counts)]
+        in_split = np.array([s == split for s in rows.split])
+        for kind in sorted(set(rows.kind)):
+            these = in_split & np.array([k == kind for k in rows.kind])
+            if these.any():
+                low, mid, high = np.percentile(sharp[these], [5.0, 50.0, 95.0])
+                lines.append(
+                    f"    {kind}: {int((dies & ~blurred)[these].sum())},"
+                    f" {int(blurred[these].sum())} / {int(these.sum())};"
+                    f" sharpness {low:.3f} {mid:.3f} {high:.3f}"
+                )
+    lines.append(
+        "  the blurred-die check's threshold, boxes below the sharpness line:"
+        " blurred dice it takes / of; phantoms and bare places it takes / of:"
+    )
+    for split in ("train", "val"):
+        below = np.array([s == split for s in rows.split]) & (sharp < BLURRED_BELOW)
+        p_blurred = blurred_check.probability(features[below])
+        on_die = np.array([k.endswith("blurred die") for k in rows.kind])[below]
+        phantom = ~is_die[below]
+        for threshold in (0.5, 0.7, 0.8, 0.9, 0.95):
+            said = p_blurred >= threshold
+            lines.append(
+                f"    {split} {threshold}: {int(said[on_die].sum())} / {int(on_die.sum())};"
+                f" {int(said[phantom].sum())} / {int(phantom.sum())}"
+            )
     args.out.write_text(json.dumps(check.to_json(), indent=1) + "\n", "utf-8")
     lines.append(f"wrote {args.out}")
     print("\n".join(lines))  # noqa: T201
