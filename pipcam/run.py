@@ -84,6 +84,7 @@ class CameraLoop:
         following last chose, for a camera opened again or a restart (:class:`KeptLight`).
         ``photos``: the folder ``keep_photo`` keeps them in, where :meth:`photo` finds the
         frames of earlier throws."""
+        from vision.focus import FocusWatch
         from vision.settle import SettleDetector
 
         self.keep_photo = keep_photo  # (reading id, frame, dice set aside): pipcam.photos
@@ -119,6 +120,8 @@ class CameraLoop:
         self._look_pending = False
         # The frame of the last settled reading the table took in, for the phones (``photo``).
         self._photo: tuple[int, Any] | None = None
+        # Most dice of roll after roll too blurred to read: the phones say to focus the camera.
+        self._focus = FocusWatch(notice=lambda notice: self.table.camera_notice("focus", notice))
 
     def start(self) -> None:
         """Run on a daemon thread."""
@@ -248,6 +251,7 @@ class CameraLoop:
         reading = self.reader.read(frame, status="settled")
         dice = _boxes(reading)
         if dice and self.settle.saw_dice(dice):
+            self._focus.observe(reading)
             self._hand_over(frame, reading)
             self._last_status = "settled"
             return
@@ -277,6 +281,8 @@ class CameraLoop:
         found where they lay are that roll read again, not a throw."""
         reading = self.reader.read(frame, status="settled")
         self.settle.read(_boxes(reading))
+        if self._unstored_at is None:  # a roll read the first time, not tried again
+            self._focus.observe(reading)
         if self._look_pending:
             try:
                 if self.table.look_again(reading):

@@ -209,7 +209,8 @@ class TableView:
     problem: str = ""  # a Reason when the phones can word it
     camera: str = "ok"
     # What the camera loop asks of the table's owner, by who asks: the light keeper ("dark",
-    # "bright") and the tray follower ("tray_size"). Empty when all is well.
+    # "bright"), the tray follower ("tray_size") and the focus watch ("blurred"). Empty when all
+    # is well.
     camera_notices: dict[str, str] = field(default_factory=dict)
     photos: int | None = None  # photos kept of the tray (pipcam.photos); None: none are kept
     photo_seq: int = 0  # photos kept since the table started: phones count the teach sheet anew
@@ -290,6 +291,11 @@ class Step:
 
 
 Listener = Callable[[dict[str, JSON]], None]
+CAMERA_NOTICES = frozenset({"dark", "bright", "tray_size", "blurred"})
+"""What the camera loop may ask of the table's owner (``Table.camera_notice``); the phones word
+each as ``camera.notice.NAME``. "dark", "bright": the light keeper at its limits
+(vision.light); "tray_size": the tray follower (vision.calibrate); "blurred": the focus watch
+(vision.focus)."""
 EARLIER_GAMES = 20  # the earlier games phones list: an evening's, and the last one's before it
 NEW_GAME_WINDOW = 5.0  # seconds in which a second hold of confirm abandons an unfinished game
 
@@ -1955,8 +1961,14 @@ class Table:
                 self._changed()
 
     def camera_notice(self, who: str, notice: str) -> None:
-        """``who`` (the light keeper, the tray follower) asks the table's owner to mend
-        something at the table (``notice``: "dark", "bright", "tray_size"), or no longer ("")."""
+        """``who`` (the light keeper, the tray follower, the focus watch) asks the table's owner
+        to mend something at the table (``notice``: "dark", "bright", "tray_size", "blurred"),
+        or no longer ("")."""
+        if notice and notice not in CAMERA_NOTICES:
+            raise ValueError(
+                f"camera notice {notice!r} from {who!r} is none the phones can word; add it to"
+                f" CAMERA_NOTICES with its words (camera.notice.{notice}) in web/static/i18n"
+            )
         with self.lock:
             if self.view.camera_notices.get(who, "") != notice:
                 self.view.camera_notices[who] = notice

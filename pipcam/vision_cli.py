@@ -227,13 +227,15 @@ def _reader_from(args: argparse.Namespace, calibration: Calibration | None = Non
 def _die_text(die: Die) -> str:
     if die.status == "cocked":
         return "cocked"
+    if die.blurred:
+        return "blurred"
     if die.value is None:
         return "?"
     return f"{die.value}?" if die.status == "uncertain" else str(die.value)
 
 
 def describe_reading(reading: DiceReading) -> str:
-    """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked``."""
+    """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked blurred``."""
     if not reading.dice and not reading.set_aside:
         return f"{reading.status}: no dice"
     text = f"{reading.status}: " + (" ".join(_die_text(d) for d in reading.dice) or "no dice")

@@ -62,21 +62,27 @@ DieStatus = Literal["ok", "uncertain", "cocked"]
 
 @dataclass(frozen=True)
 class Die:
-    """One die as read: face value (None when unknown), confidence, status and box in pixels."""
+    """One die as read: face value (None when unknown), confidence, status and box in pixels;
+    ``blurred`` for an ``uncertain`` die too blurred to read (out of focus, or still moving)."""
 
     value: int | None
     confidence: float
     status: DieStatus
     box: Box
+    blurred: bool = False
 
     def to_json(self) -> dict[str, object]:
-        """Return the die as the JSON object ``pipcam read --json`` prints."""
-        return {
+        """Return the die as the JSON object ``pipcam read --json`` prints (``"blurred": true``
+        only on a blurred die)."""
+        out: dict[str, object] = {
             "value": self.value,
             "confidence": round(self.confidence, 4),
             "status": self.status,
             "box": list(self.box),
         }
+        if self.blurred:
+            out["blurred"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -335,7 +341,7 @@ class DiceReader:
             if best == 0 and is_die and is_blurred:
                 # No face, but a die, and out of focus: flat for all we know, so the players
                 # are asked its value rather than told to throw it again.
-                die = Die(None, confidence, "uncertain", found.box)
+                die = Die(None, confidence, "uncertain", found.box, blurred=True)
             elif best == 0 and is_die:
                 # No face, but a die (the check, fitted on leaning dice against the phantoms of
                 # real photos): one leaning on another or on the wall. Asked, never guessed.

@@ -13,6 +13,7 @@ class FakeDie:
     confidence: float = 0.99
     status: str = "ok"
     box: tuple[int, int, int, int] = (0, 0, 10, 10)
+    blurred: bool = False
 
 
 @dataclass(frozen=True)

@@ -1412,6 +1412,40 @@ def test_a_die_left_leaning_is_asked_to_be_thrown_again(tmp_path: Path) -> None:
         assert (state["actions"], read) == (1, sorted(d.value for d in dice))
 
 
+def test_a_camera_out_of_focus_is_said_until_its_dice_are_sharp(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Roll after roll the dice are too blurred to read (a lens turned off the tray): each die
+    is asked about, and from the second such roll the phones and the status LED say to focus
+    the camera. Once the dice of a roll are sharp, the notice goes."""
+    width, height = 1280, 960
+
+    def tray(seed: int, blur: float) -> tuple[Any, Any]:
+        empty = make_tray(width, height, colour="green", seed=seed)
+        thrown = make_frame(width, height, six_dice(width, height, seed=seed), seed=seed)
+        if blur:
+            empty = np.asarray(cv2.GaussianBlur(empty, (0, 0), blur), np.uint8)
+            thrown = np.asarray(cv2.GaussianBlur(thrown, (0, 0), blur), np.uint8)
+        return empty, thrown
+
+    caplog.set_level(logging.WARNING, logger="vision.focus")
+    with _camera_table(tmp_path) as (table, show):
+        notices = []
+        for seed, blur in ((0, 12.0), (1, 12.0), (2, 0.0)):
+            empty, thrown = tray(seed, blur)
+            show(empty, 1.0)
+            show(thrown, 1.5)
+            state = table.state_json()
+            notices.append((state["table"]["camera_notices"], led_status(state)))
+            if blur:
+                assert state["actions"] == 0
+                assert "cannot be read" in state["table"]["problem"]
+        assert state["actions"] == 1  # the sharp roll was taken
+    assert notices == [([], "attention"), (["blurred"], "attention"), ([], "ready")]
+    assert len(caplog.records) == 1
+    assert "the camera is out of focus" in caplog.records[0].getMessage()
+
+
 @pytest.mark.parametrize("bare", [10.0, 0.3], ids=["left-bare", "thrown-at-once"])
 def test_the_roll_zone_follows_a_pushed_tray(tmp_path: Path, bare: float) -> None:
     """A tray pushed across the table after calibrating: while it lies bare (or the dice lie

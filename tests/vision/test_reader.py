@@ -16,6 +16,7 @@ import pytest
 
 from vision.classify import DEFAULT_LOCATOR_MODEL, DEFAULT_MODEL, FakeClassifier, OnnxClassifier
 from vision.die_check import DEFAULT_DIE_CHECK, DieChecker, load_die_check
+from vision.focus import out_of_focus
 from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
 from vision.reader import DiceReader, DiceReading, Die, Zone, default_locator
@@ -310,7 +311,9 @@ def test_dice_out_of_focus_are_asked_about_never_guessed() -> None:
     """A camera out of focus: the face model calls most dice "no face", and the blurred-die
     check reports them ``uncertain`` with no value, so the table asks for them instead of
     saying a die is missing. Measured on seeds 0-11 at 10 and 12 px: 114 of 144 dice asked
-    about, 15 read right, none read wrong (the leaning-die check alone: none asked about)."""
+    about, 15 read right, none read wrong (the leaning-die check alone: none asked about); the
+    dice asked about are all marked blurred, and 22 of the 24 frames are out of focus as the
+    table's focus watch counts them (the same trays sharp: none)."""
     shipped = load_die_check(DEFAULT_DIE_CHECK)
     assert shipped.blurred is not None
     classifier = OnnxClassifier(DEFAULT_MODEL)
@@ -322,18 +325,32 @@ def test_dice_out_of_focus_are_asked_about_never_guessed() -> None:
         ),
     }
     asked = dict.fromkeys(readers, 0)
+    blurred = dict.fromkeys(readers, 0)
+    unfocused = dict.fromkeys(readers, 0)
     for seed in range(12):
         for sigma in (10.0, 12.0):
             frame, specs = _out_of_focus(seed, sigma)
             for name, reader in readers.items():
-                for die in reader.read(frame).dice:
+                reading = reader.read(frame)
+                unfocused[name] += out_of_focus(reading)
+                for die in reading.dice:
                     cx, cy = (die.box[0] + die.box[2]) / 2, (die.box[1] + die.box[3]) / 2
                     under = min(specs, key=lambda s: (s.cx - cx) ** 2 + (s.cy - cy) ** 2)
                     assert abs(under.cx - cx) < under.side / 2, "a die was invented"
                     assert die.value in (None, under.value), (seed, sigma, name, die)
                     asked[name] += die.value is None
+                    if die.blurred:
+                        assert (die.value, die.status) == (None, "uncertain"), die
+                        assert die.to_json()["blurred"] is True
+                        blurred[name] += 1
+        specs = six_dice(1280, 960, seed=seed)
+        sharp = make_frame(1280, 960, specs, tray=sorted(TRAYS)[seed % 3], seed=seed)
+        assert not out_of_focus(readers["both"].read(sharp)), seed
     assert asked["both"] >= 90
+    assert blurred["both"] >= 90
+    assert unfocused["both"] >= 18
     assert asked["leaning only"] <= 5
+    assert blurred["leaning only"] == unfocused["leaning only"] == 0
 
 
 class _Grid:

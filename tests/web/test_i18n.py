@@ -77,6 +77,15 @@ def test_every_refusal_code_has_words_in_every_language(lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_camera_notice_has_words_in_every_language(lang: str) -> None:
+    """What the camera asks of the table's owner (a lamp, the tray, the focus) is worded too."""
+    from pipcam.table import CAMERA_NOTICES
+
+    words = _words(lang)
+    assert sorted(n for n in CAMERA_NOTICES if f"camera.notice.{n}" not in words) == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_translation_fills_only_the_placeholders_english_has(lang: str) -> None:
     """A misspelt {name} would be shown as it is."""
     english, words = _words("en"), _words(lang)

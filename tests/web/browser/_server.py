@@ -48,6 +48,7 @@ class FakeDie:
     confidence: float = 0.97
     status: str = "ok"
     box: tuple[int, int, int, int] = (0, 0, 40, 40)
+    blurred: bool = False
 
 
 @dataclass(frozen=True)

@@ -367,21 +367,26 @@ def test_a_table_without_a_camera_offers_typing_alone(served: Served, phone: Any
 
 
 def test_phones_say_what_to_mend_at_the_table(served: Served, phone: Any) -> None:
-    """The camera at its light limits, or a tray that looks another size than calibrated: the
-    phones say what the owner should do, in the phone's language, and stop once it is done."""
+    """The camera at its light limits, a tray that looks another size than calibrated, or a
+    lens out of focus: the phones say what the owner should do, in the phone's language, and
+    stop once it is done."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     try:
         served.table.camera_notice("light", "dark")
         served.table.camera_notice("tray", "tray_size")
+        served.table.camera_notice("focus", "blurred")
         notices = phone.locator(".camera-notice")
-        expect(notices).to_have_count(2)
-        expect(notices.nth(0)).to_contain_text("too dark for the camera")
-        expect(notices.nth(1)).to_contain_text("calibrate again (pipcam calibrate)")
+        expect(notices).to_have_count(3)
+        expect(notices.nth(0)).to_contain_text("the camera is out of focus. Turn its lens")
+        expect(notices.nth(1)).to_contain_text("too dark for the camera")
+        expect(notices.nth(2)).to_contain_text("calibrate again (pipcam calibrate)")
         served.table.camera_notice("light", "")
+        served.table.camera_notice("focus", "")
         expect(notices).to_have_count(1)
     finally:
         served.table.camera_notice("light", "")
         served.table.camera_notice("tray", "")
+        served.table.camera_notice("focus", "")
     expect(phone.locator(".camera-notice")).to_have_count(0)
 
 
