@@ -1,4 +1,4 @@
-"""The vision commands of ``pipcam``: read, bench, calibrate and eval.
+"""The vision commands of ``pipcam``: read, bench, calibrate, focus and eval.
 
 ``add_vision_commands(subparsers)`` adds them to the main parser; each sets ``func`` to a function
 that takes the parsed arguments and returns the exit status.
@@ -62,6 +62,7 @@ __all__ = [
     "cmd_bench",
     "cmd_calibrate",
     "cmd_eval",
+    "cmd_focus",
     "cmd_read",
     "describe_reading",
     "make_locator",
@@ -89,7 +90,8 @@ def _error(command: str, message: str) -> None:
 
 
 def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``read``, ``bench``, ``calibrate`` and ``eval`` to the ``pipcam`` subparsers."""
+    """Add ``read``, ``bench``, ``calibrate``, ``focus`` and ``eval`` to the ``pipcam``
+    subparsers."""
     read = subparsers.add_parser("read", help="read the dice in photos (or one camera frame)")
     read.add_argument("images", nargs="*", metavar="IMAGE", help="image files to read")
     read.add_argument("--json", action="store_true", help="one JSON object per image")
@@ -140,6 +142,27 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     calibrate.add_argument("--data", help="the table's data folder (as pipcam run --data)")
     calibrate.add_argument("--config", help="the table's TOML configuration file (as pipcam run)")
     calibrate.set_defaults(func=cmd_calibrate)
+
+    focus = subparsers.add_parser(
+        "focus", help="measure how sharp the dice in the tray are, frame after frame"
+    )
+    focus.add_argument(
+        "--camera",
+        metavar="SPEC",
+        help="camera spec, as for pipcam calibrate (default: the config's camera, else"
+        " $PIPCAM_CAMERA, else picamera); stop pipcam run first, it holds the camera",
+    )
+    focus.add_argument(
+        "--frames",
+        type=int,
+        default=0,
+        metavar="N",
+        help="stop after N frames (default: run until Ctrl-C, or the last image of a folder)",
+    )
+    focus.add_argument("--calibration", type=Path, metavar="FILE", help="roll zone and tray colour")
+    focus.add_argument("--data", help="the table's data folder (as pipcam run --data)")
+    focus.add_argument("--config", help="the table's TOML configuration file (as pipcam run)")
+    focus.set_defaults(func=cmd_focus)
 
     evaluate = subparsers.add_parser("eval", help="measure the reader on labelled photo folders")
     evaluate.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
@@ -416,6 +439,78 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f" {'all right' if right else 'NOT all right'};"
             f" settle detection {settle_ms:.1f} ms a frame",
         )
+    return 0
+
+
+def cmd_focus(args: argparse.Namespace) -> int:
+    """``pipcam focus``: one line a frame with how sharp the dice in the tray are, and the best
+    so far, while the owner turns the lens; 0 when stopped (Ctrl-C, --frames, a folder's end)."""
+    from pipcam.config import ConfigError, table_config
+    from vision.errors import SourceExhausted
+    from vision.focus import SHARP_DICE, dice_sharpness
+
+    if args.frames < 0:
+        _error("focus", f"--frames must be 0 (no end) or more, got {args.frames}")
+        return 2
+    try:
+        config, _ = table_config(args.config, args.data)
+    except ConfigError as err:
+        _error("focus", str(err))
+        return 2
+    try:
+        calibration = load_calibration(args.calibration) if args.calibration else None
+        reader = build_reader(calibration=calibration)
+        source = make_source(args.camera or config.camera)
+        if source is None:
+            _error("focus", "focusing needs a camera (--camera none was given)")
+            return 2
+    except VisionError as err:
+        _error("focus", str(err))
+        return 1
+    _write(
+        sys.stdout,
+        f"put a few dice in the tray and turn the lens slowly: the sharpness rises to a top and"
+        f" falls past it (dice in focus measure about {SHARP_DICE:g} or more)",
+    )
+    if getattr(source, "has_focus", False):
+        _write(sys.stdout, "this camera focuses itself: pipcam calibrate focuses it on the tray")
+    best: tuple[float, int] | None = None
+    count = 0
+    try:
+        with source:
+            if isinstance(source, PiCameraSource):
+                for _ in range(WARMUP_FRAMES):
+                    source.capture()
+            while not args.frames or count < args.frames:
+                frame = source.capture()
+                count += 1
+                reading = reader.read(frame)
+                dice = reading.dice + reading.set_aside
+                value = dice_sharpness(frame, reading)
+                if value is None:
+                    _write(
+                        sys.stdout,
+                        f"frame {count}: no dice found: put a few in the tray (if they lie there,"
+                        " the picture is too blurred to find them: turn the lens)",
+                    )
+                    continue
+                if best is None or value > best[0]:
+                    best = (value, count)
+                read = sum(1 for d in dice if d.status == "ok")
+                _write(
+                    sys.stdout,
+                    f"frame {count}: {len(dice)} dice, {read} read; sharpness {value:.3f}"
+                    f" (best {best[0]:.3f}, frame {best[1]})",
+                )
+    except SourceExhausted:
+        pass
+    except KeyboardInterrupt:
+        _write(sys.stdout, "")
+    except VisionError as err:
+        _error("focus", str(err))
+        return 1
+    if best is not None:
+        _write(sys.stdout, f"best sharpness {best[0]:.3f}, at frame {best[1]}")
     return 0
 
 

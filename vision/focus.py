@@ -9,7 +9,8 @@ players every value of every roll then helps nobody; the lens should be turned. 
 saying it once the dice are sharp again.
 
 An empty tray cannot tell: felt has no edges to be sharp. So this is watched during play, from
-the dice, and not at ``pipcam calibrate``.
+the dice, and not at ``pipcam calibrate``; ``pipcam focus`` measures the dice in the tray frame
+after frame (:func:`dice_sharpness`) while the owner turns the lens.
 """
 
 from __future__ import annotations
@@ -17,15 +18,35 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from vision.reader import DiceReading
+import numpy as np
 
-__all__ = ["BLURRED_ROLLS", "FocusWatch", "out_of_focus"]
+from vision.preprocess import crops_for_model, sharpness
+from vision.reader import DiceReading
+from vision.source import Frame
+
+__all__ = ["BLURRED_ROLLS", "SHARP_DICE", "FocusWatch", "dice_sharpness", "out_of_focus"]
 
 log = logging.getLogger(__name__)
 
 BLURRED_ROLLS = 2
 """Readings in a row, most of whose dice are blurred, before the camera is said to be out of
 focus: one such reading can be a roll caught while a die still spun."""
+
+
+SHARP_DICE = 0.1
+"""The sharpness (:func:`vision.preprocess.sharpness`) of dice in focus, about: the middle half
+of the labelled dice of the held-out photos measure 0.09-0.22 (medians 0.11-0.20 by source); a
+die below 0.05 is blurred (vision.die_check.BLURRED_BELOW)."""
+
+
+def dice_sharpness(frame: Frame, reading: DiceReading) -> float | None:
+    """The median sharpness of the dice of ``reading`` (in the roll zone and set aside) in
+    ``frame``, None when there are none. It depends on the lens and not on the dice's size, so
+    it can be compared frame by frame while the lens turns."""
+    dice = reading.dice + reading.set_aside
+    if not dice:
+        return None
+    return float(np.median(sharpness(crops_for_model(frame, [die.box for die in dice]))))
 
 
 def out_of_focus(reading: DiceReading) -> bool:
@@ -73,8 +94,8 @@ class FocusWatch:
                 log.warning(
                     "camera: most dice of the last %d rolls were too blurred to read: the camera"
                     " is out of focus. Turn the lens of a Camera Module v2 or HQ camera until the"
-                    " pips on the tray are sharp, or run pipcam calibrate again to focus a Camera"
-                    " Module 3",
+                    " pips on the tray are sharp (stop the table and run pipcam focus to measure"
+                    " it), or run pipcam calibrate again to focus a Camera Module 3",
                     self._running,
                 )
                 self.notice("blurred")

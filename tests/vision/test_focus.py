@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 import pytest
 
-from vision.focus import FocusWatch, out_of_focus
+from vision.focus import FocusWatch, dice_sharpness, out_of_focus
+from vision.preprocess import crops_for_model, sharpness
 from vision.reader import DiceReading, Die
 
 
@@ -111,3 +113,12 @@ def test_the_owner_is_told_in_the_log_what_to_turn(caplog: pytest.LogCaptureFixt
     assert "the camera is out of focus" in messages[0][1]
     assert "Turn the lens" in messages[0][1]
     assert messages[1] == ("INFO", "camera: the dice are in focus again")
+
+
+def test_no_dice_have_no_sharpness() -> None:
+    frame = np.zeros((60, 400, 3), np.uint8)
+    assert dice_sharpness(frame, _reading("-")) is None
+    frame[10:50, 0:40] = 255  # the first die's box, one hard edge around it
+    assert dice_sharpness(frame, _reading("6")) == pytest.approx(
+        float(sharpness(crops_for_model(frame, [(0, 10, 40, 50)]))[0])
+    )

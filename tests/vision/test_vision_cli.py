@@ -683,3 +683,85 @@ def test_eval_refuses_an_unknown_effect_and_names_the_known_ones(
     assert "argument --effect: invalid choice: 'fisheye'" in err
     assert "'half'" in err
     assert "'jpeg40'" in err
+
+
+def _lens_turned(folder: Path, blurs: list[float]) -> None:
+    """Six dice in a tray seen through a lens turned past focus: one frame a blur (px)."""
+    folder.mkdir()
+    frame = make_frame(1280, 960, six_dice(1280, 960, seed=3), seed=3)
+    for index, blur in enumerate(blurs):
+        seen = cv2.GaussianBlur(frame, (0, 0), blur) if blur else frame
+        assert cv2.imwrite(str(folder / f"{index:02d}.png"), seen)
+
+
+def test_focus_follows_the_dice_as_the_lens_turns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One line a frame: the dice found and read, and how sharp they are, which rises as the
+    lens comes to focus and falls past it; the best frame is named at the end."""
+    blurs = [12.0, 6.0, 2.0, 0.0, 3.0]
+    _lens_turned(tmp_path / "turning", blurs)
+    assert (
+        _run(["focus", "--camera", f"folder:{tmp_path / 'turning'}", "--data", str(tmp_path)]) == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("put a few dice in the tray and turn the lens slowly")
+    pattern = r"frame (\d): (\d) dice, (\d) read; sharpness ([\d.]+) \(best [\d.]+, frame \d\)"
+    frames = [re.fullmatch(pattern, line) for line in lines[1:-1]]
+    rows = [(int(m.group(2)), int(m.group(3)), float(m.group(4))) for m in frames if m]
+    assert len(rows) == len(blurs), lines
+    sharpness = [row[2] for row in rows]
+    assert sharpness.index(max(sharpness)) == blurs.index(0.0)
+    assert sharpness[:4] == sorted(sharpness[:4])  # coming to focus
+    assert sharpness[4] < sharpness[3]  # past it
+    assert [row[1] for row in rows] == [0, 6, 6, 6, 6]  # 12 px: found, blurred past reading
+    assert rows[0][0] >= 4
+    assert lines[-1] == f"best sharpness {max(sharpness):.3f}, at frame 4"
+
+
+def test_focus_says_when_it_finds_no_dice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = tmp_path / "tray.png"
+    assert cv2.imwrite(str(image), make_tray(640, 480, colour="green", seed=1))
+    assert (
+        _run(["focus", "--camera", f"file:{image}", "--frames", "2", "--data", str(tmp_path)]) == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    assert lines[1].startswith("frame 1: no dice found: put a few in the tray")
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "said"),
+    [
+        (["--frames", "-1"], 2, "--frames must be 0 (no end) or more, got -1"),
+        (["--camera", "none"], 2, "focusing needs a camera (--camera none was given)"),
+        (["--camera", "file:/no/such.png"], 1, "/no/such.png"),
+    ],
+)
+def test_focus_refuses_what_it_cannot_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], status: int, said: str
+) -> None:
+    assert _run(["focus", "--data", str(tmp_path), *argv]) == status
+    err = capsys.readouterr().err
+    assert err.startswith("pipcam focus: ")
+    assert said in err
+
+
+@pytest.mark.parametrize("motor", [False, True], ids=["v2", "module-3"])
+def test_focus_on_a_pi_camera_says_whether_it_focuses_itself(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_picamera2: type[FakePicamera2],  # noqa: F811 - the fixture imported above
+    motor: bool,
+) -> None:
+    fake_picamera2.focus_motor = motor
+    _shows_tray(monkeypatch)
+    argv = ["focus", "--camera", "picamera:640x480", "--frames", "1", "--data", str(tmp_path)]
+    assert _run(argv) == 0
+    out = capsys.readouterr().out
+    assert ("this camera focuses itself: pipcam calibrate focuses it" in out) is motor
+    assert "frame 1: no dice found" in out
+    assert [name for name, _ in fake_picamera2.instances[0].calls][-2:] == ["stop", "close"]
