@@ -83,7 +83,7 @@ class FocusWatch:
         """Whether the camera is said to be out of focus now."""
 
     def observe(self, reading: DiceReading) -> None:
-        """Take one settled reading into account (the dice of a roll, or read again)."""
+        """Take the settled reading of a roll into account (each roll once)."""
         dice = reading.dice + reading.set_aside
         if reading.status != "settled" or not dice:
             return  # an empty tray says nothing of the lens
