@@ -278,6 +278,32 @@ def _label(
     return dice, problems
 
 
+def _mark_blurred(photo: Path, dice: list[dict[str, Any]]) -> int:
+    """Mark ``blurred`` the dice of ``photo`` that people labelled (corrected, answered on the
+    teach sheet, placed) where the photo shows them blurred past reading; return how many.
+
+    Their value came from the dice on the table, not from the picture (a camera out of focus, a
+    die still spinning), and the face model is trained to call such a crop "no face": taught a
+    value there, a tuned model would learn to guess. Only the photos with such labels are
+    decoded (a table's export may hold thousands)."""
+    from vision.die_check import BLURRED_BELOW
+    from vision.preprocess import crops_for_model, sharpness
+
+    told = [d for d in dice if d.get("corrected") or d.get("checked")]
+    if not told:
+        return 0
+    image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+    if image is None:
+        return 0  # unreadable: training says so when it reads the photo
+    values = sharpness(crops_for_model(np.asarray(image, np.uint8), [d["box"] for d in told]))
+    marked = 0
+    for die, value in zip(told, values, strict=True):
+        if float(value) < BLURRED_BELOW:
+            die["blurred"] = True
+            marked += 1
+    return marked
+
+
 def _as_read(die: dict[str, Any]) -> dict[str, Any]:
     """The model's confidence in a label nobody checked (absent from photos kept before it was
     recorded): how far the label can be trusted."""
@@ -316,7 +342,7 @@ def export_photos(
     doubted = store.doubted()
     (out / "images").mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
-    dice_n = corrected_n = checked_n = flagged_n = val_n = 0
+    dice_n = corrected_n = checked_n = flagged_n = val_n = blurred_n = 0
     for reading in store.readings():
         source = kept.get(reading.id)
         if source is None:
@@ -360,6 +386,7 @@ def export_photos(
             # A table running meanwhile deletes its oldest photos past photo_limit.
             log.warning("skipping %s: it was deleted since the export began", source)
             continue
+        blurred_n += _mark_blurred(out / "images" / source.name, dice)
         if problems:
             record["known_issue"] = "; ".join(problems)
             flagged_n += 1
@@ -368,6 +395,14 @@ def export_photos(
         corrected_n += sum(1 for d in dice if d.get("corrected"))
         checked_n += sum(1 for d in dice if d.get("checked"))
         val_n += split == "val"
+    if blurred_n:
+        log.info(
+            "%d %s labelled by the players %s blurred past reading in the photo: marked so, and"
+            " not taught (vision.review.untrusted)",
+            blurred_n,
+            "die" if blurred_n == 1 else "dice",
+            "is" if blurred_n == 1 else "are",
+        )
     write_atomically(labels, "".join(line + "\n" for line in lines).encode())
     summary = ExportSummary(len(lines), dice_n, corrected_n, flagged_n, val_n, checked_n)
     (out / "README.txt").write_text(_readme(summary), encoding="utf-8")
@@ -442,7 +477,10 @@ a die nobody read, corrected or answered has `known_issue`, and so has one whose
 players typed with more dice than the camera found (a die in it has no label) until the
 players place those dice on the teach sheet: a placed die is `checked` and `placed`, its box the
 locator's faintest guess under the tap. `reading` and `die` name each die as the table stores
-it (the roll zone's dice first, then those set aside, then those placed).
+it (the roll zone's dice first, then those set aside, then those placed). `blurred: true`
+marks a die a person labelled that this photo shows blurred past reading (a die still
+spinning, a lens out of focus): its value is the table's, not the picture's, so it is neither
+trained on nor scored.
 `split` is by game
 ({VAL_PERCENT} % of games are `val`).
 Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune

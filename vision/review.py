@@ -110,13 +110,18 @@ def untrusted(die: dict[str, Any]) -> bool:
     20 of the 27 uncorrected misreads among 984 dice): training and tuning neither teach them
     nor teach against them, and ``pipcam eval`` does not score them. A die the players
     corrected or answered on the teach sheet (``checked``), and a die of a source with no
-    ``confidence``, is trusted.
+    ``confidence``, is trusted, unless the photo shows it blurred past reading (``blurred``,
+    marked by the export): its value is the table's, not the picture's.
 
     >>> untrusted({"value": 3, "confidence": 0.62}), untrusted({"value": 3, "confidence": 0.97})
     (True, False)
     >>> untrusted({"value": 3, "confidence": 0.62, "corrected": True}), untrusted({"value": 3})
     (False, False)
+    >>> untrusted({"value": 3, "corrected": True, "blurred": True})
+    True
     """
+    if die.get("blurred"):
+        return True
     confidence = die.get("confidence")
     if die.get("corrected") or die.get("checked") or confidence is None:
         return False

@@ -228,6 +228,41 @@ def test_a_die_set_aside_corrected_in_play_is_labelled_so(
     assert summary.corrected == (1 if value else 0)
 
 
+def test_a_die_blurred_past_reading_is_labelled_but_not_taught(
+    tmp_path: Path, store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two dice asked about and corrected in play, one of them blurred past reading in the photo
+    (a die still spinning, a lens out of focus): the players' value came from the table, not
+    from the picture, so the export marks it blurred and training, tuning and scoring leave it
+    out (vision.review.untrusted); the sharp one is a lesson as ever."""
+    from vision.synthetic import DieSpec, make_frame
+
+    specs = [DieSpec(5, 80.0, 120.0, 60.0, angle=10.0), DieSpec(3, 240.0, 120.0, 60.0)]
+    shot = make_frame(320, 240, specs, seed=1)
+    shot[:, :160] = cv2.GaussianBlur(shot, (0, 0), 10.0)[:, :160]  # the first die: blurred
+    keeper = PhotoKeeper(tmp_path / "photos")
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    unread = tuple(FakeDie(None, 0.9, "uncertain", box=spec.box) for spec in specs)
+    reading_id = table.on_reading(FakeReading(unread), settled_now=True)
+    assert reading_id is not None
+    keeper.keep(reading_id, shot)
+    table.correct(0, 5)
+    table.correct(1, 3)
+    caplog.set_level(logging.INFO, logger="pipcam.photos")
+    export_photos(store, tmp_path / "photos", tmp_path / "out")
+    (record,) = [
+        json.loads(line) for line in (tmp_path / "out" / "labels.jsonl").read_text().splitlines()
+    ]
+    assert [(d["value"], d.get("blurred", False)) for d in record["dice"]] == [
+        (5, True),
+        (3, False),
+    ]
+    (loaded,) = load_folder(tmp_path / "out")
+    assert [(d.value, d.suspect) for d in loaded.dice] == [(5, True), (3, False)]
+    assert "1 die labelled by the players is blurred past reading" in caplog.text
+
+
 def test_a_die_said_not_there_in_play_is_no_label(tmp_path: Path, store: Store) -> None:
     """A box the players said holds no die labels nothing, and the photo stays whole."""
     keeper = PhotoKeeper(tmp_path / "photos")

@@ -367,7 +367,10 @@ def test_a_cross_validated_run_disputes_with_the_layer_that_never_saw_the_photo(
 
 
 def missed_two(tmp_path: Path, store: Store) -> tuple[Teacher, int]:
-    """A 200x300 photo where the camera read four dice of a six-dice throw the players typed."""
+    """A 200x300 photo where the camera read four dice of a six-dice throw the players typed
+    (the 4 and the 6 it missed lie at (150, 150) and (100, 100))."""
+    from vision.synthetic import DieSpec, draw_die
+
     table = Table(store)
     table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
     dice = tuple(
@@ -375,7 +378,11 @@ def missed_two(tmp_path: Path, store: Store) -> tuple[Teacher, int]:
     )
     reading_id = table.on_reading(FakeReading(dice), settled_now=True)
     assert reading_id is not None
-    PhotoKeeper(tmp_path / "photos").keep(reading_id, np.full((200, 300, 3), 90, np.uint8))
+    photo = np.full((200, 300, 3), 90, np.uint8)
+    shown = [DieSpec(v, 30.0 + 40 * i, 30.0, 20.0) for i, v in enumerate((1, 5, 2, 3))]
+    for spec in [*shown, DieSpec(4, 150.0, 150.0, 20.0), DieSpec(6, 100.0, 100.0, 20.0)]:
+        draw_die(photo, spec)
+    PhotoKeeper(tmp_path / "photos").keep(reading_id, photo)
     table.act(Roll([1, 5, 2, 3, 4, 6]), source="phone")
     table.on_reading(FakeReading(dice[:2]), settled_now=True)  # play moves on
     assert store.missed() == {reading_id: 2}
