@@ -290,9 +290,9 @@ class DieChecker:
         A crop blurred past reading goes to the blurred-die check if there is one: the
         leaning-die check was fitted on sharp dice and turns blurred ones down as phantoms.
         """
-        if self.check.blurred is None or not len(crops):
-            return self.check.judge(self.features(crops), np.ones(len(crops), np.float32))
-        return self.check.judge(self.features(crops), sharpness(crops))
+        # Without a blurred-die check every box is judged alike: nothing to measure.
+        sharp = np.ones(len(crops), np.float32) if self.check.blurred is None else sharpness(crops)
+        return self.check.judge(self.features(crops), sharp)
 
 
 def die_checker_for(
