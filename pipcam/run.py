@@ -251,7 +251,7 @@ class CameraLoop:
         reading = self.reader.read(frame, status="settled")
         dice = _boxes(reading)
         if dice and self.settle.saw_dice(dice):
-            self._focus.observe(reading)
+            self._focus.observe(reading, self._unseen_blurred(frame, reading))
             self._hand_over(frame, reading)
             self._last_status = "settled"
             return
@@ -282,7 +282,7 @@ class CameraLoop:
         reading = self.reader.read(frame, status="settled")
         self.settle.read(_boxes(reading))
         if self._unstored_at is None:  # a roll read the first time, not tried again
-            self._focus.observe(reading)
+            self._focus.observe(reading, self._unseen_blurred(frame, reading))
         if self._look_pending:
             try:
                 if self.table.look_again(reading):
@@ -292,6 +292,14 @@ class CameraLoop:
                 return
             self._look_pending = False  # other dice: a throw, read in the new light
         self._hand_over(frame, reading)
+
+    def _unseen_blurred(self, frame: Any, reading: Any) -> Callable[[], int]:
+        """For the focus watch: how many dice lie in the roll zone too blurred for the reader to
+        find (:func:`vision.focus.unseen_blurred`), counted only if the watch asks."""
+        from vision.focus import unseen_blurred
+
+        zone, tray = getattr(self.reader, "zone", None), getattr(self.reader, "tray", None)
+        return lambda: unseen_blurred(frame, reading, zone=zone, tray=tray)
 
     def _hand_over(self, frame: Any, reading: Any) -> None:
         """Hand a settled roll to the table; one the store cannot keep (the table says why,

@@ -1,19 +1,24 @@
 """The focus watch: the camera is said to be out of focus from the dice of the rolls it reads.
 
 Readings are written as strings, one character a die: ``6`` a die read, ``b`` a blurred one
-(uncertain, no value), ``?`` an uncertain one that is not blurred, ``c`` a cocked one; ``|``
+(uncertain, no value), ``?`` an uncertain one that is not blurred, ``c`` a cocked one, ``~`` a
+shape in the roll zone blurred past finding (no die found there: :func:`unseen_blurred`); ``|``
 starts the dice set aside, and ``-`` is an empty tray."""
 
 from __future__ import annotations
 
+import functools
 import logging
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.focus import FocusWatch, dice_sharpness, out_of_focus
+from vision.focus import FocusWatch, dice_sharpness, out_of_focus, unseen_blurred
 from vision.preprocess import crops_for_model, sharpness
-from vision.reader import DiceReading, Die
+from vision.reader import DiceReading, Die, Zone
+from vision.source import Frame
+from vision.synthetic import make_frame, make_tray, six_dice
 
 
 def _die(code: str, k: int) -> Die:
@@ -30,7 +35,7 @@ def _die(code: str, k: int) -> Die:
 def _reading(text: str, status: str = "settled") -> DiceReading:
     if text == "-":
         return DiceReading(status="empty", dice=())
-    zone, _, aside = text.partition("|")
+    zone, _, aside = text.replace("~", "").partition("|")
     dice = tuple(_die(code, k) for k, code in enumerate(zone))
     set_aside = tuple(_die(code, k + len(zone)) for k, code in enumerate(aside))
     return DiceReading(status=status, dice=dice, set_aside=set_aside)  # type: ignore[arg-type]
@@ -53,10 +58,16 @@ def _reading(text: str, status: str = "settled") -> DiceReading:
         ("66|bbb", True),
         ("6666|bb", False),
         ("-", False),
+        ("~~~~~~", True),  # dice blurred past finding count as blurred dice
+        ("b~", True),
+        ("~", False),
+        ("6~", False),
+        ("66~~", True),
+        ("666~~", False),
     ],
 )
 def test_most_dice_blurred_is_out_of_focus(text: str, expected: bool) -> None:
-    assert out_of_focus(_reading(text)) is expected
+    assert out_of_focus(_reading(text), text.count("~")) is expected
 
 
 @pytest.mark.parametrize(
@@ -72,6 +83,13 @@ def test_most_dice_blurred_is_out_of_focus(text: str, expected: bool) -> None:
         (["bbbbbb", "bbbbbb", "123456", "bbbbbb", "bbbbbb"], ["blurred", "", "blurred"]),
         (["bbbbbb", "bbbbbb", "-", "-"], ["blurred"]),  # an empty tray does not mend a lens
         (["b", "b", "b"], []),
+        # A lens far off: the reader finds no die, or one, where six soft shapes lie.
+        (["~~~~~~", "~~~~~~"], ["blurred"]),
+        (["b~~~~~", "~~~~~~", "123456"], ["blurred", ""]),
+        (["~~~~~~", "~~~~~~", "~"], ["blurred"]),  # one shape left blurred: not mended yet
+        (["~~~~~~", "~~~~~~", "6~"], ["blurred"]),
+        (["~", "~", "~"], []),
+        (["66~~~~", "66~~~~"], []),  # two dice read sharp: the lens shows dice sharp
     ],
 )
 def test_the_watch_says_it_after_rolls_running_and_until_the_dice_are_sharp(
@@ -80,9 +98,71 @@ def test_the_watch_says_it_after_rolls_running_and_until_the_dice_are_sharp(
     said: list[str] = []
     watch = FocusWatch(said.append)
     for text in readings:
-        watch.observe(_reading(text))
+        watch.observe(_reading(text), unseen=functools.partial(str.count, text, "~"))
     assert said == notices
     assert watch.said is (notices[-1:] == ["blurred"])
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("123456", False),  # sharp dice: the lens is right
+        ("66", False),
+        ("bbbbbb", False),  # most dice blurred already
+        ("bb6", False),
+        ("6", True),  # one die read: the rest may lie there unfound
+        ("b66", False),
+        ("b6", True),  # one blurred, one sharp: an unfound one would make most
+        ("", True),  # a roll settled and no die found
+        ("-", False),  # an empty tray
+    ],
+)
+def test_the_watch_looks_for_unfound_dice_only_when_the_dice_found_leave_it_open(
+    text: str, asked: bool
+) -> None:
+    """Looking for shapes the reader did not find costs a classical search of the frame: it is
+    done only when fewer than two dice were read sharp and the dice found do not already say."""
+    calls: list[str] = []
+
+    def unseen() -> int:
+        calls.append(text)
+        return 0
+
+    FocusWatch().observe(_reading(text), unseen=unseen)
+    assert bool(calls) is asked
+
+
+def _six(seed: int, blur: float) -> Frame:
+    frame = make_frame(1280, 960, six_dice(1280, 960, seed=seed), tray="green", seed=seed)
+    return np.asarray(cv2.GaussianBlur(frame, (0, 0), blur), np.uint8) if blur else frame
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dice_blurred_past_finding_are_counted_where_the_reader_found_none(seed: int) -> None:
+    """Measured on seeds 0-11: from a blur of 16 px the shipped reader finds no die of six, and
+    every one of them is counted; at 0-8 px (the dice read) none ever is."""
+    sharp, far_off = _six(seed, 0.0), _six(seed, 20.0)
+    nothing = DiceReading(status="settled", dice=())
+    assert unseen_blurred(sharp, nothing) == 0  # the shapes are sharp: no blur to count
+    assert unseen_blurred(far_off, nothing) == 6
+    assert out_of_focus(nothing, unseen_blurred(far_off, nothing))
+    # Where a die was found, no shape is counted again.
+    specs = six_dice(1280, 960, seed=seed)
+    found = Die(None, 0.9, "uncertain", specs[0].box, blurred=True)
+    assert unseen_blurred(far_off, DiceReading(status="settled", dice=(found,))) == 5
+    # Only the roll zone is searched: a calibrated zone over the left half holds fewer.
+    left = Zone(0.0, 0.0, 0.5, 1.0)
+    in_left = sum(1 for spec in specs if spec.cx < 640)
+    assert 0 < in_left < 6
+    assert unseen_blurred(far_off, nothing, zone=left) == in_left
+
+
+@pytest.mark.parametrize("blur", [0.0, 20.0])
+def test_an_empty_tray_has_no_dice_unfound(blur: float) -> None:
+    tray = make_tray(1280, 960, colour="green", seed=3)
+    if blur:
+        tray = np.asarray(cv2.GaussianBlur(tray, (0, 0), blur), np.uint8)
+    assert unseen_blurred(tray, DiceReading(status="settled", dice=())) == 0
 
 
 def test_only_settled_readings_count() -> None:
