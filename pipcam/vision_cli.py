@@ -447,7 +447,7 @@ def cmd_focus(args: argparse.Namespace) -> int:
     so far, while the owner turns the lens; 0 when stopped (Ctrl-C, --frames, a folder's end)."""
     from pipcam.config import ConfigError, table_config
     from vision.errors import SourceExhausted
-    from vision.focus import SHARP_DICE, dice_sharpness
+    from vision.focus import SHARP_DICE, dice_sharpness, unseen_blurred
 
     if args.frames < 0:
         _error("focus", f"--frames must be 0 (no end) or more, got {args.frames}")
@@ -488,10 +488,15 @@ def cmd_focus(args: argparse.Namespace) -> int:
                 dice = reading.dice + reading.set_aside
                 value = dice_sharpness(frame, reading)
                 if value is None:
+                    shapes = unseen_blurred(frame, reading, zone=reader.zone, tray=reader.tray)
                     _write(
                         sys.stdout,
-                        f"frame {count}: no dice found: put a few in the tray (if they lie there,"
-                        " the picture is too blurred to find them: turn the lens)",
+                        f"frame {count}: no dice found, but {shapes} soft"
+                        f" {'shape lies' if shapes == 1 else 'shapes lie'} in the tray: dice"
+                        " blurred past finding? Turn the lens until they are found"
+                        if shapes
+                        else f"frame {count}: no dice found: put a few in the tray (if they lie"
+                        " there, the picture is too blurred to find them: turn the lens)",
                     )
                     continue
                 if best is None or value > best[0]:
