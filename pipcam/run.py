@@ -251,9 +251,9 @@ class CameraLoop:
         reading = self.reader.read(frame, status="settled")
         dice = _boxes(reading)
         if dice and self.settle.saw_dice(dice):
-            self._focus.observe(reading, self._unseen_blurred(frame, reading))
             self._hand_over(frame, reading)
             self._last_status = "settled"
+            self._watch_focus(frame, reading)
             return
         if not dice:
             self.settle.saw_empty()
@@ -281,8 +281,14 @@ class CameraLoop:
         found where they lay are that roll read again, not a throw."""
         reading = self.reader.read(frame, status="settled")
         self.settle.read(_boxes(reading))
-        if self._unstored_at is None:  # a roll read the first time, not tried again
-            self._focus.observe(reading, self._unseen_blurred(frame, reading))
+        first = self._unstored_at is None  # a roll read the first time, not tried again
+        self._take(frame, reading)
+        if first:
+            self._watch_focus(frame, reading)
+
+    def _take(self, frame: Any, reading: Any) -> None:
+        """Hand a settled reading to the table: the last roll's dice read again in the new
+        light when the light keeper set the camera right under them, else a throw."""
         if self._look_pending:
             try:
                 if self.table.look_again(reading):
@@ -293,13 +299,15 @@ class CameraLoop:
             self._look_pending = False  # other dice: a throw, read in the new light
         self._hand_over(frame, reading)
 
-    def _unseen_blurred(self, frame: Any, reading: Any) -> Callable[[], int]:
-        """For the focus watch: how many dice lie in the roll zone too blurred for the reader to
-        find (:func:`vision.focus.unseen_blurred`), counted only if the watch asks."""
+    def _watch_focus(self, frame: Any, reading: Any) -> None:
+        """Show a roll's reading to the focus watch, once the table has it: looking for dice
+        blurred past finding (:func:`vision.focus.unseen_blurred`, done only when the watch
+        asks) takes a classical search of the frame (40 ms at 1280x960 on the development
+        machine, several times that on a Pi), which the players should not wait for."""
         from vision.focus import unseen_blurred
 
         zone, tray = getattr(self.reader, "zone", None), getattr(self.reader, "tray", None)
-        return lambda: unseen_blurred(frame, reading, zone=zone, tray=tray)
+        self._focus.observe(reading, lambda: unseen_blurred(frame, reading, zone=zone, tray=tray))
 
     def _hand_over(self, frame: Any, reading: Any) -> None:
         """Hand a settled roll to the table; one the store cannot keep (the table says why,
