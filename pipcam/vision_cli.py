@@ -278,6 +278,29 @@ def _reading_json(name: str, reading: DiceReading) -> dict[str, object]:
     return result
 
 
+def _out_of_focus(frame: Frame, reading: DiceReading, reader: DiceReader) -> str | None:
+    """What says a photo's camera is out of focus (as the table's focus watch counts it:
+    vision.focus), None when nothing does."""
+    from vision.focus import out_of_focus, unfound, unseen_blurred
+
+    hidden = unfound(
+        reading, lambda: unseen_blurred(frame, reading, zone=reader.zone, tray=reader.tray)
+    )
+    if not out_of_focus(reading, hidden):
+        return None
+    blurred = sum(1 for die in reading.dice + reading.set_aside if die.blurred)
+    said = []
+    if blurred:
+        said.append(f"{blurred} {'die' if blurred == 1 else 'dice'} blurred past reading")
+    if hidden:
+        shapes = "soft shape" if hidden == 1 else "soft shapes"
+        said.append(f"{hidden} {shapes} where no die was found (dice blurred past finding?)")
+    return (
+        " and ".join(said) + ": the camera looks out of focus; `pipcam focus` measures it while"
+        " you turn the lens"
+    )
+
+
 def _camera_frame(spec: str | None) -> Frame:
     source: FrameSource | None = make_source(spec)
     if source is None:
@@ -323,6 +346,9 @@ def cmd_read(args: argparse.Namespace) -> int:
             _error("read", str(err))
             status = 1
             continue
+        blur = _out_of_focus(frame, reading, reader)
+        if blur is not None:
+            _error("read", f"warning: {name}: {blur}")
         if args.json:
             _write(sys.stdout, json.dumps(_reading_json(name, reading)))
         else:

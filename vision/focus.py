@@ -39,6 +39,7 @@ __all__ = [
     "FocusWatch",
     "dice_sharpness",
     "out_of_focus",
+    "unfound",
     "unseen_blurred",
 ]
 
@@ -117,6 +118,16 @@ def out_of_focus(reading: DiceReading, unseen: int = 0) -> bool:
     return blurred >= 2 and 2 * blurred >= len(dice) + unseen
 
 
+def unfound(reading: DiceReading, unseen: Callable[[], int] | None) -> int:
+    """The dice blurred past finding to count with ``reading``: ``unseen()`` (:func:`unseen_blurred`
+    on its frame), asked only when the dice found leave the question open, fewer than two of them
+    sharp and not most of them blurred already; else 0."""
+    if unseen is None:
+        return 0
+    sharp = sum(1 for die in reading.dice + reading.set_aside if not die.blurred)
+    return unseen() if sharp < 2 and not out_of_focus(reading) else 0
+
+
 class FocusWatch:
     """Says when the dice of :data:`BLURRED_ROLLS` settled readings running are mostly blurred
     (``notice("blurred")``), and when a reading of dice none of which is blurred says the lens
@@ -147,10 +158,7 @@ class FocusWatch:
         if reading.status != "settled":
             return
         dice = reading.dice + reading.set_aside
-        sharp = sum(1 for die in dice if not die.blurred)
-        hidden = 0
-        if unseen is not None and sharp < 2 and not out_of_focus(reading):
-            hidden = unseen()
+        hidden = unfound(reading, unseen)
         if not dice and not hidden:
             return  # an empty tray says nothing of the lens
         if out_of_focus(reading, hidden):

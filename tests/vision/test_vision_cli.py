@@ -162,6 +162,43 @@ def test_read_runs_a_real_onnx_model(
     assert all(0.0 < d["confidence"] <= 1.0 for d in result["dice"])
 
 
+@pytest.mark.parametrize(
+    ("blur", "said"),
+    [
+        (0.0, None),
+        (12.0, "{blurred} dice blurred past reading: the camera looks out of focus"),
+        (
+            20.0,
+            "6 soft shapes where no die was found (dice blurred past finding?): the camera looks"
+            " out of focus",
+        ),
+    ],
+    ids=["sharp", "past-reading", "past-finding"],
+)
+def test_read_warns_of_a_camera_out_of_focus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blur: float, said: str | None
+) -> None:
+    """The quickest check of a camera is one frame read: most dice blurred past reading, or so
+    blurred that none is found, are said on stderr as the table's focus watch counts them; the
+    reading itself is printed as always."""
+    _lens_turned(tmp_path / "lens", [blur])
+    image = tmp_path / "lens" / "00.png"
+    assert _run(["read", "--json", str(image)]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    if said is None:
+        assert captured.err == ""
+        assert [d["status"] for d in result["dice"]] == ["ok"] * 6
+        return
+    blurred = sum(1 for d in result["dice"] if d.get("blurred"))
+    assert blurred >= 4 if blur < 16 else blurred == 0
+    assert captured.err == (
+        f"pipcam read: warning: {image}: {said.format(blurred=blurred)}; `pipcam focus` measures"
+        " it while you turn the lens\n"
+    )
+    assert all(d["value"] is None for d in result["dice"])  # never guessed
+
+
 @pytest.mark.usefixtures("fake_model")
 def test_calibrate_then_read_sets_aside_dice_off_the_tray(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
