@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vision.locate import ClassicalLocator, TrayColour
+from vision.locate import TrayColour, locate_dice
 from vision.preprocess import crops_for_model, sharpness
 from vision.reader import DiceReading, Zone
 from vision.source import Frame
@@ -91,7 +91,7 @@ def unseen_blurred(
     found = [die.box for die in reading.dice + reading.set_aside]
     shapes = [
         shape.box
-        for shape in ClassicalLocator().locate(frame, zone=zone.pixels(width, height), tray=tray)
+        for shape in locate_dice(frame, tray=tray)  # the classical locator's search of the zone
         if zone.contains(*shape.centre, width, height)
         and not any(_overlap(shape.box, box) for box in found)
     ]
