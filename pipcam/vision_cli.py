@@ -473,7 +473,7 @@ def cmd_focus(args: argparse.Namespace) -> int:
     so far, while the owner turns the lens; 0 when stopped (Ctrl-C, --frames, a folder's end)."""
     from pipcam.config import ConfigError, table_config
     from vision.errors import SourceExhausted
-    from vision.focus import SHARP_DICE, dice_sharpness, unseen_blurred
+    from vision.focus import SHARP_DICE, dice_sharpness, edge_width, soft_shapes
 
     if args.frames < 0:
         _error("focus", f"--frames must be 0 (no end) or more, got {args.frames}")
@@ -501,6 +501,7 @@ def cmd_focus(args: argparse.Namespace) -> int:
     if getattr(source, "has_focus", False):
         _write(sys.stdout, "this camera focuses itself: pipcam calibrate focuses it on the tray")
     best: tuple[float, int] | None = None
+    narrowest: tuple[float, int] | None = None  # the edges of dice blurred past finding
     count = 0
     try:
         with source:
@@ -514,15 +515,25 @@ def cmd_focus(args: argparse.Namespace) -> int:
                 dice = reading.dice + reading.set_aside
                 value = dice_sharpness(frame, reading)
                 if value is None:
-                    shapes = unseen_blurred(frame, reading, zone=reader.zone, tray=reader.tray)
+                    soft = soft_shapes(frame, reading, zone=reader.zone, tray=reader.tray)
+                    if not soft:
+                        _write(
+                            sys.stdout,
+                            f"frame {count}: no dice found: put a few in the tray (if they lie"
+                            " there, the picture is too blurred to find them: turn the lens)",
+                        )
+                        continue
+                    # Too blurred for a sharpness: how wide their edges are falls as the lens
+                    # turns toward focus, all the way from far off.
+                    edges = float(np.median([edge_width(frame, box) for box in soft]))
+                    if narrowest is None or edges < narrowest[0]:
+                        narrowest = (edges, count)
                     _write(
                         sys.stdout,
-                        f"frame {count}: no dice found, but {shapes} soft"
-                        f" {'shape lies' if shapes == 1 else 'shapes lie'} in the tray: dice"
-                        " blurred past finding? Turn the lens until they are found"
-                        if shapes
-                        else f"frame {count}: no dice found: put a few in the tray (if they lie"
-                        " there, the picture is too blurred to find them: turn the lens)",
+                        f"frame {count}: no dice found, but {len(soft)} soft"
+                        f" {'shape' if len(soft) == 1 else 'shapes'} (dice blurred past"
+                        f" finding?), edges {edges:.0f} px wide (narrowest {narrowest[0]:.0f},"
+                        f" frame {narrowest[1]}): turn the lens until the dice are found",
                     )
                     continue
                 if best is None or value > best[0]:
@@ -542,6 +553,12 @@ def cmd_focus(args: argparse.Namespace) -> int:
         return 1
     if best is not None:
         _write(sys.stdout, f"best sharpness {best[0]:.3f}, at frame {best[1]}")
+    elif narrowest is not None:
+        _write(
+            sys.stdout,
+            f"no dice found; the narrowest edges, {narrowest[0]:.0f} px, at frame {narrowest[1]}:"
+            " turn the lens on the way it went there",
+        )
     return 0
 
 

@@ -14,7 +14,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.focus import FocusWatch, dice_sharpness, out_of_focus, unseen_blurred
+from vision.focus import (
+    FocusWatch,
+    dice_sharpness,
+    edge_width,
+    out_of_focus,
+    unseen_blurred,
+)
 from vision.preprocess import crops_for_model, sharpness
 from vision.reader import DiceReading, Die, Zone
 from vision.source import Frame
@@ -155,6 +161,22 @@ def test_dice_blurred_past_finding_are_counted_where_the_reader_found_none(seed:
     in_left = sum(1 for spec in specs if spec.cx < 640)
     assert 0 < in_left < 6
     assert unseen_blurred(far_off, nothing, zone=left) == in_left
+
+
+def test_edges_widen_with_the_blur_all_the_way_past_finding() -> None:
+    """The measure `pipcam focus` gives for dice blurred past finding: about 2.5 px wider for
+    each pixel of blur, where the sharpness of such dice is flat."""
+    spec = six_dice(1280, 960, seed=4)[0]
+    widths, sharp = [], []
+    for blur in (0.0, 4.0, 8.0, 16.0, 24.0, 32.0):
+        frame = _six(4, blur)
+        widths.append(edge_width(frame, spec.box))
+        sharp.append(float(sharpness(crops_for_model(frame, [spec.box]))[0]))
+    assert widths[0] < 4.0  # a sharp die's edges: a pixel or two, and the anti-aliasing
+    assert widths == sorted(widths)
+    for blur, width in zip((8.0, 16.0, 24.0, 32.0), widths[2:], strict=True):
+        assert 1.5 * blur < width < 3.0 * blur, (blur, width)
+    assert max(sharp[3:]) - min(sharp[3:]) < 0.01  # what sharpness no longer tells
 
 
 @pytest.mark.parametrize("blur", [0.0, 20.0])

@@ -769,6 +769,33 @@ def test_focus_says_when_it_finds_no_dice(
     assert lines[1].startswith("frame 1: no dice found: put a few in the tray")
 
 
+@pytest.mark.parametrize(("blurs", "narrowest"), [([40.0, 30.0, 20.0], 3), ([20.0, 40.0, 30.0], 1)])
+def test_focus_measures_the_dice_blurred_past_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blurs: list[float], narrowest: int
+) -> None:
+    """A lens far off: the reader finds no die, but the six soft shapes on the tray are told
+    from an empty one, and how wide their edges are says which way to turn the lens."""
+    _lens_turned(tmp_path / "far", blurs)
+    argv = ["focus", "--camera", f"folder:{tmp_path / 'far'}", "--data", str(tmp_path)]
+    assert _run(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    pattern = (
+        r"frame (\d): no dice found, but 6 soft shapes \(dice blurred past finding\?\), edges"
+        r" (\d+) px wide \(narrowest (\d+), frame (\d)\): turn the lens until the dice are found"
+    )
+    rows = [re.fullmatch(pattern, line) for line in lines[1:-1]]
+    assert len(rows) == len(blurs)
+    assert all(rows), lines
+    widths = [int(m.group(2)) for m in rows if m]
+    by_blur = [w for _, w in sorted(zip(blurs, widths, strict=True))]
+    assert by_blur == sorted(set(by_blur))  # wider as the blur grows
+    assert by_blur[0] >= 20  # far past a sharp die's 3 px
+    assert lines[-1] == (
+        f"no dice found; the narrowest edges, {min(widths)} px, at frame {narrowest}: turn the"
+        " lens on the way it went there"
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "status", "said"),
     [
