@@ -8,12 +8,12 @@ players every value of every roll then helps nobody; the lens should be turned. 
 :class:`FocusWatch` looks at each settled reading and says so (``notice("blurred")``), and stops
 saying it once the dice are sharp again.
 
-A lens far off (a v2 camera left at its factory focus, blur of 14 px and more on a 1280-px
-frame) blurs the dice past finding: the reader sees none, and the tray would read empty roll
-after roll. What stands out from the tray is still there, though, only soft: so when a roll
-settles and the reader finds fewer than two sharp dice, the shapes of a die's size that stand out
-in the roll zone where no die was found are looked at (:func:`unseen_blurred`), and those
-blurred past reading count as blurred dice.
+A lens far off (blur of 14 px and more on a 1280-px frame: an HQ camera's lens, wide open,
+focused across the room) blurs the dice past finding: the reader sees none, and the tray would
+read empty roll after roll. What stands out from the tray is still there, though, only soft: so
+when a roll settles and the reader finds fewer than two sharp dice, the shapes of a die's size
+that stand out in the roll zone where no die was found are looked at (:func:`soft_shapes`), and
+those blurred past reading count as blurred dice.
 
 An empty tray cannot tell: felt has no edges to be sharp. So this is watched during play, from
 the dice, and not at ``pipcam calibrate``; ``pipcam focus`` measures the dice in the tray frame
