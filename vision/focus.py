@@ -11,9 +11,10 @@ saying it once the dice are sharp again.
 A lens far off (blur of 14 px and more on a 1280-px frame: an HQ camera's lens, wide open,
 focused across the room) blurs the dice past finding: the reader sees none, and the tray would
 read empty roll after roll. What stands out from the tray is still there, though, only soft: so
-when a roll settles and the reader finds fewer than two sharp dice, the shapes of a die's size
-that stand out in the roll zone where no die was found are looked at (:func:`soft_shapes`), and
-those blurred past reading count as blurred dice.
+when a roll settles and the reader reads no die sharp, the shapes of a die's size that stand out
+in the roll zone where no die was found are looked at (:func:`soft_shapes`), and those blurred
+past reading count as blurred dice. One die read sharp shows the lens right (the dice lie at one
+distance from it), and a soft shadow or stain on the tray is no die: then none is looked for.
 
 An empty tray cannot tell: felt has no edges to be sharp. So this is watched during play, from
 the dice, and not at ``pipcam calibrate``; ``pipcam focus`` measures the dice in the tray frame
@@ -161,12 +162,16 @@ def out_of_focus(reading: DiceReading, unseen: int = 0) -> bool:
 
 def unfound(reading: DiceReading, unseen: Callable[[], int] | None) -> int:
     """The dice blurred past finding to count with ``reading``: ``unseen()`` (:func:`unseen_blurred`
-    on its frame), asked only when the dice found leave the question open, fewer than two of them
-    sharp and not most of them blurred already; else 0."""
+    on its frame), asked only when the dice found leave the question open, none of them read
+    sharp and not most of them blurred already; else 0.
+
+    One die read sharp shows the lens right for the whole tray, whose dice lie at one distance
+    from it; counting soft shapes beside it would count the soft shadows and stains a tray can
+    have, roll after roll of a game played with one die."""
     if unseen is None:
         return 0
-    sharp = sum(1 for die in reading.dice + reading.set_aside if not die.blurred)
-    return unseen() if sharp < 2 and not out_of_focus(reading) else 0
+    sharp = any(not die.blurred for die in reading.dice + reading.set_aside)
+    return unseen() if not sharp and not out_of_focus(reading) else 0
 
 
 class FocusWatch:
@@ -194,8 +199,8 @@ class FocusWatch:
         """Take the settled reading of a roll into account (each roll once).
 
         ``unseen`` counts the dice too blurred to be found (:func:`unseen_blurred` on the frame
-        read); it is asked only when the dice found leave the question open: fewer than two of
-        them sharp, and not most of them blurred already."""
+        read); it is asked only when the dice found leave the question open (:func:`unfound`):
+        none of them sharp, and not most of them blurred already."""
         if reading.status != "settled":
             return
         dice = reading.dice + reading.set_aside

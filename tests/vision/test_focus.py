@@ -93,9 +93,10 @@ def test_most_dice_blurred_is_out_of_focus(text: str, expected: bool) -> None:
         (["~~~~~~", "~~~~~~"], ["blurred"]),
         (["b~~~~~", "~~~~~~", "123456"], ["blurred", ""]),
         (["~~~~~~", "~~~~~~", "~"], ["blurred"]),  # one shape left blurred: not mended yet
-        (["~~~~~~", "~~~~~~", "6~"], ["blurred"]),
+        (["~~~~~~", "~~~~~~", "6~"], ["blurred", ""]),  # a die read sharp: the lens is right
         (["~", "~", "~"], []),
-        (["66~~~~", "66~~~~"], []),  # two dice read sharp: the lens shows dice sharp
+        (["66~~~~", "66~~~~"], []),  # dice read sharp: soft shapes are stains or shadows
+        (["6~~", "6~~"], []),
     ],
 )
 def test_the_watch_says_it_after_rolls_running_and_until_the_dice_are_sharp(
@@ -116,9 +117,11 @@ def test_the_watch_says_it_after_rolls_running_and_until_the_dice_are_sharp(
         ("66", False),
         ("bbbbbb", False),  # most dice blurred already
         ("bb6", False),
-        ("6", True),  # one die read: the rest may lie there unfound
+        ("6", False),  # a die read sharp: the lens is right for the whole tray
         ("b66", False),
-        ("b6", True),  # one blurred, one sharp: an unfound one would make most
+        ("b6", False),
+        ("b", True),  # one die found, blurred: the others may lie there unfound
+        ("b?", False),  # an unsure face is no blur: sharp enough to read
         ("", True),  # a roll settled and no die found
         ("-", False),  # an empty tray
     ],
@@ -127,7 +130,7 @@ def test_the_watch_looks_for_unfound_dice_only_when_the_dice_found_leave_it_open
     text: str, asked: bool
 ) -> None:
     """Looking for shapes the reader did not find costs a classical search of the frame: it is
-    done only when fewer than two dice were read sharp and the dice found do not already say."""
+    done only when no die was read sharp and the dice found do not already say."""
     calls: list[str] = []
 
     def unseen() -> int:
