@@ -437,3 +437,53 @@ def test_without_a_locator_the_box_is_the_known_dice_size_round_the_tap() -> Non
     assert die_at(frame, (198.0, 98.0), known) == (193, 93, 200, 100)  # cut at the frame's edge
     assert die_at(frame, (35.0, 5.0), known) == (30, 0, 40, 10)  # between two dice
     assert die_at(frame, (45.0, 5.0), known) is None  # on a known die
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shadow=st.floats(0.3, 0.9),
+    image_centre=st.booleans(),
+)
+def test_what_stands_out_is_the_scaled_distance_pixel_by_pixel(
+    seed: int, shadow: float, image_centre: bool
+) -> None:
+    """The mask the settle detector and the classical locator build on, computed plane by plane
+    for speed, is the distance of each pixel from the tray's colour (or from an image of local
+    colours), scaled per channel, with lightness not counted where a shadow could have darkened
+    the tray."""
+    from vision.locate import _far
+
+    rng = np.random.default_rng(seed)
+    lab = rng.uniform(0, 255, (37, 53, 3)).astype(np.float32)
+    centre = (
+        rng.uniform(0, 255, (37, 53, 3)).astype(np.float32)
+        if image_centre
+        else rng.uniform(0, 255, 3).astype(np.float32)
+    )
+    scale = rng.uniform(2, 30, 3).astype(np.float32)
+    options = LocatorOptions(shadow_ratio=shadow)
+    got = _far(lab, centre, scale, options)
+    back = np.broadcast_to(centre, lab.shape)
+    for y, x in zip(rng.integers(0, 37, 60), rng.integers(0, 53, 60), strict=True):
+        pixel, tray = lab[y, x].astype(np.float64), back[y, x].astype(np.float64)
+        z = (pixel - tray) / scale
+        if tray[0] * shadow <= pixel[0] < tray[0]:
+            z[0] = 0.0  # as dark as a shadow makes the tray: its lightness says nothing
+        distance = float(np.sum(z * z))
+        if abs(distance - options.distance**2) > 1e-3:  # not on the edge of float rounding
+            assert got[y, x] == (255 if distance > options.distance**2 else 0), (y, x)
+
+
+def test_the_tray_colour_is_each_channel_median_and_spread() -> None:
+    """Median and spread (1.4826 times the median absolute deviation) per channel, however the
+    sample is laid out: the same as numpy's median down the columns."""
+    from vision.locate import _median_spread
+
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 7, 1000):
+        sample = rng.normal(120, 9, (n, 3)).astype(np.float32)
+        median, spread = _median_spread(sample)
+        expected = np.median(sample, axis=0)
+        np.testing.assert_array_equal(median, expected)
+        np.testing.assert_array_equal(spread, 1.4826 * np.median(np.abs(sample - expected), axis=0))
