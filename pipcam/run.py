@@ -302,7 +302,7 @@ class CameraLoop:
     def _watch_focus(self, frame: Any, reading: Any) -> None:
         """Show a roll's reading to the focus watch, once the table has it: looking for dice
         blurred past finding (:func:`vision.focus.unseen_blurred`, done only when the watch
-        asks) takes a classical search of the frame (40 ms at 1280x960 on the development
+        asks) takes a classical search of the frame (20 ms at 1280x960 on the development
         machine, several times that on a Pi), which the players should not wait for."""
         from vision.focus import unseen_blurred
 

@@ -88,7 +88,7 @@ def soft_shapes(
     The classical locator (vision.locate) finds what stands out from the tray's colour, blurred
     or not; a shape counts when its crop's sharpness is under :data:`UNFOUND_BELOW`. ``zone``
     and ``tray`` are the reader's calibrated ones (None: the whole frame, the tray's colour
-    learnt from it). About 40 ms at 1280x960 on the development machine: for a settled roll,
+    learnt from it). About 20 ms at 1280x960 on the development machine: for a settled roll,
     not for every frame.
     """
     height, width = frame.shape[:2]
