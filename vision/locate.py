@@ -141,16 +141,11 @@ def _median_spread(
     sample: npt.NDArray[np.float32],
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """The median of each channel of an (N, 3) sample, and its spread (1.4826 times the median
-    absolute deviation: a standard deviation that outliers such as dice do not move).
-
-    Channel by channel on contiguous copies: numpy's loops over an (N, 3) array run three
-    values at a time, several times slower for the same numbers."""
-    medians, spreads = [], []
-    for channel in np.ascontiguousarray(sample.T):
-        median = np.median(channel)
-        medians.append(median)
-        spreads.append(1.4826 * np.median(np.abs(channel - median)))
-    return np.array(medians, np.float32), np.array(spreads, np.float32)
+    absolute deviation: a standard deviation that outliers such as dice do not move)."""
+    channels = np.ascontiguousarray(sample.T)  # a row a channel: numpy's loops run along rows
+    median = np.asarray(np.median(channels, axis=1), np.float32)
+    spread = 1.4826 * np.median(np.abs(channels - median[:, None]), axis=1)
+    return median, np.asarray(spread, np.float32)
 
 
 def foreground_mask(
