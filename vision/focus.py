@@ -29,6 +29,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
+from vision.detect import iou
 from vision.locate import Box, TrayColour, locate_dice
 from vision.preprocess import crops_for_model, sharpness
 from vision.reader import DiceReading, Zone
@@ -98,7 +99,7 @@ def soft_shapes(
         shape.box
         for shape in locate_dice(frame, tray=tray)  # the classical locator's search of the zone
         if zone.contains(*shape.centre, width, height)
-        and not any(_overlap(shape.box, box) for box in found)
+        and not any(iou(shape.box, box) > 0 for box in found)
     ]
     if not shapes:
         return []
@@ -140,11 +141,6 @@ def edge_width(frame: Frame, box: Box) -> float:
     )
     contrast = float(np.percentile(grey, 95) - np.percentile(grey, 5))
     return contrast / max(float(np.percentile(slope, 99.5)), 1e-3)
-
-
-def _overlap(a: Box, b: Box) -> bool:
-    """Whether boxes ``a`` and ``b`` share any pixel."""
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def out_of_focus(reading: DiceReading, unseen: int = 0) -> bool:
