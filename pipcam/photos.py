@@ -226,6 +226,7 @@ def _label(
     answers: dict[int, int],
     placed: dict[int, tuple[int, list[int]]] | None = None,
     doubted: set[int] | frozenset[int] = frozenset(),
+    unclear: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[list[Any], list[str]]:
     """The labelled dice of one photo and what keeps it from being fully labelled.
 
@@ -233,6 +234,8 @@ def _label(
     zone's dice first, then those set aside; 0 says no die is there, so the box is no label.
     ``placed`` are the missed dice the players pointed at there: die -> (value, box).
     ``doubted``: dice a fix of the throw said may be misread, not which (Store.doubted).
+    ``unclear``: dice the players could not tell on the teach sheet (Store.unclear): a die is
+    there, and its read value is marked ``unclear``, which training does not learn a face from.
     """
     placed = placed or {}
     dice: list[Any] = []
@@ -265,6 +268,13 @@ def _label(
             entry.update(value=value, corrected=True)
         elif die["status"] == NO_DIE:
             continue  # read as at a place the players had said holds no die (pipcam.table)
+        elif index in unclear:
+            if die["value"] is None:
+                # A die is there, but a label needs a face (the locator learns this photo's
+                # other dice only when none is left out).
+                problems.append(f"{where} ({die['status']}): the players could not tell it")
+                continue
+            entry.update(_as_read(die), unclear=True)
         elif die["status"] != "ok" or die["value"] is None:
             problems.append(f"{where} ({die['status']}) was never corrected")
             continue
@@ -340,6 +350,7 @@ def export_photos(
     missed = store.missed()
     placed = store.placed()
     doubted = store.doubted()
+    unclear = store.unclear()
     (out / "images").mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     dice_n = corrected_n = checked_n = flagged_n = val_n = blurred_n = 0
@@ -361,6 +372,7 @@ def export_photos(
             answers.get(reading.id, {}),
             found,
             doubted.get(reading.id, set()),
+            unclear.get(reading.id, set()),
         )
         if missed.get(reading.id, 0) > len(found):
             # The typed throw had dice the camera never found: they are in the photo unlabelled.
@@ -480,7 +492,9 @@ locator's faintest guess under the tap. `reading` and `die` name each die as the
 it (the roll zone's dice first, then those set aside, then those placed). `blurred: true`
 marks a die a person labelled that this photo shows blurred past reading (a die still
 spinning, a lens out of focus): its value is the table's, not the picture's, so it is neither
-trained on nor scored.
+trained on nor scored. `unclear: true` marks a die the players said on the teach sheet they
+could not tell from the photo: its value is the model's unsure read, neither trained on nor
+scored (its box still shows where a die lies).
 `split` is by game
 ({VAL_PERCENT} % of games are `val`).
 Use: `pipcam eval FOLDER` measures the reader on these photos; `python -m vision.train.tune

@@ -176,6 +176,16 @@ _DOUBTED = """CREATE TABLE IF NOT EXISTS doubted (
         time TEXT NOT NULL,
         PRIMARY KEY (reading, die)
     )"""
+# Added the same way: dice of a kept photo the players could not tell on the teach sheet
+# (blurred, lit past reading, hidden). The sheet asks no more; the die's read value stays no
+# label, and a later answer or correction replaces this.
+_UNCLEAR = """CREATE TABLE IF NOT EXISTS unclear (
+        reading INTEGER NOT NULL REFERENCES readings (id),
+        die INTEGER NOT NULL CHECK (die >= 0),
+        source TEXT NOT NULL,
+        time TEXT NOT NULL,
+        PRIMARY KEY (reading, die)
+    )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
@@ -563,6 +573,7 @@ class Store:
             db.execute(_PLACED)
             db.execute(_MADE)
             db.execute(_DOUBTED)
+            db.execute(_UNCLEAR)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -1154,8 +1165,41 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?)",
                 (reading_id, die, value, source, now),
             )
-            # The answer settles a doubt a fix left about the die.
+            # The answer settles a doubt a fix left about the die, and stands over "can't tell".
             db.execute("DELETE FROM doubted WHERE reading = ? AND die = ?", (reading_id, die))
+            db.execute("DELETE FROM unclear WHERE reading = ? AND die = ?", (reading_id, die))
+
+    def record_unclear(self, reading_id: int, die: int, *, source: str) -> None:
+        """Keep that the players could not tell from its photo what die ``die`` of a stored
+        reading shows (numbered as :meth:`record_check` numbers it), replacing an answer about
+        it; no game changes. Nothing is learnt of its face: the teach sheet asks no more, and
+        the export keeps its read value out of training (``unclear``)."""
+        if isinstance(die, bool) or not isinstance(die, int) or die < 0:
+            raise ValueError(f"a die is counted from 0, not {die!r}")
+        now = _utc(self.clock())
+        with self._transaction(write=True) as db:
+            if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
+                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
+            db.execute(
+                "INSERT OR REPLACE INTO unclear (reading, die, source, time) VALUES (?, ?, ?, ?)",
+                (reading_id, die, source, now),
+            )
+            db.execute("DELETE FROM checks WHERE reading = ? AND die = ?", (reading_id, die))
+            # A doubt would keep the die on the sheet; its value is no label either way.
+            db.execute("DELETE FROM doubted WHERE reading = ? AND die = ?", (reading_id, die))
+
+    def unclear(self, after: int = 0, upto: int | None = None) -> dict[int, set[int]]:
+        """The dice the players could not tell (:meth:`record_unclear`) of readings with an id
+        above ``after`` (and at most ``upto``): reading id -> dice."""
+        with self._transaction(write=False) as db:
+            rows = db.execute(
+                "SELECT reading, die FROM unclear WHERE reading > ? AND reading <= ?",
+                (after, _LAST_ID if upto is None else upto),
+            ).fetchall()
+        out: dict[int, set[int]] = {}
+        for reading, die in rows:
+            out.setdefault(int(reading), set()).add(int(die))
+        return out
 
     def _note_on_reading(self, sql: str, reading_id: int, *values: object) -> None:
         """Write one row about a stored reading (``sql`` takes its id, ``values``, then the
@@ -1238,14 +1282,14 @@ class Store:
 
     def revision(self) -> tuple[int, ...]:
         """The newest reading's id and how many corrections, answers, readings with missed
-        dice, dice placed and dice doubted are stored: it changes whenever one of them is
-        added (what a cache of the teach sheet is keyed on)."""
+        dice, dice placed, dice doubted and dice not told are stored: it changes whenever one
+        of them is added (what a cache of the teach sheet is keyed on)."""
         with self._transaction(write=False) as db:
             row = db.execute(
                 "SELECT (SELECT coalesce(max(id), 0) FROM readings), "
                 "(SELECT count(*) FROM corrections), (SELECT count(*) FROM checks), "
                 "(SELECT count(*) FROM missed), (SELECT count(*) FROM placed), "
-                "(SELECT count(*) FROM doubted)"
+                "(SELECT count(*) FROM doubted), (SELECT count(*) FROM unclear)"
             ).fetchone()
         return tuple(int(n) for n in row)
 

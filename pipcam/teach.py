@@ -6,7 +6,9 @@ players left standing: the model's own read where nobody corrected it. Where the
 teach it most teach nothing (models/MODEL_CARD.md, "A table that tunes itself"). The phones' teach
 sheet shows those dice one by one, cut from the kept photo, between games and at nobody's pace;
 each answer is stored (``Store.record_check``) and labels the die in ``pipcam photos``'s export,
-and so in the next tuning. Answers change no game.
+and so in the next tuning. Answers change no game. A die the players cannot tell from its photo
+(blurred, lit past reading) is answered so (``Store.record_unclear``): it is asked no more, and
+its face teaches nothing.
 
 A die is asked about when it is in a kept photo, nobody corrected or answered it, and it was read
 unsurely: ``ok`` below ``TRUSTED_READ``, or ``uncertain``/``cocked`` and never corrected (such a
@@ -157,6 +159,7 @@ class Teacher:
         """The open questions about the kept photos of readings in (after, upto], in the order
         asked."""
         answered = self.store.checks(after, upto)
+        unclear = self.store.unclear(after, upto)
         missed = self.store.missed()
         placed = self.store.placed()
         disputed = read_disputes(self.disputes) if self.disputes else set()
@@ -188,7 +191,7 @@ class Teacher:
                     )
                 )
                 continue
-            done = answered.get(reading.id, {})
+            done = answered.get(reading.id, {}).keys() | unclear.get(reading.id, set())
             for index, die in enumerate([*reading.dice, *aside]):
                 doubted = index in doubts.get(reading.id, set())  # said after any word on it
                 if (index in reading.corrected or index in done) and not doubted:
@@ -351,18 +354,26 @@ class Teacher:
         return crop_jpeg(self._frame(reading), question.box)
 
     def answer(
-        self, reading: int, die: int, value: int, *, source: str = "phone", limit: int = 20
+        self, reading: int, die: int, value: int | None, *, source: str = "phone", limit: int = 20
     ) -> tuple[int, list[Question]]:
-        """Store that the die shows ``value`` (0: no die there); the sheet then, as
-        :meth:`questions` gives it."""
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
-            raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
+        """Store that the die shows ``value`` (0: no die there; None: the players cannot tell
+        from the photo, which takes it off the sheet and teaches nothing of its face); the
+        sheet then, as :meth:`questions` gives it."""
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6
+        ):
+            raise ValueError(
+                f"a die shows 1 to 6 (0: no die there, None: cannot tell), not {value!r}"
+            )
         with self._lock:
             if self._find(reading, die).missing:
                 raise NoSuchDie(
                     f"die {die} of reading {reading} is a missed die: place it on the photo"
                 )
-            self.store.record_check(reading, die, value, source=source)
+            if value is None:
+                self.store.record_unclear(reading, die, source=source)
+            else:
+                self.store.record_check(reading, die, value, source=source)
             self._listed = None  # answering a die again leaves the store's counts as they were
         return self.questions(limit)
 

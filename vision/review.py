@@ -111,7 +111,8 @@ def untrusted(die: dict[str, Any]) -> bool:
     nor teach against them, and ``pipcam eval`` does not score them. A die the players
     corrected or answered on the teach sheet (``checked``), and a die of a source with no
     ``confidence``, is trusted, unless the photo shows it blurred past reading (``blurred``,
-    marked by the export): its value is the table's, not the picture's.
+    marked by the export): its value is the table's, not the picture's. A die the players said
+    they could not tell from the photo (``unclear``) is never trusted, however sure the read.
 
     >>> untrusted({"value": 3, "confidence": 0.62}), untrusted({"value": 3, "confidence": 0.97})
     (True, False)
@@ -119,8 +120,10 @@ def untrusted(die: dict[str, Any]) -> bool:
     (False, False)
     >>> untrusted({"value": 3, "corrected": True, "blurred": True})
     True
+    >>> untrusted({"value": 3, "confidence": 0.97, "unclear": True})
+    True
     """
-    if die.get("blurred"):
+    if die.get("blurred") or die.get("unclear"):
         return True
     confidence = die.get("confidence")
     if die.get("corrected") or die.get("checked") or confidence is None:

@@ -123,7 +123,7 @@ class TeachAPI(Protocol):
         self, reading: int, x: float, y: float, value: int, *, source: str = ..., limit: int = ...
     ) -> tuple[int, Sequence[QuestionLike]]: ...
     def answer(
-        self, reading: int, die: int, value: int, *, source: str = ..., limit: int = ...
+        self, reading: int, die: int, value: int | None, *, source: str = ..., limit: int = ...
     ) -> tuple[int, Sequence[QuestionLike]]: ...
 
 
@@ -893,8 +893,9 @@ def create_app(
         responses={404: ERRORS_404, **ERRORS},
     )
     def teach(body: TeachIn) -> dict[str, Any]:
-        """Answer what a die shows (0: no die there); the sheet as it is then. It labels the
-        photo for tuning and changes no game."""
+        """Answer what a die shows (0: no die there; null: the picture does not tell, which
+        takes the die off the sheet and teaches nothing of it); the sheet as it is then. It
+        labels the photo for tuning and changes no game."""
         return sheet(
             *taught(lambda t: t.answer(body.reading, body.die, body.value, source="phone"))
         )

@@ -93,7 +93,12 @@ class TeachIn(BaseModel):
 
     reading: int = Field(strict=True, ge=1, description="the photo's reading, as GET /api/teach")
     die: int = Field(strict=True, ge=0, le=63, description="the die, as GET /api/teach")
-    value: int = Field(strict=True, ge=0, le=6, description="the face it shows; 0: no die there")
+    value: int | None = Field(
+        strict=True,
+        ge=0,
+        le=6,
+        description="the face it shows; 0: no die there; null: cannot tell from the picture",
+    )
 
 
 class PlaceIn(BaseModel):

@@ -110,14 +110,95 @@ def test_an_answer_is_stored_and_the_last_one_stands(store: Store, teacher: Teac
         assert again.checks(after=2) == {}
 
 
+def test_a_die_the_players_cannot_tell_leaves_the_sheet_and_teaches_nothing(
+    tmp_path: Path, teacher: Teacher, store: Store
+) -> None:
+    """A "can't tell" (a die blurred past reading in its photo): asked no more; the die read 5 at
+    0.876 keeps its box and read value, marked ``unclear``, which training learns no face from;
+    the cocked die, read as no value, leaves its photo flagged. A later answer stands over it."""
+    before = store.revision()
+    assert teacher.answer(3, 0, None) == teacher.questions()
+    assert store.revision() != before  # the cached sheet is listed again
+    assert asked(teacher) == [(2, 2, 5, "ok")]
+    assert teacher.answer(2, 2, None)[0] == 0
+    assert (store.checks(), store.unclear()) == ({}, {2: {2}, 3: {0}})
+    out = tmp_path / "mytable"
+    summary = export_photos(store, tmp_path / "photos", out)
+    assert (summary.photos, summary.dice, summary.checked, summary.flagged) == (3, 5, 0, 1)
+    records = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+    assert records[1]["dice"][2] == {
+        "value": 5,
+        "box": [40, 0, 49, 9],
+        "die": 2,
+        "set_aside": True,
+        "confidence": 0.876,
+        "unclear": True,
+    }
+    assert "known_issue" not in records[1]
+    assert records[2]["known_issue"] == (
+        "die 0 in the roll zone (cocked): the players could not tell it"
+    )
+    loaded = load_folder(out)
+    assert [d.suspect for d in loaded[1].dice] == [False, False, True]
+    assert "`unclear: true`" in (out / "README.txt").read_text()
+    # Told afterwards after all (through the store: the sheet asks no more): the answer stands.
+    store.record_check(3, 0, 4, source="cli")
+    assert (store.checks(), store.unclear()) == ({3: {0: 4}}, {2: {2}})
+    store.record_unclear(3, 0, source="cli")  # and the other way round
+    assert (store.checks(), store.unclear()) == ({}, {2: {2}, 3: {0}})
+    path = store.path
+    store.close()
+    with Store(path) as again:
+        assert again.unclear() == {2: {2}, 3: {0}}
+        assert again.unclear(after=2) == {3: {0}}
+        assert again.unclear(after=1, upto=2) == {2: {2}}
+
+
+def test_cannot_tell_settles_a_doubt_but_the_read_stays_no_label(
+    tmp_path: Path, store: Store
+) -> None:
+    """A fix doubted a die read surely (0.97); the players cannot tell it from the photo either.
+    The sheet stops asking and the photo is whole again, but the read is not trusted: a doubt
+    said since asks again."""
+    table = Table(store)
+    table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
+    keeper = PhotoKeeper(tmp_path / "photos")
+    dice = tuple(FakeDie(2, 0.97, box=(20 * i, 0, 20 * i + 9, 9)) for i in range(2))
+    reading_id = table.on_reading(FakeReading(dice), settled_now=True)
+    assert reading_id is not None
+    keeper.keep(reading_id, np.zeros((40, 60, 3), np.uint8))
+    store.record_doubted(reading_id, 1, source="phone")
+    teacher = Teacher(store, tmp_path / "photos")
+    assert asked(teacher) == [(reading_id, 1, 2, "ok")]
+    teacher.answer(reading_id, 1, None)
+    assert (asked(teacher), store.doubted()) == ([], {})
+    export_photos(store, tmp_path / "photos", tmp_path / "out")
+    (record,) = load_folder(tmp_path / "out")
+    assert record.known_issue is None
+    assert [d.suspect for d in record.dice] == [False, True]
+    store.record_doubted(reading_id, 1, source="phone")
+    assert asked(teacher) == [(reading_id, 1, 2, "ok")]
+
+
+def test_the_store_refuses_cannot_tell_about_what_is_not_there(store: Store) -> None:
+    with pytest.raises(LookupError, match="no reading 4"):
+        store.record_unclear(4, 0, source="phone")
+    with pytest.raises(ValueError, match="counted from 0"):
+        store.record_unclear(4, -1, source="phone")
+    assert store.unclear() == {}
+
+
 @pytest.mark.parametrize(
     ("reading", "die", "value", "error", "message"),
     [
         (3, 0, 7, ValueError, "1 to 6"),
         (3, 0, True, ValueError, "1 to 6"),
+        (3, 0, "4", ValueError, "None: cannot tell"),
         (1, 0, 3, NoSuchDie, "not on the teach sheet"),  # read surely: never asked
         (2, 1, 3, NoSuchDie, "not on the teach sheet"),  # corrected during play
         (9, 0, 3, NoSuchDie, "not on the teach sheet"),
+        (1, 0, None, NoSuchDie, "not on the teach sheet"),
+        (2, 1, None, NoSuchDie, "not on the teach sheet"),
     ],
 )
 def test_a_refused_answer_stores_nothing(
@@ -125,13 +206,13 @@ def test_a_refused_answer_stores_nothing(
     store: Store,
     reading: int,
     die: int,
-    value: int,
+    value: Any,
     error: type[Exception],
     message: str,
 ) -> None:
     with pytest.raises(error, match=message):
         teacher.answer(reading, die, value)
-    assert store.checks() == {}
+    assert (store.checks(), store.unclear()) == ({}, {})
     assert len(asked(teacher)) == 2
 
 

@@ -75,6 +75,16 @@ def test_an_answer_leaves_the_sheet_and_changes_no_game(taught: Served, store: S
     assert taught.client.get("/api/state").json() == before
 
 
+def test_cannot_tell_takes_the_die_off_the_sheet(taught: Served, store: Store) -> None:
+    """``"value": null``: the picture does not tell; stored apart from the answers."""
+    r = taught.pinned.post("/api/teach", json={"reading": 3, "die": 0, "value": None})
+    assert r.status_code == 200
+    assert [(q["reading"], q["die"]) for q in r.json()["questions"]] == [(2, 2)]
+    assert (store.checks(), store.unclear()) == ({}, {3: {0}})
+    again = taught.pinned.post("/api/teach", json={"reading": 3, "die": 0, "value": None})
+    assert again.status_code == 404  # asked no more
+
+
 @pytest.mark.parametrize(
     ("body", "status", "detail"),
     [
@@ -84,6 +94,7 @@ def test_an_answer_leaves_the_sheet_and_changes_no_game(taught: Served, store: S
             "value: Input should be less than or equal to 6",
         ),
         ({"reading": 3, "die": 0}, 422, "value: Field required"),
+        ({"reading": 3, "die": 0, "value": "x"}, 422, "value: Input should be a valid integer"),
         ({"reading": 3, "die": "0", "value": 2}, 422, "die: Input should be a valid integer"),
         ({"reading": 1, "die": 0, "value": 2}, 404, "die 0 of reading 1 is not on the teach sheet"),
         ({"reading": 99, "die": 0, "value": 2}, 404, "fetch the sheet again"),
@@ -95,7 +106,7 @@ def test_a_refused_answer_says_why_and_stores_nothing(
     r = taught.pinned.post("/api/teach", json=body)
     assert r.status_code == status
     assert detail in r.json()["detail"]
-    assert store.checks() == {}
+    assert (store.checks(), store.unclear()) == ({}, {})
 
 
 def test_a_table_that_keeps_no_photos_has_no_sheet(store: Store) -> None:

@@ -396,9 +396,11 @@ async function teach() {
       URL.revokeObjectURL(src);
       if (answer === "") return;
       if (answer === "skip") continue;
-      const done = await post("/api/teach", { reading: q.reading, die: q.die, value: Number(answer) });
+      // "Can't tell" (a die blurred or lit past reading): asked no more, and nothing learnt of it.
+      const value = answer === "unclear" ? null : Number(answer);
+      const done = await post("/api/teach", { reading: q.reading, die: q.die, value });
       if (!done) return;
-      answered += 1;
+      if (value !== null) answered += 1;  // thanked for what teaches
     }
   } finally {
     teaching = false;
