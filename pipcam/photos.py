@@ -348,6 +348,7 @@ def export_photos(
     kept = kept_photos(photos)
     answers = store.checks()
     missed = store.missed()
+    absent = store.absent()
     placed = store.placed()
     doubted = store.doubted()
     unclear = store.unclear()
@@ -374,9 +375,10 @@ def export_photos(
             doubted.get(reading.id, set()),
             unclear.get(reading.id, set()),
         )
-        if missed.get(reading.id, 0) > len(found):
-            # The typed throw had dice the camera never found: they are in the photo unlabelled.
-            n = missed[reading.id] - len(found)
+        n = missed.get(reading.id, 0) - len(found) - absent.get(reading.id, 0)
+        if n > 0:
+            # The typed throw had dice the camera never found: they are in the photo unlabelled
+            # (but for those the players said are not in it).
             problems.append(
                 f"the camera missed {n} {'die' if n == 1 else 'dice'} of the throw typed on a phone"
                 + (f" ({len(found)} placed on the teach sheet)" if found else "")
@@ -487,9 +489,10 @@ were right 99 % of the time, those at 0.5-0.7 about 61 %: `pipcam eval` prints t
 under 0.9 it is neither trained on nor scored, and the teach sheet asks about it. A photo with
 a die nobody read, corrected or answered has `known_issue`, and so has one whose throw the
 players typed with more dice than the camera found (a die in it has no label) until the
-players place those dice on the teach sheet: a placed die is `checked` and `placed`, its box the
-locator's faintest guess under the tap. `reading` and `die` name each die as the table stores
-it (the roll zone's dice first, then those set aside, then those placed). `blurred: true`
+players place those dice on the teach sheet (or say one is not in the photo): a placed die is
+`checked` and `placed`, its box the locator's faintest guess under the tap. `reading` and
+`die` name each die as the table stores it (the roll zone's dice first, then those set aside,
+then those placed). `blurred: true`
 marks a die a person labelled that this photo shows blurred past reading (a die still
 spinning, a lens out of focus): its value is the table's, not the picture's, so it is neither
 trained on nor scored. `unclear: true` marks a die the players said on the teach sheet they

@@ -186,6 +186,14 @@ _UNCLEAR = """CREATE TABLE IF NOT EXISTS unclear (
         time TEXT NOT NULL,
         PRIMARY KEY (reading, die)
     )"""
+# Added the same way: how many of a reading's missed dice the players said, on the teach sheet,
+# are not in its photo (off the tray, out of the camera's view): nothing there is unlabelled.
+_ABSENT = """CREATE TABLE IF NOT EXISTS absent (
+        reading INTEGER PRIMARY KEY REFERENCES readings (id),
+        dice INTEGER NOT NULL CHECK (dice >= 1),
+        source TEXT NOT NULL,
+        time TEXT NOT NULL
+    )"""
 _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
@@ -574,6 +582,7 @@ class Store:
             db.execute(_MADE)
             db.execute(_DOUBTED)
             db.execute(_UNCLEAR)
+            db.execute(_ABSENT)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -1243,6 +1252,23 @@ class Store:
             "INSERT OR REPLACE INTO missed (reading, dice, time) VALUES (?, ?, ?)", reading_id, dice
         )
 
+    def record_absent(self, reading_id: int, *, source: str) -> None:
+        """Keep that one more of the dice the camera missed in a stored reading is not in its
+        photo (the players said so on the teach sheet); no game changes."""
+        self._note_on_reading(
+            "INSERT INTO absent (reading, dice, source, time) VALUES (?, 1, ?, ?) "
+            "ON CONFLICT (reading) DO UPDATE SET dice = dice + 1, source = excluded.source, "
+            "time = excluded.time",
+            reading_id,
+            source,
+        )
+
+    def absent(self) -> dict[int, int]:
+        """The missed dice the players said are not in the photo: reading id -> how many."""
+        with self._transaction(write=False) as db:
+            rows = db.execute("SELECT reading, dice FROM absent").fetchall()
+        return {int(reading): int(dice) for reading, dice in rows}
+
     def missed(self) -> dict[int, int]:
         """The readings the camera missed dice of: reading id -> how many."""
         with self._transaction(write=False) as db:
@@ -1282,14 +1308,16 @@ class Store:
 
     def revision(self) -> tuple[int, ...]:
         """The newest reading's id and how many corrections, answers, readings with missed
-        dice, dice placed, dice doubted and dice not told are stored: it changes whenever one
-        of them is added (what a cache of the teach sheet is keyed on)."""
+        dice, dice placed, dice doubted, dice not told and missed dice not in the photo are
+        stored: it changes whenever one of them is added (what a cache of the teach sheet is
+        keyed on)."""
         with self._transaction(write=False) as db:
             row = db.execute(
                 "SELECT (SELECT coalesce(max(id), 0) FROM readings), "
                 "(SELECT count(*) FROM corrections), (SELECT count(*) FROM checks), "
                 "(SELECT count(*) FROM missed), (SELECT count(*) FROM placed), "
-                "(SELECT count(*) FROM doubted), (SELECT count(*) FROM unclear)"
+                "(SELECT count(*) FROM doubted), (SELECT count(*) FROM unclear), "
+                "(SELECT coalesce(sum(dice), 0) FROM absent)"
             ).fetchone()
         return tuple(int(n) for n in row)
 

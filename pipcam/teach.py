@@ -22,7 +22,9 @@ A photo whose throw the players typed because the camera missed dice (``Store.mi
 about first as a whole: the phone shows it and a player taps each missed die and says its value
 (:meth:`Teacher.place`). The locator's faintest peak under the tap gives the die's box
 (``vision.locate.die_at``), so the photo teaches the locator the die it missed; until every missed
-die is placed, the photo is left out of training and its other dice are not asked about.
+die is placed, the photo is left out of training and its other dice are not asked about. A
+missed die that is not in the photo at all (off the tray, out of view) is said so
+(:meth:`Teacher.absent`): nothing is left unlabelled there.
 
 Disputed dice come before all: after a tuning run, the held-out dice whose label is a sure read
 nobody checked and which the tuned model reads otherwise (:func:`find_disputes`, kept in
@@ -161,6 +163,7 @@ class Teacher:
         answered = self.store.checks(after, upto)
         unclear = self.store.unclear(after, upto)
         missed = self.store.missed()
+        absent = self.store.absent()
         placed = self.store.placed()
         disputed = read_disputes(self.disputes) if self.disputes else set()
         doubts = self.store.doubted()
@@ -174,7 +177,7 @@ class Teacher:
             if aside is None:
                 continue
             found = placed.get(reading.id, {})
-            missing = missed.get(reading.id, 0) - len(found)
+            missing = missed.get(reading.id, 0) - len(found) - absent.get(reading.id, 0)
             if missing > 0:
                 # Until its missed dice are placed the photo teaches nothing: ask only that.
                 known = len(reading.dice) + len(aside) + len(found)
@@ -340,6 +343,18 @@ class Teacher:
                     "tap is on a die already known): tap the middle of the missed die"
                 )
             self.store.record_placed(reading, question.die, value, box, source=source)
+            self._listed = None
+        return self.questions(limit)
+
+    def absent(
+        self, reading: int, *, source: str = "phone", limit: int = 20
+    ) -> tuple[int, list[Question]]:
+        """Store that one of the dice the camera missed in a photo is not in it (off the tray,
+        out of the camera's view), so the photo lacks one label less; the sheet then, as
+        :meth:`questions` gives it."""
+        with self._lock:
+            self._find_missed(reading)
+            self.store.record_absent(reading, source=source)
             self._listed = None
         return self.questions(limit)
 

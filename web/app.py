@@ -46,6 +46,7 @@ from scoring.errors import (
 from scoring.registry import available
 from web.schemas import (
     ACTION_SCHEMA,
+    AbsentIn,
     AdvicePublic,
     ChoicesPublic,
     CorrectionIn,
@@ -124,6 +125,9 @@ class TeachAPI(Protocol):
     ) -> tuple[int, Sequence[QuestionLike]]: ...
     def answer(
         self, reading: int, die: int, value: int | None, *, source: str = ..., limit: int = ...
+    ) -> tuple[int, Sequence[QuestionLike]]: ...
+    def absent(
+        self, reading: int, *, source: str = ..., limit: int = ...
     ) -> tuple[int, Sequence[QuestionLike]]: ...
 
 
@@ -873,6 +877,19 @@ def create_app(
         return sheet(
             *taught(lambda t: t.place(body.reading, body.x, body.y, body.value, source="phone"))
         )
+
+    @app.post(
+        "/api/teach/absent",
+        tags=["teach"],
+        dependencies=pinned,
+        response_model=TeachPublic,
+        responses={404: ERRORS_404, **ERRORS},
+    )
+    def teach_absent(body: AbsentIn) -> dict[str, Any]:
+        """Say one of the dice the camera missed in a photo is not in it (off the tray, out of
+        the camera's view); the sheet as it is then. The photo then lacks one label less; no
+        game changes."""
+        return sheet(*taught(lambda t: t.absent(body.reading, source="phone")))
 
     @app.get(
         "/api/teach/{reading}/{die}.jpg",

@@ -110,6 +110,12 @@ class PlaceIn(BaseModel):
     value: int = Field(strict=True, ge=1, le=6, description="the face it shows")
 
 
+class AbsentIn(BaseModel):
+    """One of the dice the camera missed in a photo is not in it (off the tray, out of view)."""
+
+    reading: int = Field(strict=True, ge=1, description="the photo's reading, as GET /api/teach")
+
+
 class QuestionPublic(BaseModel):
     """A die of a kept photo that the camera read unsurely, its picture
     /api/teach/{reading}/{die}.jpg; or (``missing`` > 0) a photo in which the camera missed

@@ -176,3 +176,23 @@ def test_a_refused_tap_says_why_and_stores_nothing(
     assert detail in r.json()["detail"]
     assert store.placed() == {}
     assert served.pinned.get("/api/teach/99/photo.jpg").status_code == 404
+
+
+def test_a_missed_die_not_in_the_photo_is_said_so(missed: tuple[Served, int], store: Store) -> None:
+    served, reading_id = missed
+    body = {"reading": reading_id}
+    assert served.client.post("/api/teach/absent", json=body).status_code == 401
+    r = served.pinned.post("/api/teach/absent", json=body)
+    assert r.status_code == 200
+    assert [(q["die"], q["missing"]) for q in r.json()["questions"]] == [(4, 1)]
+    assert r.json()["missing"] == 1
+    r = served.pinned.post("/api/teach/absent", json=body)
+    assert (r.status_code, r.json()["count"], r.json()["missing"]) == (200, 0, 0)
+    r = served.pinned.post("/api/teach/absent", json=body)  # none left
+    assert r.status_code == 404
+    assert "no missed die left to place" in r.json()["detail"]
+    r = served.pinned.post("/api/teach/absent", json={"reading": "1"})
+    assert r.status_code == 422
+    assert "reading: Input should be a valid integer" in r.json()["detail"]
+    assert store.absent() == {reading_id: 2}
+    assert store.placed() == {}

@@ -381,7 +381,10 @@ async function teach() {
         URL.revokeObjectURL(src);
         if (answer === "") return;
         if (answer === "skip") continue;
-        const done = await post("/api/teach/place", { reading: q.reading, ...answer });
+        // Off the tray or out of view: the photo lacks that label no more.
+        const done = answer === "absent"
+          ? await post("/api/teach/absent", { reading: q.reading })
+          : await post("/api/teach/place", { reading: q.reading, ...answer });
         if (done) {
           answered += 1;
           q.missing -= 1;

@@ -638,6 +638,34 @@ def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) 
     assert 5 in served.table.store.placed()[short]
 
 
+def test_say_a_missed_die_is_not_in_the_photo(served: Served, phone: Any) -> None:
+    """A die the camera missed that is not in its photo (off the tray): said so, the photo
+    question is answered without a tap."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    short = served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
+    assert short is not None
+    PhotoKeeper(served.photos).keep(short, np.full((480, 640, 3), 40, np.uint8))
+    served.post("/api/actions", {"roll": [1, 1, 5, 2, 3, 4]})
+    served.table.on_reading(reading([1, 5, 2, 3, 4, 6]), settled_now=True)  # play moves on
+    served.table.photos_kept(1)
+    phone.click("#teach-open")
+    expect(phone.locator("#place-dialog")).to_be_visible()
+    expect(phone.locator("#place-absent")).to_have_text("Not in the photo")
+    phone.click("#place-absent")
+    expect(phone.locator("#place-dialog")).to_be_hidden()
+    phone.wait_for_function(
+        "document.getElementById('teach-dialog').open"
+        " || document.getElementById('toast').textContent.startsWith('Thank you')"
+    )
+    if phone.locator("#teach-dialog").is_visible():
+        phone.click("#teach-done")
+    expect(phone.locator("#toast")).to_have_text(
+        "Thank you: 1 die answered. The next tuning learns from it."
+    )
+    assert served.table.store.absent() == {short: 1}
+    assert short not in served.table.store.placed()
+
+
 def test_keep_bank_and_undo(served: Served, phone: Any) -> None:
     """Pick dice and keep them, bank, then undo the bank from the history view."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
