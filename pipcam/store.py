@@ -169,23 +169,18 @@ _MADE = """CREATE TABLE IF NOT EXISTS made (
 # Added the same way: dice of a reading that a fix of its throw said may be misread without
 # saying which face each showed (one of two dice showing the face the fix took out). Their
 # read value is no label: the photo is flagged, and the teach sheet asks, until answered.
-_DOUBTED = """CREATE TABLE IF NOT EXISTS doubted (
+_DICE_SAID = """CREATE TABLE IF NOT EXISTS {} (
         reading INTEGER NOT NULL REFERENCES readings (id),
         die INTEGER NOT NULL CHECK (die >= 0),
         source TEXT NOT NULL,
         time TEXT NOT NULL,
         PRIMARY KEY (reading, die)
     )"""
+_DOUBTED = _DICE_SAID.format("doubted")
 # Added the same way: dice of a kept photo the players could not tell on the teach sheet
 # (blurred, lit past reading, hidden). The sheet asks no more; the die's read value stays no
 # label, and a later answer or correction replaces this.
-_UNCLEAR = """CREATE TABLE IF NOT EXISTS unclear (
-        reading INTEGER NOT NULL REFERENCES readings (id),
-        die INTEGER NOT NULL CHECK (die >= 0),
-        source TEXT NOT NULL,
-        time TEXT NOT NULL,
-        PRIMARY KEY (reading, die)
-    )"""
+_UNCLEAR = _DICE_SAID.format("unclear")
 # Added the same way: how many of a reading's missed dice the players said, on the teach sheet,
 # are not in its photo (off the tray, out of the camera's view): nothing there is unlabelled.
 _ABSENT = """CREATE TABLE IF NOT EXISTS absent (
@@ -374,6 +369,14 @@ class DieLike(Protocol):
     def status(self) -> str: ...
     @property
     def box(self) -> tuple[int, int, int, int]: ...
+
+
+def _dice_of_readings(rows: Iterable[tuple[int, int]]) -> dict[int, set[int]]:
+    """(reading, die) rows as reading id -> dice."""
+    out: dict[int, set[int]] = {}
+    for reading, die in rows:
+        out.setdefault(int(reading), set()).add(int(die))
+    return out
 
 
 def die_json(die: DieLike) -> dict[str, JSON]:
@@ -1163,39 +1166,44 @@ class Store:
         """
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
             raise ValueError(f"a die shows 1 to 6 (0: no die there), not {value!r}")
-        if isinstance(die, bool) or not isinstance(die, int) or die < 0:
-            raise ValueError(f"a die is counted from 0, not {die!r}")
-        now = _utc(self.clock())
-        with self._transaction(write=True) as db:
-            if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
-                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
-            db.execute(
-                "INSERT OR REPLACE INTO checks (reading, die, value, source, time) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (reading_id, die, value, source, now),
-            )
-            # The answer settles a doubt a fix left about the die, and stands over "can't tell".
-            db.execute("DELETE FROM doubted WHERE reading = ? AND die = ?", (reading_id, die))
-            db.execute("DELETE FROM unclear WHERE reading = ? AND die = ?", (reading_id, die))
+        # The answer settles a doubt a fix left about the die, and stands over "can't tell".
+        self._say_of_die(
+            "INSERT OR REPLACE INTO checks (reading, die, value, source, time) "
+            "VALUES (?, ?, ?, ?, ?)",
+            reading_id,
+            die,
+            value,
+            source,
+            clears=("doubted", "unclear"),
+        )
 
     def record_unclear(self, reading_id: int, die: int, *, source: str) -> None:
         """Keep that the players could not tell from its photo what die ``die`` of a stored
         reading shows (numbered as :meth:`record_check` numbers it), replacing an answer about
         it; no game changes. Nothing is learnt of its face: the teach sheet asks no more, and
         the export keeps its read value out of training (``unclear``)."""
+        # A doubt would keep the die on the sheet; its value is no label either way.
+        self._say_of_die(
+            "INSERT OR REPLACE INTO unclear (reading, die, source, time) VALUES (?, ?, ?, ?)",
+            reading_id,
+            die,
+            source,
+            clears=("checks", "doubted"),
+        )
+
+    def _say_of_die(
+        self, sql: str, reading_id: int, die: int, *values: object, clears: Sequence[str]
+    ) -> None:
+        """Write what a person said of die ``die`` of a stored reading (``sql`` takes the
+        reading, the die, ``values``, then the time) and delete what it replaces from the
+        tables ``clears``, in one transaction; ``LookupError`` when there is no such reading."""
         if isinstance(die, bool) or not isinstance(die, int) or die < 0:
             raise ValueError(f"a die is counted from 0, not {die!r}")
-        now = _utc(self.clock())
-        with self._transaction(write=True) as db:
-            if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
-                raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
-            db.execute(
-                "INSERT OR REPLACE INTO unclear (reading, die, source, time) VALUES (?, ?, ?, ?)",
-                (reading_id, die, source, now),
-            )
-            db.execute("DELETE FROM checks WHERE reading = ? AND die = ?", (reading_id, die))
-            # A doubt would keep the die on the sheet; its value is no label either way.
-            db.execute("DELETE FROM doubted WHERE reading = ? AND die = ?", (reading_id, die))
+        # ``clears`` are names of this module's own tables, never input.
+        deletes = [
+            (f"DELETE FROM {t} WHERE reading = ? AND die = ?", (reading_id, die)) for t in clears
+        ]
+        self._note_on_reading(sql, reading_id, die, *values, then=deletes)
 
     def unclear(self, after: int = 0, upto: int | None = None) -> dict[int, set[int]]:
         """The dice the players could not tell (:meth:`record_unclear`) of readings with an id
@@ -1205,32 +1213,37 @@ class Store:
                 "SELECT reading, die FROM unclear WHERE reading > ? AND reading <= ?",
                 (after, _LAST_ID if upto is None else upto),
             ).fetchall()
-        out: dict[int, set[int]] = {}
-        for reading, die in rows:
-            out.setdefault(int(reading), set()).add(int(die))
-        return out
+        return _dice_of_readings(rows)
 
-    def _note_on_reading(self, sql: str, reading_id: int, *values: object) -> None:
+    def _note_on_reading(
+        self,
+        sql: str,
+        reading_id: int,
+        *values: object,
+        then: Sequence[tuple[str, tuple[object, ...]]] = (),
+    ) -> None:
         """Write one row about a stored reading (``sql`` takes its id, ``values``, then the
-        time); ``LookupError`` when there is no such reading."""
+        time), and run the statements ``then`` in the same transaction; ``LookupError`` when
+        there is no such reading."""
         now = _utc(self.clock())
         with self._transaction(write=True) as db:
             if db.execute("SELECT 1 FROM readings WHERE id = ?", (reading_id,)).fetchone() is None:
                 raise LookupError(f"there is no reading {reading_id} in the game store {self.path}")
             db.execute(sql, (reading_id, *values, now))
+            for statement, parameters in then:
+                db.execute(statement, parameters)
 
     def record_doubted(self, reading_id: int, die: int, *, source: str) -> None:
         """Keep that die ``die`` of a stored reading (numbered as a correction numbers it) may
         be misread: a fix of its throw said one of some dice was, not which; no game changes.
         The doubt stands over what was said of the die before, until a person's correction or
         answer (:meth:`record_correction`, :meth:`record_check`) names it again."""
-        if isinstance(die, bool) or not isinstance(die, int) or die < 0:
-            raise ValueError(f"a die is counted from 0, not {die!r}")
-        self._note_on_reading(
+        self._say_of_die(
             "INSERT OR REPLACE INTO doubted (reading, die, source, time) VALUES (?, ?, ?, ?)",
             reading_id,
             die,
             source,
+            clears=(),
         )
 
     def doubted(self) -> dict[int, set[int]]:
@@ -1238,10 +1251,7 @@ class Store:
         reading id -> dice."""
         with self._transaction(write=False) as db:
             rows = db.execute("SELECT reading, die FROM doubted").fetchall()
-        out: dict[int, set[int]] = {}
-        for reading, die in rows:
-            out.setdefault(int(reading), set()).add(int(die))
-        return out
+        return _dice_of_readings(rows)
 
     def record_missed(self, reading_id: int, dice: int) -> None:
         """Keep that the camera missed ``dice`` dice of a stored reading (the players typed the

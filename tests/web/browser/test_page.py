@@ -574,9 +574,9 @@ def test_teach_asks_which_of_two_looks_was_right(served: Served, phone: Any) -> 
         assert store.checks()[reading_id] == {5: 6}
 
 
-def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) -> None:
-    """A throw typed because the camera missed a die: its photo is on the teach sheet, the faces
-    wait for a tap, and the tap and face are stored as that die, boxed round the tap."""
+def typed_over_a_missed_die(served: Served) -> int:
+    """A kept photo of five dice where the players typed a throw of six (the camera missed the
+    4), and play moved on; its reading."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     short = served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
     assert short is not None
@@ -584,6 +584,27 @@ def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) 
     served.post("/api/actions", {"roll": [1, 1, 5, 2, 3, 4]})
     served.table.on_reading(reading([1, 5, 2, 3, 4, 6]), settled_now=True)  # play moves on
     served.table.photos_kept(1)
+    return short
+
+
+def thanked_for_one(phone: Any) -> None:
+    """Close the sheet past the dice the other tests of the module left unanswered, if they
+    come next, and see the thanks for the one answer."""
+    phone.wait_for_function(
+        "document.getElementById('teach-dialog').open"
+        " || document.getElementById('toast').textContent.startsWith('Thank you')"
+    )
+    if phone.locator("#teach-dialog").is_visible():
+        phone.click("#teach-done")
+    expect(phone.locator("#toast")).to_have_text(
+        "Thank you: 1 die answered. The next tuning learns from it."
+    )
+
+
+def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) -> None:
+    """A throw typed because the camera missed a die: its photo is on the teach sheet, the faces
+    wait for a tap, and the tap and face are stored as that die, boxed round the tap."""
+    short = typed_over_a_missed_die(served)
     # A photo with a missed die is one question, not one die: the button says what it asks.
     expect(phone.locator("#teach-open")).to_have_text(
         re.compile(r"^Check what the camera missed or was unsure of \(\d+\)$")
@@ -620,16 +641,7 @@ def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) 
     phone.mouse.click(x, y)
     phone.click("#place-faces button[value='4']")
     expect(dialog).to_be_hidden()
-    # Dice the other tests of the module left unanswered come next, or the thanks.
-    phone.wait_for_function(
-        "document.getElementById('teach-dialog').open"
-        " || document.getElementById('toast').textContent.startsWith('Thank you')"
-    )
-    if phone.locator("#teach-dialog").is_visible():
-        phone.click("#teach-done")
-    expect(phone.locator("#toast")).to_have_text(
-        "Thank you: 1 die answered. The next tuning learns from it."
-    )
+    thanked_for_one(phone)
     ((value, (x0, y0, x1, y1)),) = served.table.store.placed()[short].values()
     assert value == 4
     assert (x1 - x0, y1 - y0) == (40, 40)  # the size of the dice the camera saw
@@ -641,27 +653,13 @@ def test_place_a_die_the_camera_missed_on_its_photo(served: Served, phone: Any) 
 def test_say_a_missed_die_is_not_in_the_photo(served: Served, phone: Any) -> None:
     """A die the camera missed that is not in its photo (off the tray): said so, the photo
     question is answered without a tap."""
-    served.new_game("kymppitonni", ["Ann", "Bob"])
-    short = served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
-    assert short is not None
-    PhotoKeeper(served.photos).keep(short, np.full((480, 640, 3), 40, np.uint8))
-    served.post("/api/actions", {"roll": [1, 1, 5, 2, 3, 4]})
-    served.table.on_reading(reading([1, 5, 2, 3, 4, 6]), settled_now=True)  # play moves on
-    served.table.photos_kept(1)
+    short = typed_over_a_missed_die(served)
     phone.click("#teach-open")
     expect(phone.locator("#place-dialog")).to_be_visible()
     expect(phone.locator("#place-absent")).to_have_text("Not in the photo")
     phone.click("#place-absent")
     expect(phone.locator("#place-dialog")).to_be_hidden()
-    phone.wait_for_function(
-        "document.getElementById('teach-dialog').open"
-        " || document.getElementById('toast').textContent.startsWith('Thank you')"
-    )
-    if phone.locator("#teach-dialog").is_visible():
-        phone.click("#teach-done")
-    expect(phone.locator("#toast")).to_have_text(
-        "Thank you: 1 die answered. The next tuning learns from it."
-    )
+    thanked_for_one(phone)
     assert served.table.store.absent() == {short: 1}
     assert short not in served.table.store.placed()
 
