@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -340,3 +341,66 @@ def test_dice_of_the_trays_colour_thrown_beside_others_are_asked_about() -> None
     assert [i for i, u in enumerate(updates) if u.roll] == [7]
     assert [i for i, u in enumerate(updates) if u.check] == [15]
     assert detector.saw_dice(_boxes([*white, *thrown]))
+
+
+def _noisy(frame: Frame, seed: int, sigma: float = 2.0) -> Frame:
+    """``frame`` as a sensor sees it again: a little noise on every pixel."""
+    noise = np.random.default_rng(seed).normal(0.0, sigma, frame.shape)
+    return np.clip(frame + noise, 0, 255).astype(np.uint8)
+
+
+BIG_DICE = six_dice(1280, 960, seed=2)
+BIG_EMPTY = make_frame(1280, 960, (), tray="green", seed=4)
+BIG_ALL = make_frame(1280, 960, BIG_DICE, tray="green", seed=4)
+
+
+SEQUENCES = {
+    "a roll": [EMPTY] * 3 + [SOME, ALL] + [ALL] * 12,
+    "a hand that leaves the dice": [EMPTY, ALL] + [ALL] * 8 + [HAND] * 3 + [ALL] * 8,
+    "dice moved": [EMPTY, ALL] + [ALL] * 8 + [HAND, MOVED] + [MOVED] * 8,
+    "a passing shadow": [EMPTY, ALL] + [ALL] * 8 + _passing_shadow(ALL) + [ALL] * 8,
+    "a noisy sensor": [_noisy(f, i) for i, f in enumerate([BIG_EMPTY] * 3 + [BIG_ALL] * 10)],
+    "a die of faint contrast put down": [EMPTY] * 3
+    + [make_frame(W, H, [DieSpec(3, W * 0.5, H * 0.5, 24.0, body=(60, 150, 60))], seed=4)] * 8,
+    "dice of the tray's colour": [BLACK_TRAY] * 3 + [FAINT] * 8 + [FAINT_MOVED] * 8,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCES))
+def test_a_still_frame_keeps_the_foreground_and_says_the_same(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The foreground is found again only where a frame moved past ``still_levels``, and the
+    detector says frame by frame what it says when it finds it in every frame."""
+    import vision.settle
+    from vision.locate import foreground_mask as real
+
+    found = 0
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal found
+        found += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vision.settle, "foreground_mask", counted)
+    frames = SEQUENCES[name]
+    said = []
+    for levels in (None, vision.settle.STILL_LEVELS):
+        clock = FakeClock()
+        detector = SettleDetector(settle_seconds=0.5, clock=clock, still_levels=levels)
+        updates = []
+        for frame in frames:
+            update = detector.update(frame)
+            updates.append((update.status, update.roll, update.hand, update.check))
+            clock.now += 0.125
+        said.append(updates)
+        if levels is None:
+            assert found == len(frames)
+        else:
+            distinct = sum(
+                1 for i, f in enumerate(frames) if i == 0 or not np.array_equal(f, frames[i - 1])
+            )
+            # The noisy frames differ one from the next, yet within the levels once shrunk.
+            assert found <= (distinct if name != "a noisy sensor" else 2)
+        found = 0
+    assert said[0] == said[1]
