@@ -38,6 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arch", choices=("plain", "effnet"), default=TrainConfig.arch)
     parser.add_argument("--lr", type=float, default=TrainConfig.learning_rate)
     parser.add_argument(
+        "--label-smoothing",
+        type=float,
+        default=TrainConfig.label_smoothing,
+        help="share of each target spread over the other classes; it also caps how sure the"
+        " model gets (0.05: about 0.957 over 7 classes)",
+    )
+    parser.add_argument(
         "--report", type=Path, default=None, help="also write the run's figures as JSON here"
     )
     parser.add_argument(
@@ -89,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         threads=args.threads,
         arch=args.arch,
         learning_rate=args.lr,
+        label_smoothing=args.label_smoothing,
         invert=args.invert,
         streaks=args.streaks,
         duotone=args.duotone,
