@@ -287,6 +287,18 @@ class OnnxClassifier:
             for member in members
         ]
 
+    @property
+    def has_members(self) -> bool:
+        """Whether the model is a composition read member by member (``first_sure`` set)."""
+        return bool(self._members)
+
+    def first_member_logp(self, crops: Crops) -> npt.NDArray[np.float32]:
+        """The first member's own (N, 7) log-probabilities, what decides the sure crops alone;
+        ``ValueError`` for a model read whole (:attr:`has_members` false)."""
+        if not self._members:
+            raise ValueError(f"{self!r} is read whole: it has no first member to read alone")
+        return _member_logp(self._members[0], np.ascontiguousarray(crops, dtype=np.float32))
+
     def predict_whole(self, crops: Crops) -> Probabilities:
         """Return (N, 7) softmax probabilities for ``crops`` read by the whole model."""
         return softmax(self.logits(crops))

@@ -250,6 +250,21 @@ def test_a_sure_first_member_is_not_overruled_but_mixed_batches_keep_their_order
         np.testing.assert_allclose(classifier.predict(crop[None])[0], row, atol=1e-6)
 
 
+def test_the_first_member_is_read_alone_only_in_a_composed_model(
+    composed: Path, tiny_model: Path, tiny_weights: Weights
+) -> None:
+    crops = _colour_crops((1.0, 0.0, 0.0), (0.2, 0.2, 0.2))
+    weights, bias = tiny_weights
+    classifier = OnnxClassifier(composed)
+    assert classifier.has_members
+    want = np.log(softmax(_member_logits(weights * 3, bias * 3, crops)))
+    np.testing.assert_allclose(classifier.first_member_logp(crops), want, atol=1e-4)
+    for whole in (OnnxClassifier(composed, first_sure=None), OnnxClassifier(tiny_model)):
+        assert not whole.has_members
+        with pytest.raises(ValueError, match="read whole: it has no first member"):
+            whole.first_member_logp(crops)
+
+
 def test_a_face_read_again_at_turns_is_read_by_every_member(
     composed: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
