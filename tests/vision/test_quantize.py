@@ -18,6 +18,7 @@ import numpy as np
 import onnx
 import pytest
 
+from tests.vision.committed import photo_source
 from vision.classify import (
     DEFAULT_LOCATOR_MODEL,
     DEFAULT_MODEL,
@@ -129,16 +130,7 @@ def test_the_int8_face_model_keeps_float_last_layers_for_table_tuning() -> None:
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data root with one source: the committed test photos, labelled as training photos."""
-    root = tmp_path_factory.mktemp("data")
-    source = root / "table"
-    source.mkdir()
-    (source / "images").symlink_to(TEST_DATA / "images", target_is_directory=True)
-    lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-    records = [{**json.loads(line), "split": "train"} for line in lines if line.strip()]
-    (source / "labels.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
-    )
-    return root
+    return photo_source(tmp_path_factory.mktemp("data"), split="train")
 
 
 @pytest.fixture(scope="module")
@@ -209,12 +201,7 @@ def test_the_command_refuses_what_it_cannot_do(
 def test_a_data_folder_without_training_photos_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = tmp_path / "held_out"
-    source.mkdir()
-    (source / "images").symlink_to(TEST_DATA / "images", target_is_directory=True)
-    (source / "labels.jsonl").write_text(
-        (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8"), encoding="utf-8"
-    )
+    photo_source(tmp_path, "held_out")
     with pytest.raises(SystemExit):
         main(["--data", str(tmp_path), "--face", str(FLOAT_MODEL), str(tmp_path / "f.onnx")])
     assert "has no training photos to calibrate on" in capsys.readouterr().err

@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.vision.committed import COMMITTED_PHOTOS, photo_source
 from vision.classify import DEFAULT_MODEL, FIRST_SURE
 from vision.train.gate import THRESHOLDS, gate_rows, main
-
-TEST_DATA = Path(__file__).resolve().parent.parent / "data" / "dice"
 
 
 def _probs(*rows: tuple[float, ...]) -> np.ndarray:
@@ -104,16 +103,11 @@ def test_probabilities_of_other_shapes_are_refused() -> None:
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("data")
-    source = root / "table"
-    source.mkdir()
-    (source / "images").symlink_to(TEST_DATA / "images", target_is_directory=True)
-    (source / "labels.jsonl").write_bytes((TEST_DATA / "labels.jsonl").read_bytes())
-    return root
+    return photo_source(tmp_path_factory.mktemp("data"))
 
 
 def _labelled_dice() -> int:
-    lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (COMMITTED_PHOTOS / "labels.jsonl").read_text(encoding="utf-8").splitlines()
     return sum(len(json.loads(line)["dice"]) for line in lines if line.strip())
 
 
@@ -171,14 +165,7 @@ def test_one_model_has_no_member_to_gate(
 def test_no_held_out_photo_is_no_measurement(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = tmp_path / "table"
-    source.mkdir()
-    (source / "images").symlink_to(TEST_DATA / "images", target_is_directory=True)
-    lines = (TEST_DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-    (source / "labels.jsonl").write_text(
-        "".join(json.dumps({**json.loads(line), "split": "train"}) + "\n" for line in lines),
-        encoding="utf-8",
-    )
+    photo_source(tmp_path, split="train")
     with pytest.raises(SystemExit):
         main(["--data", str(tmp_path)])
     assert "no crops to measure" in capsys.readouterr().err
