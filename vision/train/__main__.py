@@ -41,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         "--label-smoothing",
         type=float,
         default=TrainConfig.label_smoothing,
-        help="share of each target spread over the other classes; it also caps how sure the"
-        " model gets (0.05: about 0.957 over 7 classes)",
+        help="share of each target spread over the other classes; it also holds the model's"
+        " certainty down (0.05 aims its top probability at about 0.957 over 7 classes)",
     )
     parser.add_argument(
         "--report", type=Path, default=None, help="also write the run's figures as JSON here"
