@@ -382,18 +382,22 @@ def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("share", "said"), [(0.0, False), (0.15, True)])
-def test_the_card_says_when_renders_had_faint_or_swirled_dice_or_more_logos(
+def test_the_card_says_when_renders_had_faint_swirled_or_see_through_dice_or_more_logos(
     tmp_path: Path, share: float, said: bool
 ) -> None:
     from vision.train.card import write_composed_card
 
     card = tmp_path / "MODEL_CARD.md"
-    report = _face_report(faint=share, arcs=share, more_logos=said, threads=1, synthetic_train=5)
+    report = _face_report(
+        faint=share, arcs=share, translucent=share, more_logos=said, threads=1, synthetic_train=5
+    )
     write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
+    assert ("15 % of dice see-through (the pips underneath show through" in text) is said
+    assert ("--translucent 0.15" in text) is said
     assert ("on 15 % of dice only faintly (pips dulled toward the body" in text) is said
     assert ("swirls across every face of 15 % of dice" in text) is said
-    assert ("--faint 0.15 --arcs 0.15 --more-logos" in text) is said
+    assert ("--faint 0.15 --arcs 0.15 --translucent 0.15 --more-logos" in text) is said
     assert ("badge, sun, heart, crown, spiral)" in text) is said
 
 
@@ -539,6 +543,52 @@ def test_swirled_dice_have_light_arcs_under_their_pips_and_unlike_them() -> None
             assert np.abs(swirls[y, x] - np.array(style.pip)).max() <= 1
 
 
+def _ghost(value: int, seed: int, through: tuple[float, float]) -> npt.NDArray[np.float64]:
+    """How much a translucent face differs from the same face opaque (white body, black pips)."""
+    from dataclasses import replace
+
+    style = replace(
+        random_style(np.random.default_rng(12)),
+        body=(220.0, 220.0, 220.0),
+        pip=(20.0, 20.0, 20.0),
+        logo_six=False,
+        marble=None,
+        arcs=None,
+        one_mark=None,
+        translucent=0.5,
+    )
+    opaque = face_texture(value, replace(style, translucent=0.0), np.random.default_rng(seed))
+    seen = face_texture(value, style, np.random.default_rng(seed), through=through)
+    difference: npt.NDArray[np.float64] = np.abs(seen.astype(float) - opaque).max(axis=2)
+    return difference
+
+
+def test_a_share_of_dice_are_see_through_with_the_pips_underneath_showing() -> None:
+    rng = np.random.default_rng(14)
+    styles = [random_style(rng, translucent=0.2) for _ in range(1000)]
+    clear = [s.translucent for s in styles if s.translucent > 0]
+    assert abs(len(clear) / len(styles) - 0.2) < 0.04
+    assert min(clear) >= 0.2
+    assert max(clear) <= 0.6
+    centre = TEXTURE // 2
+    for seed in range(6):
+        # Straight down through a two, the five underneath shows its centre pip.
+        assert _ghost(2, seed, (0.0, 0.0))[centre, centre] > 40
+        # A one's own pip is painted over whatever lies under it.
+        assert _ghost(1, seed, (0.0, 0.0))[centre, centre] <= 1
+
+
+def test_the_pips_underneath_move_with_the_slant_of_the_view() -> None:
+    half = TEXTURE // 2
+    for seed in range(8):
+        # The five's centre pip under a two, found along the face's middle row.
+        straight = _ghost(2, seed, (0.0, 0.0))[half, half - 18 : half + 19].argmax() - 18
+        slanted = _ghost(2, seed, (0.4, 0.0))[half, half - 18 : half + 19].argmax() - 18
+        assert abs(straight) <= 2
+        # 0.4 half-sides of slant, less the bend into the plastic (1.3-1.7): 11-15 px.
+        assert 9 <= slanted <= 17
+
+
 def test_more_logos_draws_the_extra_families_too_and_never_a_held_out_one() -> None:
     rng = np.random.default_rng(11)
     drawn = [random_style(rng).logo for _ in range(1300)]
@@ -570,7 +620,12 @@ def test_faint_and_swirled_dice_change_the_renders_only_when_asked_for() -> None
     plain = render_crops(np.random.default_rng(3), 40)
     again = render_crops(np.random.default_rng(3), 40, faint=0.0, arcs=0.0, more_logos=False)
     assert np.array_equal(plain.images, again.images)
-    options: list[dict[str, Any]] = [{"faint": 0.5}, {"arcs": 0.5}, {"more_logos": True}]
+    options: list[dict[str, Any]] = [
+        {"faint": 0.5},
+        {"arcs": 0.5},
+        {"more_logos": True},
+        {"translucent": 0.5},
+    ]
     for option in options:
         changed = render_crops(np.random.default_rng(3), 40, **option)
         assert not np.array_equal(plain.images, changed.images)

@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         ("duotone", "share of training crops repainted in two random colours by their brightness"),
         ("faint", "share of rendered dice whose pips are dulled toward the body (smoke dice)"),
         ("arcs", "share of rendered dice with bold light swirls across every face (decorated)"),
+        ("translucent", "share of rendered dice that are see-through: pips underneath show"),
         ("mixstyle", "chance per batch of mixing feature statistics between crops (plain CNN)"),
     ):
         default = getattr(TrainConfig, name)
@@ -102,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         duotone=args.duotone,
         faint=args.faint,
         arcs=args.arcs,
+        translucent=args.translucent,
         more_logos=args.more_logos,
         mixstyle=args.mixstyle,
         view=args.view,

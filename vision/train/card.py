@@ -187,7 +187,7 @@ def _member_commands(
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
-        for option in ("invert", "streaks", "duotone", "faint", "arcs", "mixstyle"):
+        for option in ("invert", "streaks", "duotone", "faint", "arcs", "translucent", "mixstyle"):
             if config.get(option):
                 options.append(f"--{option} {config[option]:g}")
         if config.get("more_logos"):
@@ -381,6 +381,12 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
             f" bold light swirls across every face of {int(round(100 * config['arcs']))} % of"
             " dice (decorated sets),"
             if config.get("arcs")
+            else ""
+        )
+        + (
+            f" {int(round(100 * config['translucent']))} % of dice see-through (the pips"
+            " underneath show through the top, blurred and shifted by the view),"
+            if config.get("translucent")
             else ""
         ),
         "  pip size and spacing, rounded corners, a ring or swirl round the one's pip on"

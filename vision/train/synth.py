@@ -114,6 +114,8 @@ class DieStyle:
     """Pips dulled toward the body (see :func:`random_style`): they need only stand out faintly."""
     arcs: tuple[float, float, float] | None = None
     """Colour of bold arcs swirled across every face under the pips (decorated sets), or None."""
+    translucent: float = 0.0
+    """How strongly the marks of the faces behind show through the body (0: an opaque die)."""
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -173,7 +175,12 @@ def pips_stand_out(pip: Sequence[float], body: Sequence[float], *, faint: bool =
 
 
 def random_style(
-    rng: np.random.Generator, *, faint: float = 0.0, arcs: float = 0.0, more_logos: bool = False
+    rng: np.random.Generator,
+    *,
+    faint: float = 0.0,
+    arcs: float = 0.0,
+    more_logos: bool = False,
+    translucent: float = 0.0,
 ) -> DieStyle:
     """Draw a die style whose pips contrast with its body, as real dice do.
 
@@ -181,7 +188,9 @@ def random_style(
     red pips or blue-black swirls with red ones: 20-30 luma and 40-60 RGB units from the body,
     which the ordinary pip colours never are. An ``arcs`` share of dice have bold light swirls
     across every face (decorated sets): a decoration to count the pips around, not a logo.
-    With ``more_logos`` a logo six may also be one of ``EXTRA_LOGO_FAMILIES``.
+    With ``more_logos`` a logo six may also be one of ``EXTRA_LOGO_FAMILIES``. A ``translucent``
+    share of dice are see-through (smoke, gem-like sets): the pips of the face underneath show
+    through the top, shifted by the view through the die (see :func:`face_texture`).
     """
     body = _random_colour(rng)
     choices: list[tuple[float, float, float]] = [
@@ -226,6 +235,8 @@ def random_style(
     swirl = _arc_colour(body, pip, rng) if arcs > 0 and rng.random() < arcs else None
     # One draw either way, so renders without the extra logos stay those of earlier recipes.
     families = LOGO_FAMILIES + EXTRA_LOGO_FAMILIES if more_logos else LOGO_FAMILIES
+    # Drawn only when asked for, like ``dull``.
+    clear = translucent > 0 and bool(rng.random() < translucent)
     return DieStyle(
         body=body,
         pip=pip,
@@ -240,6 +251,7 @@ def random_style(
         one_mark=one_mark,
         faint=dull,
         arcs=swirl,
+        translucent=float(rng.uniform(0.2, 0.6)) if clear else 0.0,
     )
 
 
@@ -260,8 +272,19 @@ def _arc_colour(
     return _bgr(colour)
 
 
-def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8Image:
-    """Draw one face (TEXTURE x TEXTURE BGR): rounded body, pips or a logo for the six."""
+def face_texture(
+    value: int,
+    style: DieStyle,
+    rng: np.random.Generator,
+    *,
+    through: tuple[float, float] = (0.0, 0.0),
+) -> UInt8Image:
+    """Draw one face (TEXTURE x TEXTURE BGR): rounded body, pips or a logo for the six.
+
+    On a translucent die (``style.translucent``) the marks of the faces behind show faintly
+    under the pips; ``through`` is where the view through the die carries the opposite face's
+    marks on this one, in half-sides along the texture's x and y (see :func:`_draw_die`).
+    """
     size = TEXTURE
     body = np.array(style.body)
     edge = body * 0.55
@@ -288,23 +311,88 @@ def face_texture(value: int, style: DieStyle, rng: np.random.Generator) -> UInt8
     for cx in (inset + radius, size - 1 - inset - radius):
         for cy in (inset + radius, size - 1 - inset - radius):
             cv2.circle(tex, (cx, cy), radius, style.body, -1, cv2.LINE_AA)
+    # The face's own rounded square: the window a translucent die is seen through.
+    window = np.all(np.abs(tex - body) < 1.0, axis=2) if style.translucent > 0 else None
     if style.marble is not None:
         _marble(tex, body, np.array(style.marble), rng)
     if style.arcs is not None:
         _arcs(tex, style.arcs, rng)
-    half = size / 2
+    if window is not None:
+        _see_through(tex, value, style, rng, through, window)
+    _marks(tex, value, style, rng)
+    return np.clip(tex, 0, 255).astype(np.uint8)
+
+
+def _marks(tex: Array, value: int, style: DieStyle, rng: np.random.Generator) -> None:
+    """Paint a face's pips, or its logo if it is a logo six, onto ``tex``."""
+    half = tex.shape[0] / 2
     if value == 6 and style.logo_six:
         _draw_logo(tex, style, rng, style.logo or None)
+        return
+    pip_r = style.pip_radius * half * (style.one_pip_scale if value == 1 else 1.0)
+    for px, py in pip_positions(value, style.spread):
+        centre = (int(round(half + px * half)), int(round(half + py * half)))
+        cv2.circle(tex, centre, int(round(pip_r)), style.pip, -1, cv2.LINE_AA)
+        # A darker rim reads as the pip's drilled hole.
+        cv2.circle(tex, centre, int(round(pip_r)), tuple(float(c) * 0.6 for c in style.pip), 1)
+    if value == 1 and style.one_mark is not None:
+        _one_mark(tex, pip_r, style.one_mark, rng)
+
+
+def _see_through(
+    tex: Array,
+    value: int,
+    style: DieStyle,
+    rng: np.random.Generator,
+    through: tuple[float, float],
+    window: npt.NDArray[np.bool_],
+) -> None:
+    """Show the marks of the faces behind a translucent face, blurred and faint, in ``window``.
+
+    Through smoke and gem-like dice the pips underneath are plain to see: the five's centre pip
+    under a two, the six's columns round a one. A reader that counts every dark spot reads
+    those faces one pip high. The opposite face (``7 - value``) shows whole, shifted by
+    ``through`` (less the bend of the light into the plastic) and a little smaller, being
+    further away; half the time the four side faces show too, squeezed along the edges, as
+    the view meets them at a slant.
+    """
+    size = tex.shape[0]
+    body = np.array(style.body)
+    behind = np.empty_like(tex)
+    behind[:] = body
+    _marks(behind, 7 - value, style, rng)
+    if rng.random() < 0.5:
+        # Either turn of the pips of a two, three or six underneath: sets differ.
+        behind = behind.transpose(1, 0, 2).copy()
+    if rng.random() < 0.5:
+        sides = [v for v in range(1, 7) if v not in (value, 7 - value)]
+        band = max(int(size * rng.uniform(0.12, 0.25)), 2)
+        for edge, side in enumerate(rng.permutation(sides)):
+            mark = np.empty_like(tex)
+            mark[:] = body
+            _marks(mark, int(side), style, rng)
+            strip = 0.6 * cv2.resize(mark - body, (size, band), interpolation=cv2.INTER_AREA)
+            strip = np.rot90(strip, edge)  # along each of the four edges in turn
+            if edge % 2 == 0:
+                rows = slice(0, band) if edge == 0 else slice(size - band, size)
+                behind[rows] += strip
+            else:
+                columns = slice(0, band) if edge == 1 else slice(size - band, size)
+                behind[:, columns] += strip
+    half = size / 2
+    bend = rng.uniform(1.3, 1.7)
+    shift = np.clip(np.array(through), -1.5, 1.5) * half / bend
+    matrix = cv2.getRotationMatrix2D((half, half), 0.0, float(rng.uniform(0.8, 1.0)))
+    matrix[:, 2] += shift
+    ghost = cv2.warpAffine(behind - body, matrix, (size, size), borderMode=cv2.BORDER_CONSTANT)
+    ghost = cv2.GaussianBlur(ghost, (0, 0), float(rng.uniform(1.5, 4.0))) * window[..., None]
+    if rng.random() < 0.5:
+        # Paint blocks the light from below: the marks behind show as shade, whatever colour.
+        contrast = max(_distance(style.pip, style.body), 1.0) / np.sqrt(3)
+        shade = np.clip(np.abs(ghost).mean(axis=2, keepdims=True) / contrast, 0.0, 1.0)
+        tex -= style.translucent * shade * tex
     else:
-        pip_r = style.pip_radius * half * (style.one_pip_scale if value == 1 else 1.0)
-        for px, py in pip_positions(value, style.spread):
-            centre = (int(round(half + px * half)), int(round(half + py * half)))
-            cv2.circle(tex, centre, int(round(pip_r)), style.pip, -1, cv2.LINE_AA)
-            # A darker rim reads as the pip's drilled hole.
-            cv2.circle(tex, centre, int(round(pip_r)), tuple(float(c) * 0.6 for c in style.pip), 1)
-        if value == 1 and style.one_mark is not None:
-            _one_mark(tex, pip_r, style.one_mark, rng)
-    return np.clip(tex, 0, 255).astype(np.uint8)
+        tex += style.translucent * ghost
 
 
 def _one_mark(
@@ -805,7 +893,17 @@ def _draw_die(
         quad = _project(quad_local @ rotation.T, focal, distance)
         quad[:, 1] *= -1
         quad += np.array(centre)
-        texture = face_texture(values[index], style, rng).astype(np.float32)
+        through = (0.0, 0.0)
+        if style.translucent > 0:
+            # Seen through the die, the opposite face lies 2 half-sides behind this one: the
+            # view's slant carries it by 2 * tan along the face's own axes (x, y of its texture).
+            u_axis, v_axis = (
+                (quad_local[1] - quad_local[0]) / 2,
+                (quad_local[3] - quad_local[0]) / 2,
+            )
+            slant = (rotation @ u_axis)[2], (rotation @ v_axis)[2]
+            through = (2 * slant[0] / normal[2], 2 * slant[1] / normal[2])
+        texture = face_texture(values[index], style, rng, through=through).astype(np.float32)
         shade = 0.45 + 0.55 * max(float(normal @ light), 0.0)
         texture *= shade
         matrix = cv2.getPerspectiveTransform(tex_corners, quad.astype(np.float32))
@@ -1078,15 +1176,19 @@ def render_crops(
     faint: float = 0.0,
     arcs: float = 0.0,
     more_logos: bool = False,
+    translucent: float = 0.0,
 ) -> CropSet:
     """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases.
 
-    ``faint`` and ``arcs`` are the shares of dice whose pips barely stand out and of dice with
-    decorative swirls; ``more_logos`` adds ``EXTRA_LOGO_FAMILIES`` (see :func:`random_style`).
+    ``faint``, ``arcs`` and ``translucent`` are the shares of dice whose pips barely stand out,
+    of dice with decorative swirls and of see-through dice; ``more_logos`` adds
+    ``EXTRA_LOGO_FAMILIES`` (see :func:`random_style`).
     """
     crops: list[UInt8Image] = []
     labels: list[int] = []
-    styles = partial(random_style, faint=faint, arcs=arcs, more_logos=more_logos)
+    styles = partial(
+        random_style, faint=faint, arcs=arcs, more_logos=more_logos, translucent=translucent
+    )
     while len(crops) < count:
         scene = render_scene(
             rng, dice=int(rng.choice([1, 2, 3, 4])), half_range=(14.0, 28.0), styles=styles

@@ -98,6 +98,8 @@ class TrainConfig:
     """Share of rendered dice with bold light swirls across every face (decorated sets)."""
     more_logos: bool = False
     """Also draw ``EXTRA_LOGO_FAMILIES`` (sun, heart, crown, spiral) on rendered logo sixes."""
+    translucent: float = 0.0
+    """Share of rendered dice that are see-through: the pips underneath show through the top."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
     view: int = 64
@@ -237,6 +239,7 @@ def _render_many(
     faint: float = 0.0,
     arcs: float = 0.0,
     more_logos: bool = False,
+    translucent: float = 0.0,
 ) -> CropSet:
     """Render synthetic crops in chunks, with a progress bar."""
     chunk = 500
@@ -244,7 +247,16 @@ def _render_many(
     with tqdm(total=count, desc=description, unit="crop", leave=False) as bar:
         for start in range(0, count, chunk):
             size = min(chunk, count - start)
-            parts.append(render_crops(rng, size, faint=faint, arcs=arcs, more_logos=more_logos))
+            parts.append(
+                render_crops(
+                    rng,
+                    size,
+                    faint=faint,
+                    arcs=arcs,
+                    more_logos=more_logos,
+                    translucent=translucent,
+                )
+            )
             bar.update(size)
     return CropSet.concat(parts)
 
@@ -273,6 +285,7 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
         faint=config.faint,
         arcs=config.arcs,
         more_logos=config.more_logos,
+        translucent=config.translucent,
     )
     # Validation renders stay the ordinary ones, so runs with and without these options compare.
     val["synthetic"] = _render_many(rng, config.synthetic_val, description="synthetic val")
