@@ -589,6 +589,28 @@ def test_the_pips_underneath_move_with_the_slant_of_the_view() -> None:
         assert 9 <= slanted <= 17
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_slant_through_a_die_lands_where_the_camera_sees_the_opposite_face(seed: int) -> None:
+    from vision.train.synth import _NORMALS, _face_quad, _rotation, _view_through
+
+    rng = np.random.default_rng(seed)
+    axis = np.array([*rng.normal(size=2), 0.0])
+    rotation = _rotation(axis, np.radians(rng.uniform(5, 25))) @ _rotation(
+        np.array([0.0, 0.0, 1.0]), rng.uniform(0, 6.3)
+    )
+    for normal in _NORMALS:
+        if (rotation @ normal)[2] < 0.3:
+            continue  # turned away or edge-on: not a face the camera reads through
+        du, dv = _view_through(normal, rotation)
+        quad = _face_quad(normal)
+        u_axis, v_axis = (quad[1] - quad[0]) / 2, (quad[3] - quad[0]) / 2
+        # The point of this face where the opposite face's centre shows, and that centre,
+        # lie on one line of sight (straight down the camera's axis).
+        seen = rotation @ (normal + du * u_axis + dv * v_axis)
+        behind = rotation @ -normal
+        assert np.allclose(seen[:2], behind[:2], atol=1e-9)
+
+
 def test_more_logos_draws_the_extra_families_too_and_never_a_held_out_one() -> None:
     rng = np.random.default_rng(11)
     drawn = [random_style(rng).logo for _ in range(1300)]

@@ -893,16 +893,7 @@ def _draw_die(
         quad = _project(quad_local @ rotation.T, focal, distance)
         quad[:, 1] *= -1
         quad += np.array(centre)
-        through = (0.0, 0.0)
-        if style.translucent > 0:
-            # Seen through the die, the opposite face lies 2 half-sides behind this one: the
-            # view's slant carries it by 2 * tan along the face's own axes (x, y of its texture).
-            u_axis, v_axis = (
-                (quad_local[1] - quad_local[0]) / 2,
-                (quad_local[3] - quad_local[0]) / 2,
-            )
-            slant = (rotation @ u_axis)[2], (rotation @ v_axis)[2]
-            through = (2 * slant[0] / normal[2], 2 * slant[1] / normal[2])
+        through = _view_through(_NORMALS[index], rotation) if style.translucent > 0 else (0, 0)
         texture = face_texture(values[index], style, rng, through=through).astype(np.float32)
         shade = 0.45 + 0.55 * max(float(normal @ light), 0.0)
         texture *= shade
@@ -919,6 +910,22 @@ def _draw_die(
             _highlight(canvas, mask, quad, half, style.gloss, rng)
     x, y, w, h = cv2.boundingRect(np.round(hull).astype(np.int32))
     return (float(x), float(y), float(x + w), float(y + h))
+
+
+def _view_through(normal: Array, rotation: Array) -> tuple[float, float]:
+    """Where a face's opposite face is seen through a see-through die, on this face's texture.
+
+    The opposite face lies 2 half-sides behind, along ``-normal``; a camera looking down its
+    z axis sees it carried by 2 * tan of the view's slant along the face's own axes (x, y of its
+    texture, in half-sides). Refraction is left to the caller.
+    """
+    quad = _face_quad(normal)
+    u_axis, v_axis = (quad[1] - quad[0]) / 2, (quad[3] - quad[0]) / 2
+    facing = float((rotation @ normal)[2])
+    return (
+        2 * float((rotation @ u_axis)[2]) / facing,
+        2 * float((rotation @ v_axis)[2]) / facing,
+    )
 
 
 def _highlight(
