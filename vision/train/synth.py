@@ -358,9 +358,15 @@ def _see_through(
     """
     size = tex.shape[0]
     body = np.array(style.body)
-    behind = np.empty_like(tex)
-    behind[:] = body
-    _marks(behind, 7 - value, style, rng)
+
+    def marks_of(face: int) -> Array:
+        """A face's marks on a bare body of this die."""
+        bare = np.empty_like(tex)
+        bare[:] = body
+        _marks(bare, face, style, rng)
+        return bare
+
+    behind = marks_of(7 - value)
     if rng.random() < 0.5:
         # Either turn of the pips of a two, three or six underneath: sets differ.
         behind = behind.transpose(1, 0, 2).copy()
@@ -368,9 +374,7 @@ def _see_through(
         sides = [v for v in range(1, 7) if v not in (value, 7 - value)]
         band = max(int(size * rng.uniform(0.12, 0.25)), 2)
         for edge, side in enumerate(rng.permutation(sides)):
-            mark = np.empty_like(tex)
-            mark[:] = body
-            _marks(mark, int(side), style, rng)
+            mark = marks_of(int(side))
             strip = 0.6 * cv2.resize(mark - body, (size, band), interpolation=cv2.INTER_AREA)
             strip = np.rot90(strip, edge)  # along each of the four edges in turn
             if edge % 2 == 0:

@@ -6,8 +6,9 @@ import hashlib
 import os
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -236,27 +237,16 @@ def _render_many(
     count: int,
     *,
     description: str,
-    faint: float = 0.0,
-    arcs: float = 0.0,
-    more_logos: bool = False,
-    translucent: float = 0.0,
+    render: Callable[[np.random.Generator, int], CropSet] = render_crops,
 ) -> CropSet:
-    """Render synthetic crops in chunks, with a progress bar."""
+    """Render synthetic crops in chunks with ``render`` (the renderer and its looks), with a
+    progress bar."""
     chunk = 500
     parts = []
     with tqdm(total=count, desc=description, unit="crop", leave=False) as bar:
         for start in range(0, count, chunk):
             size = min(chunk, count - start)
-            parts.append(
-                render_crops(
-                    rng,
-                    size,
-                    faint=faint,
-                    arcs=arcs,
-                    more_logos=more_logos,
-                    translucent=translucent,
-                )
-            )
+            parts.append(render(rng, size))
             bar.update(size)
     return CropSet.concat(parts)
 
@@ -282,10 +272,13 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
         rng,
         config.synthetic_train,
         description="synthetic train",
-        faint=config.faint,
-        arcs=config.arcs,
-        more_logos=config.more_logos,
-        translucent=config.translucent,
+        render=partial(
+            render_crops,
+            faint=config.faint,
+            arcs=config.arcs,
+            more_logos=config.more_logos,
+            translucent=config.translucent,
+        ),
     )
     # Validation renders stay the ordinary ones, so runs with and without these options compare.
     val["synthetic"] = _render_many(rng, config.synthetic_val, description="synthetic val")
