@@ -360,7 +360,7 @@ def _face_report(**config: Any) -> dict[str, Any]:
     }  # fmt: skip
     return {
         "config": {"widths": (8, 8, 16, 16), "epochs": 1, "batch_size": 2, "learning_rate": 0.1,
-                   "weight_decay": 0.0, "label_smoothing": 0.0, "seed": 3, "threads": 1, **config},
+                   "weight_decay": 0.0, "label_smoothing": 0.05, "seed": 4, "threads": 1, **config},
         "counts": {"synthetic": {"train_crops": 5}}, "metrics": {"src": metrics},
         "sha256": "ab" * 32, "size_bytes": 1, "parameters": 2, "onnx_max_abs_difference": 0.0,
         "torch": "x", "machine": "y", "data_seconds": 1, "train_seconds": 2, "total_seconds": 3,
@@ -428,6 +428,30 @@ def test_a_trained_models_own_card_names_its_kind_and_command(tmp_path: Path) ->
     text = card.read_text()
     assert "a plain CNN trained here on CPU by:" in text
     assert "--epochs 1 --lr 0.1 --synthetic 5 --threads 1 \\\n        --out B" in text
+
+
+@pytest.mark.parametrize(
+    ("changed", "said"),
+    [({}, ""), ({"label_smoothing": 0.02}, " --label-smoothing 0.02"),
+     ({"label_smoothing": 0.0, "seed": 7}, " --label-smoothing 0 --seed 7")],
+)  # fmt: skip
+def test_a_cards_command_names_the_smoothing_and_seed_a_run_changed(
+    tmp_path: Path, changed: dict[str, float], said: str
+) -> None:
+    """The card's command reproduces the run: the options it leaves out are TrainConfig's."""
+    from vision.train.card import write_model_card
+
+    card = tmp_path / "A" / "MODEL_CARD.md"
+    write_model_card(_face_report(threads=1, synthetic_train=5, **changed), card)
+    assert f"--epochs 1 --lr 0.1{said} --synthetic 5 --threads 1 \\\n" in card.read_text()
+
+
+def test_the_options_a_card_leaves_out_are_the_trainings_defaults() -> None:
+    pytest.importorskip("torch")
+    from vision.train.card import COMMAND_DEFAULTS
+    from vision.train.train import TrainConfig
+
+    assert {name: getattr(TrainConfig, name) for name in COMMAND_DEFAULTS} == COMMAND_DEFAULTS
 
 
 def test_a_source_left_out_is_validated_on_all_its_photos() -> None:

@@ -175,6 +175,11 @@ def _name(report: dict[str, Any]) -> str:
     return ARCH_NAMES.get(_arch(report), _arch(report))
 
 
+COMMAND_DEFAULTS: dict[str, float] = {"label_smoothing": 0.05, "seed": 4}
+"""``TrainConfig``'s defaults for options a card's command names only when a run changed them
+(``vision.train.train`` imports torch, which a card written by the ensemble need not have)."""
+
+
 def _member_commands(
     reports: Sequence[dict[str, Any]], names: Sequence[str] | None = None
 ) -> list[str]:
@@ -187,6 +192,9 @@ def _member_commands(
         options = ([f"--arch {arch}"] if arch != "plain" else []) + [f"--epochs {config['epochs']}"]
         if config.get("learning_rate") != 3e-3:
             options.append(f"--lr {config['learning_rate']:g}")
+        for option, default in COMMAND_DEFAULTS.items():
+            if option in config and config[option] != default:
+                options.append(f"--{option.replace('_', '-')} {config[option]:g}")
         for option in ("invert", "streaks", "duotone", "faint", "arcs", "translucent", "mixstyle"):
             if config.get(option):
                 options.append(f"--{option} {config[option]:g}")
