@@ -221,3 +221,21 @@ def test_a_single_face_model_is_quantized_whole(table: Path, tmp_path: Path) -> 
     assert any(n.op_type == "DequantizeLinear" for n in model.graph.node)
     crops = np.random.default_rng(0).random((4, 3, 64, 64), dtype=np.float32)
     assert OnnxClassifier(out).predict(crops).shape == (4, 7)
+
+
+def test_quantizing_the_face_model_alone_records_its_outputs_without_the_locators_code(
+    table: Path, tmp_path: Path
+) -> None:
+    """`--only face --record` is what a retrained face model needs, on a machine without torch
+    (the locator's training module imports it); the record names the int8 file it came from."""
+    import shutil
+
+    folder = shutil.copytree(TEST_DATA, tmp_path / "dice")
+    (folder / RECORDED_FACE).unlink()
+    out = tmp_path / "faces.int8.onnx"
+    argv = ["--data", str(table), "--photos", "2", "--only", "face", "--record", str(folder)]
+    assert main([*argv, "--face", str(FLOAT_MODEL), str(out)]) == 0
+    recorded = json.loads((folder / RECORDED_FACE).read_text(encoding="utf-8"))
+    assert recorded["model_sha256"] == _sha256(out)
+    assert len(recorded["crops"]) == len(_recorded(RECORDED_FACE)["crops"])
+    assert (folder / RECORDED_LOCATOR).read_bytes() == (TEST_DATA / RECORDED_LOCATOR).read_bytes()

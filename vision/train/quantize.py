@@ -283,11 +283,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report("locator", args.locator, what)
     if args.record is not None:
         from vision.train.export import record_outputs
-        from vision.train.locator import record_locator_outputs
 
         if args.only in (None, "face"):
             record_outputs(args.face[1], args.record, RECORDED_FACE)
         if args.only in (None, "locator"):
+            # Imported only here: the locator's training module needs torch, the face's not.
+            from vision.train.locator import record_locator_outputs
+
             record_locator_outputs(args.locator[1], args.record, name=RECORDED_LOCATOR)
     print(f"done in {time.perf_counter() - started:.1f} s")  # noqa: T201
     return 0
