@@ -303,6 +303,8 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     assert "render: leaning die:" in printed
     assert "blurred render: blurred die:" in printed
     assert "dice: no die:" in printed  # the committed photos' folder is called "dice"
+    assert "blurred render: hand bare:" in printed
+    assert "dice: blurred hand bare:" in printed
     check = load_die_check(first)
     assert (check.features, check.features_sha256) == model_features(DEFAULT_MODEL)
     assert die_checker_for(DEFAULT_MODEL, check_path=first) is not None
