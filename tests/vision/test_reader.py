@@ -379,14 +379,11 @@ class _Grid:
 def test_a_tray_out_of_focus_has_no_die_where_none_lies() -> None:
     """Blur takes away the edges that tell a die from felt, so the blurred-die check is asked
     about smooth things. A locator that boxed every square of a bare tray with a hand on it,
-    sharp and out of focus, would get next to no die back (the shipped locator boxes none):
-    on 10704 such boxes (seeds 0-5, 60-120 px, blur 0-16 px) 3 came back ``uncertain`` and 1
-    ``cocked``; a blurred-die check fitted without bare places took thousands. The check
-    fitted to the CNN shipped on 2026-12-03 (label smoothing 0.02) takes more, all blurred 8-16
-    px and most at the hand's edge, where the table reports no roll anyway: 48 of 21480 boxes
-    (seeds 0-5, 60/80/100/120 px, blur 0/4/8/12/16 px; the check before it 11, and 1 cocked),
-    here 7 of 2496. The bound is one box in 250: a check that takes bare felt for dice takes
-    hundreds."""
+    sharp and out of focus, would get next to no die back (the shipped locator boxes none).
+    On 21480 such boxes (seeds 0-5, 60/80/100/120 px, blur 0/4/8/12/16 px) the check fitted on
+    2026-12-04 (on boxes below the sharpness line only, with a blurred hand among them) takes
+    9, here 2 of 2496; the one before it, fitted on every box and with no hand, took 35, here 7.
+    A check fitted without bare places took thousands. The bound is one box in 500."""
     rng = np.random.default_rng(7)
     kept: list[tuple[int, int, float, int]] = []
     for side in (60, 120):
@@ -401,7 +398,7 @@ def test_a_tray_out_of_focus_has_no_die_where_none_lies() -> None:
                 assert DiceReader(OnnxClassifier(DEFAULT_MODEL)).read(blurred).dice == ()
                 if found := len(reader.read(blurred).dice):
                     kept.append((side, seed, sigma, found))
-    assert sum(found for *_, found in kept) <= 10, kept  # of 2496 boxes
+    assert sum(found for *_, found in kept) <= 5, kept  # of 2496 boxes
 
 
 class _Recording:
