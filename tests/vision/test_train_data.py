@@ -382,14 +382,20 @@ def test_rewriting_the_face_card_keeps_the_locator_section(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("share", "said"), [(0.0, False), (0.15, True)])
-def test_the_card_says_when_renders_had_faint_swirled_or_see_through_dice_or_more_logos(
+def test_the_card_says_when_renders_had_faint_swirled_see_through_or_hidden_dice_or_more_logos(
     tmp_path: Path, share: float, said: bool
 ) -> None:
     from vision.train.card import write_composed_card
 
     card = tmp_path / "MODEL_CARD.md"
     report = _face_report(
-        faint=share, arcs=share, translucent=share, more_logos=said, threads=1, synthetic_train=5
+        faint=share,
+        arcs=share,
+        translucent=share,
+        occluded=share,
+        more_logos=said,
+        threads=1,
+        synthetic_train=5,
     )
     write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
@@ -397,7 +403,10 @@ def test_the_card_says_when_renders_had_faint_swirled_or_see_through_dice_or_mor
     assert ("--translucent 0.15" in text) is said
     assert ("on 15 % of dice only faintly (pips dulled toward the body" in text) is said
     assert ("swirls across every face of 15 % of dice" in text) is said
-    assert ("--faint 0.15 --arcs 0.15 --translucent 0.15 --more-logos" in text) is said
+    assert (
+        "--faint 0.15 --arcs 0.15 --translucent 0.15 --occluded 0.15 --more-logos" in text
+    ) is said
+    assert ("On 15 % of scenes, and of the photos' dice, a die partly hidden" in text) is said
     assert ("badge, sun, heart, crown, spiral)" in text) is said
 
 
@@ -671,10 +680,51 @@ def test_faint_and_swirled_dice_change_the_renders_only_when_asked_for() -> None
         {"arcs": 0.5},
         {"more_logos": True},
         {"translucent": 0.5},
+        {"occluded": 0.5},
     ]
     for option in options:
         changed = render_crops(np.random.default_rng(3), 40, **option)
         assert not np.array_equal(plain.images, changed.images)
+
+
+def test_occluded_dice_are_class_0_cut_at_the_part_that_shows() -> None:
+    plain = render_crops(np.random.default_rng(3), 200)
+    hidden = render_crops(np.random.default_rng(3), 200, occluded=1.0)
+    assert (hidden.labels == 0).sum() > (plain.labels == 0).sum() + 30
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_occlude_hides_part_of_the_die_and_boxes_all_that_shows(seed: int) -> None:
+    from vision.train.data import occlude
+
+    def hide(die_grey: int) -> tuple[npt.NDArray[np.uint8], tuple[float, float, float, float]]:
+        image = np.full((400, 600, 3), 90, np.uint8)
+        image[150:230, 260:340] = die_grey
+        window, visible = occlude(image, (260.0, 150.0, 340.0, 230.0), np.random.default_rng(seed))
+        assert (image == 90).sum() + (image == die_grey).sum() == image.size  # not changed
+        return window, visible
+
+    (light, visible), (dark, same) = hide(230), hide(20)
+    assert visible == same
+    # The window reaches two sides (80 px each) round the die, clipped to the picture.
+    assert light.shape == (391, 401, 3)  # rows 0-390, columns 100-500
+    x0, y0, x1, y1 = visible
+    assert 160.0 <= x0 < x1 <= 240.0
+    assert 150.0 <= y0 < y1 <= 230.0
+    # A cut across a corner leaves the box as it was: a corner of the die hidden.
+    assert (x1 - x0) * (y1 - y0) / 80.0**2 >= 0.3
+    # Drawn over a light and a dark die alike, the thing over the die is the same picture:
+    # where the two windows agree on the die, it is covered.
+    die = np.zeros(light.shape[:2], np.bool_)
+    die[150:230, 160:240] = True
+    covered = die & np.all(light == dark, axis=2)
+    assert 0.15 <= covered[die].mean() <= 0.75
+    # Every part of the die that shows lies in the box (within the grid's 3.3 px).
+    rows, cols = np.nonzero(die & ~covered)
+    assert cols.min() >= x0 - 4
+    assert cols.max() <= x1 + 4
+    assert rows.min() >= y0 - 4
+    assert rows.max() <= y1 + 4
 
 
 @pytest.mark.parametrize(

@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         ("faint", "share of rendered dice whose pips are dulled toward the body (smoke dice)"),
         ("arcs", "share of rendered dice with bold light swirls across every face (decorated)"),
         ("translucent", "share of rendered dice that are see-through: pips underneath show"),
+        ("occluded", "share of dice also cut partly hidden by something over them, as class 0"),
         ("mixstyle", "chance per batch of mixing feature statistics between crops (plain CNN)"),
     ):
         default = getattr(TrainConfig, name)
@@ -104,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         faint=args.faint,
         arcs=args.arcs,
         translucent=args.translucent,
+        occluded=args.occluded,
         more_logos=args.more_logos,
         mixstyle=args.mixstyle,
         view=args.view,

@@ -195,7 +195,17 @@ def _member_commands(
         for option, default in COMMAND_DEFAULTS.items():
             if option in config and config[option] != default:
                 options.append(f"--{option.replace('_', '-')} {config[option]:g}")
-        for option in ("invert", "streaks", "duotone", "faint", "arcs", "translucent", "mixstyle"):
+        options_with_share = (
+            "invert",
+            "streaks",
+            "duotone",
+            "faint",
+            "arcs",
+            "translucent",
+            "occluded",
+            "mixstyle",
+        )
+        for option in options_with_share:
             if config.get(option):
                 options.append(f"--{option} {config[option]:g}")
         if config.get("more_logos"):
@@ -407,7 +417,14 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "  turned most to the camera if within 28 degrees of the view axis, class 0 (cocked) if no",
         "  face is within 40 degrees; in between is dropped. Synthetic class 0 also has half-out",
         "  dice, heavy blur, bare table, skin-coloured finger shapes and round things (coins,",
-        "  knobs, counters) where no die is.",
+        "  knobs, counters) where no die is."
+        + (
+            f" On {int(round(100 * config['occluded']))} % of scenes, and of the photos' dice,"
+            " a die partly hidden (30-65 % of its box under something lying over it, cut at the"
+            " box of what shows) is class 0 too."
+            if config.get("occluded")
+            else ""
+        ),
         "- on the fly: rot90 and mirror, channel shuffles per crop (dice come in every colour),"
         + (
             f" {int(round(100 * config['invert']))} % of crops as their negative (dark dice"

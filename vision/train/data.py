@@ -344,6 +344,53 @@ def jitter_box(box: FloatBox, rng: np.random.Generator, *, shift: float, scale: 
     return (cx - half_w, cy - half_h, cx + half_w, cy + half_h)
 
 
+def occlude(
+    image: UInt8Image, box: FloatBox, rng: np.random.Generator
+) -> tuple[UInt8Image, FloatBox]:
+    """A window of ``image`` round the die in ``box``, the die partly hidden, and the box (in
+    the window) of what still shows of it.
+
+    Something lying over the die (a card, a cup, a box lid, the tray's wall seen askew) covers
+    30 to 65 % of its box with a straight edge from any direction, reaching to the window's
+    edge: a colour of its own, lightly shaded and grained, with a soft shadow along its edge.
+    A locator boxes the part that shows, and that part can look like another face (a three cut
+    in half is a two), so such a crop is class 0: the reader must not guess it.
+    """
+    x0, y0, x1, y1 = box
+    side = _side(box)
+    height, width = image.shape[:2]
+    margin = 2.0 * side
+    wx0, wy0 = max(int(x0 - margin), 0), max(int(y0 - margin), 0)
+    wx1, wy1 = min(int(x1 + margin) + 1, width), min(int(y1 + margin) + 1, height)
+    window = image[wy0:wy1, wx0:wx1].astype(np.float32)
+    cx, cy = (x0 + x1) / 2 - wx0, (y0 + y1) / 2 - wy0
+    angle = float(rng.uniform(0, 2 * np.pi))
+    nx, ny = np.cos(angle), np.sin(angle)
+    extent = abs((x1 - x0) * nx) + abs((y1 - y0) * ny)
+    # Points p with (p - centre) . n > edge are covered.
+    edge = extent / 2 - float(rng.uniform(0.3, 0.65)) * extent
+    yy, xx = np.mgrid[0 : wy1 - wy0, 0 : wx1 - wx0].astype(np.float32)
+    depth = (xx - cx) * nx + (yy - cy) * ny - edge
+    cover = np.clip(depth + 0.5, 0.0, 1.0)[..., None]
+    colour = np.array([rng.uniform(0, 255) for _ in range(3)], np.float32)
+    shade = 1.0 + float(rng.uniform(-0.3, 0.3)) * (depth / max(side, 1.0))[..., None]
+    grain = rng.normal(0.0, float(rng.uniform(0, 8)), window.shape).astype(np.float32)
+    thing = np.clip(colour * shade + grain, 0, 255)
+    shadow = float(rng.uniform(0.0, 0.5)) * np.exp(np.minimum(depth, 0.0) / (0.12 * side))
+    window = window * (1.0 - shadow * (depth < 0))[..., None]
+    window = window * (1.0 - cover) + thing * cover
+    # The box of what shows: the die's box sampled on a grid, its uncovered points.
+    gx, gy = np.meshgrid(np.linspace(x0, x1, 25) - wx0, np.linspace(y0, y1, 25) - wy0)
+    shows = (gx - cx) * nx + (gy - cy) * ny - edge <= 0
+    visible = (
+        float(gx[shows].min()),
+        float(gy[shows].min()),
+        float(gx[shows].max()),
+        float(gy[shows].max()),
+    )
+    return np.asarray(np.clip(window, 0, 255), np.uint8), visible
+
+
 def rotated_crop(
     image: UInt8Image, box: FloatBox, angle: float, *, flip: bool = False
 ) -> npt.NDArray[np.float32]:
@@ -462,8 +509,10 @@ def cut_crops(
     negatives: bool,
     augment: bool,
     proposer: Proposer | None = None,
+    occluded: float = 0.0,
 ) -> CropSet:
-    """Cut model crops from one photo: each die ``copies`` times, plus class-0 negatives.
+    """Cut model crops from one photo: each die ``copies`` times, plus class-0 negatives
+    (among them an ``occluded`` share of the dice partly hidden: :func:`occlude`).
 
     Without ``augment`` every die is cut once at its labelled box (validation). Negatives are
     background patches clear of every die, dice shifted half out of the crop, boxes spanning two
@@ -492,7 +541,10 @@ def cut_crops(
             crops.append(to_uint8(crop))
             labels.append(die.value)
     if negatives:
-        for negative in _negatives(image, boxes, rng, count=max(2, len(boxes)), augment=augment):
+        count = max(2, len(boxes))
+        for negative in _negatives(
+            image, boxes, rng, count=count, augment=augment, occluded=occluded
+        ):
             crops.append(negative)
             labels.append(0)
     if proposer is not None and augment:
@@ -570,8 +622,10 @@ def _negatives(
     *,
     count: int,
     augment: bool,
+    occluded: float = 0.0,
 ) -> list[UInt8Image]:
-    """Class-0 crops of one photo: background, half-out dice, two-dice boxes and heavy blur."""
+    """Class-0 crops of one photo: background, half-out dice, two-dice boxes and heavy blur;
+    and an ``occluded`` share of its dice partly hidden (:func:`occlude`)."""
     height, width = image.shape[:2]
     sides = [_side(b) for b in boxes] or [min(height, width) / 8]
     out: list[UInt8Image] = []
@@ -615,6 +669,10 @@ def _negatives(
             )
             if _side(union) < 2.4 * _side(box):
                 out.append(_maybe_rotated(image, union, rng, augment=augment))
+        # Asked only when wanted, so runs without it cut the crops they always cut for a seed.
+        if occluded > 0 and rng.random() < occluded:
+            hidden, visible = occlude(image, box, rng)
+            out.append(_maybe_rotated(hidden, visible, rng, augment=augment))
     return out
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.preprocess import square_around
-from vision.train.data import CropSet, FloatBox, UInt8Image, jitter_box, to_uint8
+from vision.train.data import CropSet, FloatBox, UInt8Image, jitter_box, occlude, to_uint8
 
 __all__ = [
     "COCKED_DEG",
@@ -1188,12 +1188,14 @@ def render_crops(
     arcs: float = 0.0,
     more_logos: bool = False,
     translucent: float = 0.0,
+    occluded: float = 0.0,
 ) -> CropSet:
     """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases.
 
     ``faint``, ``arcs`` and ``translucent`` are the shares of dice whose pips barely stand out,
     of dice with decorative swirls and of see-through dice; ``more_logos`` adds
-    ``EXTRA_LOGO_FAMILIES`` (see :func:`random_style`).
+    ``EXTRA_LOGO_FAMILIES`` (see :func:`random_style`). An ``occluded`` share of scenes adds a
+    flat die partly hidden (:func:`vision.train.data.occlude`) as class 0.
     """
     crops: list[UInt8Image] = []
     labels: list[int] = []
@@ -1217,6 +1219,22 @@ def render_crops(
         if negative is not None:
             crops.append(negative)
             labels.append(0)
+        # Asked only when wanted, so renders made without it stay as they were for a seed.
+        if occluded > 0 and rng.random() < occluded:
+            flat = [
+                d.box
+                for d in scene.dice
+                if d.label not in (0, None)
+                and d.box[0] >= 0
+                and d.box[1] >= 0
+                and d.box[2] <= width
+                and d.box[3] <= height
+            ]
+            if flat:
+                hidden, visible = occlude(scene.image, flat[int(rng.integers(len(flat)))], rng)
+                box = jitter_box(visible, rng, shift=0.08, scale=0.15)
+                crops.append(to_uint8(_crop(hidden, box)))
+                labels.append(0)
     return CropSet(
         np.stack(crops[:count]), np.asarray(labels[:count], np.int64), ["synthetic"] * count
     )

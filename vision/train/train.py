@@ -100,6 +100,7 @@ class TrainConfig:
     more_logos: bool = False
     """Also draw ``EXTRA_LOGO_FAMILIES`` (sun, heart, crown, spiral) on rendered logo sixes."""
     translucent: float = 0.0
+    occluded: float = 0.0
     """Share of rendered dice that are see-through: the pips underneath show through the top."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
@@ -220,6 +221,7 @@ def _cut_many(
     description: str,
     proposer: Proposer | None = None,
     copies: int | None = None,
+    occluded: float = 0.0,
 ) -> CropSet:
     """Cut crops from many records with a progress bar (``copies`` per die: else by source)."""
     parts = []
@@ -227,7 +229,15 @@ def _cut_many(
         augment = split == "train"
         cuts = (copies or COPIES.get(record.source, 1)) if augment else 1
         parts.append(
-            cut_crops(record, rng, copies=cuts, negatives=True, augment=augment, proposer=proposer)
+            cut_crops(
+                record,
+                rng,
+                copies=cuts,
+                negatives=True,
+                augment=augment,
+                proposer=proposer,
+                occluded=occluded,
+            )
         )
     return CropSet.concat(parts)
 
@@ -262,7 +272,12 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
     train_records, val_records = train_and_val(records, exclude=config.exclude)
     proposer = locator_proposer() if config.mine else None
     real_train = _cut_many(
-        train_records, rng, split="train", description="train crops", proposer=proposer
+        train_records,
+        rng,
+        split="train",
+        description="train crops",
+        proposer=proposer,
+        occluded=config.occluded,
     )
     val: dict[str, CropSet] = {}
     for source in sorted({r.source for r in val_records}):
@@ -278,6 +293,7 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
             arcs=config.arcs,
             more_logos=config.more_logos,
             translucent=config.translucent,
+            occluded=config.occluded,
         ),
     )
     # Validation renders stay the ordinary ones, so runs with and without these options compare.
