@@ -93,6 +93,16 @@ def _no_face(reader: DiceReader, crops: npt.NDArray[np.float32]) -> npt.NDArray[
     return np.asarray(reader.read_crops(crops).argmax(axis=1) == 0, np.bool_)
 
 
+def _no_face_crops(
+    reader: DiceReader, image: UInt8Image, boxes: Sequence[FloatBox]
+) -> npt.NDArray[np.float32]:
+    """The crops of ``boxes`` that the face model calls "no face"."""
+    if not boxes:
+        return np.zeros((0, 3, 64, 64), np.float32)
+    crops = crops_for_model(image, boxes)
+    return np.asarray(crops[_no_face(reader, crops)], np.float32)
+
+
 def _nofaces(
     reader: DiceReader, image: npt.NDArray[np.uint8]
 ) -> tuple[list[FloatBox], npt.NDArray[np.float32]]:
@@ -160,10 +170,7 @@ def _bare(
             boxes.append(box)
         if len(boxes) == count:
             break
-    if not boxes:
-        return np.zeros((0, 3, 64, 64), np.float32)
-    crops = crops_for_model(image, boxes)
-    return np.asarray(crops[_no_face(reader, crops)], np.float32)
+    return _no_face_crops(reader, image, boxes)
 
 
 def _hand(
@@ -203,10 +210,7 @@ def _hand(
             boxes.append(box)
         if len(boxes) == count:
             break
-    if not boxes:
-        return np.zeros((0, 3, 64, 64), np.float32)
-    crops = crops_for_model(soft, boxes)
-    return np.asarray(crops[_no_face(reader, crops)], np.float32)
+    return _no_face_crops(reader, soft, boxes)
 
 
 def _render_rows(
