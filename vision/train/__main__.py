@@ -71,6 +71,12 @@ def main(argv: list[str] | None = None) -> int:
         default = getattr(TrainConfig, name)
         parser.add_argument(f"--{name}", type=float, default=default, help=meaning)
     parser.add_argument(
+        "--occluded-least",
+        type=float,
+        default=TrainConfig.occluded_least,
+        help="the least share of a hidden die's box that --occluded covers (at most 0.65)",
+    )
+    parser.add_argument(
         "--view",
         type=int,
         default=TrainConfig.view,
@@ -106,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         arcs=args.arcs,
         translucent=args.translucent,
         occluded=args.occluded,
+        occluded_least=args.occluded_least,
         more_logos=args.more_logos,
         mixstyle=args.mixstyle,
         view=args.view,

@@ -210,6 +210,8 @@ def _member_commands(
                 options.append(f"--{option} {config[option]:g}")
         if config.get("more_logos"):
             options.append("--more-logos")
+        if config.get("occluded") and config.get("occluded_least", 0.3) != 0.3:
+            options.append(f"--occluded-least {config['occluded_least']:g}")
         if config.get("view", 64) != 64:
             options.append(f"--view {config['view']}")
         if "synthetic_train" in config:
@@ -420,7 +422,9 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "  knobs, counters) where no die is."
         + (
             f" On {int(round(100 * config['occluded']))} % of scenes, and of the photos' dice,"
-            " a die partly hidden (30-65 % of its box under something lying over it, cut at the"
+            " a die partly hidden"
+            f" ({int(round(100 * config.get('occluded_least', 0.3)))}-65 % of its box under"
+            " something lying over it, cut at the"
             " box of what shows) is class 0 too."
             if config.get("occluded")
             else ""

@@ -345,13 +345,13 @@ def jitter_box(box: FloatBox, rng: np.random.Generator, *, shift: float, scale: 
 
 
 def occlude(
-    image: UInt8Image, box: FloatBox, rng: np.random.Generator
+    image: UInt8Image, box: FloatBox, rng: np.random.Generator, *, least: float = 0.3
 ) -> tuple[UInt8Image, FloatBox]:
     """A window of ``image`` round the die in ``box``, the die partly hidden, and the box (in
     the window) of what still shows of it.
 
     Something lying over the die (a card, a cup, a box lid, the tray's wall seen askew) covers
-    30 to 65 % of its box with a straight edge from any direction, reaching to the window's
+    ``least`` to 65 % of its box with a straight edge from any direction, reaching to the window's
     edge: a colour of its own, lightly shaded and grained, with a soft shadow along its edge.
     A locator boxes the part that shows, and that part can look like another face (a three cut
     in half is a two), so such a crop is class 0: the reader must not guess it.
@@ -368,7 +368,7 @@ def occlude(
     nx, ny = np.cos(angle), np.sin(angle)
     extent = abs((x1 - x0) * nx) + abs((y1 - y0) * ny)
     # Points p with (p - centre) . n > edge are covered.
-    edge = extent / 2 - float(rng.uniform(0.3, 0.65)) * extent
+    edge = extent / 2 - float(rng.uniform(least, 0.65)) * extent
     yy, xx = np.mgrid[0 : wy1 - wy0, 0 : wx1 - wx0].astype(np.float32)
     depth = (xx - cx) * nx + (yy - cy) * ny - edge
     cover = np.clip(depth + 0.5, 0.0, 1.0)[..., None]
@@ -510,6 +510,7 @@ def cut_crops(
     augment: bool,
     proposer: Proposer | None = None,
     occluded: float = 0.0,
+    occluded_least: float = 0.3,
 ) -> CropSet:
     """Cut model crops from one photo: each die ``copies`` times, plus class-0 negatives
     (among them an ``occluded`` share of the dice partly hidden: :func:`occlude`).
@@ -543,7 +544,13 @@ def cut_crops(
     if negatives:
         count = max(2, len(boxes))
         for negative in _negatives(
-            image, boxes, rng, count=count, augment=augment, occluded=occluded
+            image,
+            boxes,
+            rng,
+            count=count,
+            augment=augment,
+            occluded=occluded,
+            occluded_least=occluded_least,
         ):
             crops.append(negative)
             labels.append(0)
@@ -623,6 +630,7 @@ def _negatives(
     count: int,
     augment: bool,
     occluded: float = 0.0,
+    occluded_least: float = 0.3,
 ) -> list[UInt8Image]:
     """Class-0 crops of one photo: background, half-out dice, two-dice boxes and heavy blur;
     and an ``occluded`` share of its dice partly hidden (:func:`occlude`)."""
@@ -671,7 +679,7 @@ def _negatives(
                 out.append(_maybe_rotated(image, union, rng, augment=augment))
         # Asked only when wanted, so runs without it cut the crops they always cut for a seed.
         if occluded > 0 and rng.random() < occluded:
-            hidden, visible = occlude(image, box, rng)
+            hidden, visible = occlude(image, box, rng, least=occluded_least)
             out.append(_maybe_rotated(hidden, visible, rng, augment=augment))
     return out
 

@@ -1189,13 +1189,15 @@ def render_crops(
     more_logos: bool = False,
     translucent: float = 0.0,
     occluded: float = 0.0,
+    occluded_least: float = 0.3,
 ) -> CropSet:
     """Render ``count`` labelled model crops: readable faces, cocked dice and class-0 cases.
 
     ``faint``, ``arcs`` and ``translucent`` are the shares of dice whose pips barely stand out,
     of dice with decorative swirls and of see-through dice; ``more_logos`` adds
     ``EXTRA_LOGO_FAMILIES`` (see :func:`random_style`). An ``occluded`` share of scenes adds a
-    flat die partly hidden (:func:`vision.train.data.occlude`) as class 0.
+    flat die partly hidden (:func:`vision.train.data.occlude`, at least ``occluded_least`` of its
+    box) as class 0.
     """
     crops: list[UInt8Image] = []
     labels: list[int] = []
@@ -1231,7 +1233,8 @@ def render_crops(
                 and d.box[3] <= height
             ]
             if flat:
-                hidden, visible = occlude(scene.image, flat[int(rng.integers(len(flat)))], rng)
+                under = flat[int(rng.integers(len(flat)))]
+                hidden, visible = occlude(scene.image, under, rng, least=occluded_least)
                 box = jitter_box(visible, rng, shift=0.08, scale=0.15)
                 crops.append(to_uint8(_crop(hidden, box)))
                 labels.append(0)

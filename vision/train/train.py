@@ -101,6 +101,7 @@ class TrainConfig:
     """Also draw ``EXTRA_LOGO_FAMILIES`` (sun, heart, crown, spiral) on rendered logo sixes."""
     translucent: float = 0.0
     occluded: float = 0.0
+    occluded_least: float = 0.3
     """Share of rendered dice that are see-through: the pips underneath show through the top."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
@@ -222,6 +223,7 @@ def _cut_many(
     proposer: Proposer | None = None,
     copies: int | None = None,
     occluded: float = 0.0,
+    occluded_least: float = 0.3,
 ) -> CropSet:
     """Cut crops from many records with a progress bar (``copies`` per die: else by source)."""
     parts = []
@@ -237,6 +239,7 @@ def _cut_many(
                 augment=augment,
                 proposer=proposer,
                 occluded=occluded,
+                occluded_least=occluded_least,
             )
         )
     return CropSet.concat(parts)
@@ -278,6 +281,7 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
         description="train crops",
         proposer=proposer,
         occluded=config.occluded,
+        occluded_least=config.occluded_least,
     )
     val: dict[str, CropSet] = {}
     for source in sorted({r.source for r in val_records}):
@@ -294,6 +298,7 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
             more_logos=config.more_logos,
             translucent=config.translucent,
             occluded=config.occluded,
+            occluded_least=config.occluded_least,
         ),
     )
     # Validation renders stay the ordinary ones, so runs with and without these options compare.
