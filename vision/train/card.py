@@ -494,5 +494,8 @@ _LIMITS = [
     f" ({', '.join(HELD_OUT_LOGOS)}): how the model meets a logo it does not know.",
     "- The crop must follow the whole-die box convention; boxes around the top face only make",
     "  the die look bigger than in training.",
+    "- A die partly under something lying in the tray (a card, a cup) can be read as the face its",
+    '  visible part looks like: 12 of 192 such dice, 30-60 % covered, in a synthetic probe ("Dice',
+    '  partly hidden" in models/MODEL_CARD.md); most are not reported at all.',
     "",
 ]
