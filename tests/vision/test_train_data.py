@@ -414,6 +414,48 @@ def test_the_card_says_when_renders_had_faint_swirled_see_through_or_hidden_dice
     assert ("badge, sun, heart, crown, spiral)" in text) is said
 
 
+@pytest.mark.parametrize(
+    ("photos", "said", "option"),
+    [
+        (None, "On 20 % of scenes, and of the photos' dice, a die partly hidden", ""),
+        (0.0, "On 20 % of scenes (none of the photos' dice), a die", " --occluded-photos 0"),
+        (0.05, "On 20 % of scenes and 5 % of the photos' dice, a die", " --occluded-photos 0.05"),
+    ],
+)
+def test_the_card_says_whether_the_photos_dice_were_hidden_too(
+    tmp_path: Path, photos: float | None, said: str, option: str
+) -> None:
+    from vision.train.card import write_composed_card
+
+    card = tmp_path / "MODEL_CARD.md"
+    report = _face_report(occluded=0.2, occluded_photos=photos, threads=1, synthetic_train=5)
+    write_composed_card([report], card, sha256="cd" * 32, size_bytes=3, rotations=False)
+    text = card.read_text()
+    assert said in text
+    assert f"--occluded 0.2{option} --synthetic 5" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--occluded", "20"], "--occluded 20: a share is from 0 to 1"),
+        (["--occluded-photos", "-0.1"], "--occluded-photos -0.1: a share is from 0 to 1"),
+        (["--occluded-least", "0.8"], "--occluded-least 0.8: give a share from 0 to 0.65"),
+    ],
+)
+def test_training_refuses_a_share_out_of_range_before_cutting_a_crop(
+    argv: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    from vision.train.__main__ import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--data", str(tmp_path / "none"), "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_one_model_is_installed_as_trained_and_its_card_says_so(tmp_path: Path) -> None:
     """`ensemble OUT A.onnx` with no --rotations: nothing to average, so the file is A's own."""
     from vision.train.ensemble import main

@@ -77,6 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         help="the least share of a hidden die's box that --occluded covers (at most 0.65)",
     )
     parser.add_argument(
+        "--occluded-photos",
+        type=float,
+        default=TrainConfig.occluded_photos,
+        metavar="SHARE",
+        help="share of the training photos' dice cut partly hidden (default: as --occluded;"
+        " 0: the renders only, the photos keep their own boxes)",
+    )
+    parser.add_argument(
         "--view",
         type=int,
         default=TrainConfig.view,
@@ -97,6 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     add_source_option(parser)
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
+    shares = ("invert", "streaks", "duotone", "faint", "arcs", "translucent", "occluded")
+    for name in (*shares, "occluded_photos", "mixstyle"):
+        share = getattr(args, name)
+        if share is not None and not 0.0 <= share <= 1.0:
+            parser.error(f"--{name.replace('_', '-')} {share:g}: a share is from 0 to 1")
+    if not 0.0 <= args.occluded_least <= 0.65:
+        parser.error(f"--occluded-least {args.occluded_least:g}: give a share from 0 to 0.65")
     config = TrainConfig(
         seed=args.seed,
         epochs=args.epochs,
@@ -113,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         translucent=args.translucent,
         occluded=args.occluded,
         occluded_least=args.occluded_least,
+        occluded_photos=args.occluded_photos,
         more_logos=args.more_logos,
         mixstyle=args.mixstyle,
         view=args.view,

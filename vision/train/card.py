@@ -104,6 +104,17 @@ def _architecture(config: dict[str, Any]) -> str:
     )
 
 
+def _occluded_where(config: dict[str, Any]) -> str:
+    """Where ``--occluded`` hid dice: "20 % of scenes, and of the photos' dice" and the like."""
+    scenes = f"{int(round(100 * config['occluded']))} % of scenes"
+    photos = config.get("occluded_photos")
+    if photos is None:
+        return f"{scenes}, and of the photos' dice"
+    if photos == 0:
+        return f"{scenes} (none of the photos' dice)"
+    return f"{scenes} and {int(round(100 * photos))} % of the photos' dice"
+
+
 def _families(config: dict[str, Any]) -> tuple[str, ...]:
     """The logo families a run drew on rendered sixes."""
     return LOGO_FAMILIES + (EXTRA_LOGO_FAMILIES if config.get("more_logos") else ())
@@ -210,8 +221,11 @@ def _member_commands(
                 options.append(f"--{option} {config[option]:g}")
         if config.get("more_logos"):
             options.append("--more-logos")
-        if config.get("occluded") and config.get("occluded_least", 0.3) != 0.3:
+        hides = config.get("occluded") or config.get("occluded_photos")
+        if hides and config.get("occluded_least", 0.3) != 0.3:
             options.append(f"--occluded-least {config['occluded_least']:g}")
+        if config.get("occluded_photos") is not None:
+            options.append(f"--occluded-photos {config['occluded_photos']:g}")
         if config.get("view", 64) != 64:
             options.append(f"--view {config['view']}")
         if "synthetic_train" in config:
@@ -421,12 +435,11 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
         "  dice, heavy blur, bare table, skin-coloured finger shapes and round things (coins,",
         "  knobs, counters) where no die is."
         + (
-            f" On {int(round(100 * config['occluded']))} % of scenes, and of the photos' dice,"
-            " a die partly hidden"
+            f" On {_occluded_where(config)}, a die partly hidden"
             f" ({int(round(100 * config.get('occluded_least', 0.3)))}-65 % of its box under"
             " something lying over it, cut at the"
             " box of what shows) is class 0 too."
-            if config.get("occluded")
+            if config.get("occluded") or config.get("occluded_photos")
             else ""
         ),
         "- on the fly: rot90 and mirror, channel shuffles per crop (dice come in every colour),"

@@ -100,9 +100,14 @@ class TrainConfig:
     more_logos: bool = False
     """Also draw ``EXTRA_LOGO_FAMILIES`` (sun, heart, crown, spiral) on rendered logo sixes."""
     translucent: float = 0.0
-    occluded: float = 0.0
-    occluded_least: float = 0.3
     """Share of rendered dice that are see-through: the pips underneath show through the top."""
+    occluded: float = 0.0
+    """Share of rendered scenes (and, unless ``occluded_photos`` says otherwise, of the training
+    photos' dice) that also give a die partly hidden, as class 0."""
+    occluded_least: float = 0.3
+    """The least share of a hidden die's box that ``occluded`` covers (at most 0.65)."""
+    occluded_photos: float | None = None
+    """Share of the training photos' dice cut partly hidden; None: ``occluded``, 0: renders only."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
     view: int = 64
@@ -280,7 +285,7 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
         split="train",
         description="train crops",
         proposer=proposer,
-        occluded=config.occluded,
+        occluded=config.occluded if config.occluded_photos is None else config.occluded_photos,
         occluded_least=config.occluded_least,
     )
     val: dict[str, CropSet] = {}
