@@ -276,7 +276,8 @@ def _label(
                 continue
             entry.update(_as_read(die), unclear=True)
         elif die["status"] != "ok" or die["value"] is None:
-            problems.append(f"{where} ({die['status']}) was never corrected")
+            said = f"{die['status']}, blurred" if die.get("blurred") else die["status"]
+            problems.append(f"{where} ({said}) was never corrected")
             continue
         else:
             entry.update(_as_read(die))

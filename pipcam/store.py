@@ -50,9 +50,10 @@ __all__ = [
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """``PRAGMA user_version`` of the layout below; a file with a higher one is refused, a lower one
-is upgraded when opened (version 2: a correction may say no die is there, value 0)."""
+is upgraded when opened (version 2: a correction may say no die is there, value 0; version 3: a
+die read may say ``"blurred": true``, which a pipcam before it refuses to read)."""
 
 EVENT_KINDS = ("action", "undo", "redo")
 
@@ -193,6 +194,8 @@ _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
 _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
+# Written only when true: an ``uncertain`` die too blurred to read (vision.reader.Die.blurred).
+BLURRED = "blurred"
 # The status of a die a person said is not there: a phantom the camera read (see _corrected).
 NO_DIE = "no_die"
 
@@ -369,6 +372,8 @@ class DieLike(Protocol):
     def status(self) -> str: ...
     @property
     def box(self) -> tuple[int, int, int, int]: ...
+    @property
+    def blurred(self) -> bool: ...
 
 
 def _dice_of_readings(rows: Iterable[tuple[int, int]]) -> dict[int, set[int]]:
@@ -380,29 +385,40 @@ def _dice_of_readings(rows: Iterable[tuple[int, int]]) -> dict[int, set[int]]:
 
 
 def die_json(die: DieLike) -> dict[str, JSON]:
-    """A die of a reading as JSON (the phones and the store)."""
-    return {
+    """A die of a reading as JSON (the phones and the store); ``"blurred": true`` only on a
+    die too blurred to read."""
+    out: dict[str, JSON] = {
         "value": die.value,
         "confidence": round(float(die.confidence), 3),
         "status": die.status,
         "box": [int(v) for v in die.box],
     }
+    if die.blurred:
+        out[BLURRED] = True
+    return out
 
 
 def corrected_die(die: dict[str, JSON], value: int) -> dict[str, JSON]:
-    """``die`` as a person set it: showing ``value``, or (0) not there at all."""
+    """``die`` as a person set it: showing ``value``, or (0) not there at all (no longer a
+    blurred die: a person said what it is)."""
+    kept = {key: v for key, v in die.items() if key != BLURRED}
     if value == 0:
-        return {**die, "value": None, "status": NO_DIE}
-    return {**die, "value": value, "status": "ok"}
+        return {**kept, "value": None, "status": NO_DIE}
+    return {**kept, "value": value, "status": "ok"}
 
 
 def _check_dice(dice: list[dict[str, JSON]]) -> None:
     if not isinstance(dice, list):
         raise ValueError(f"a reading's dice are a list of die objects, not {dice!r}")
     for die in dice:
-        if not isinstance(die, dict) or set(die) != _DIE_KEYS:
+        if not isinstance(die, dict) or not _DIE_KEYS <= set(die) <= _DIE_KEYS | {BLURRED}:
             raise ValueError(
-                f"a die read is an object with value, confidence, status and box, not {die!r}"
+                "a die read is an object with value, confidence, status and box (and"
+                f" blurred: true on a die too blurred to read), not {die!r}"
+            )
+        if BLURRED in die and (die[BLURRED] is not True or die["status"] != "uncertain"):
+            raise ValueError(
+                f"only an uncertain die is blurred, and it says blurred: true, not {die!r}"
             )
         value = die["value"]
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):

@@ -92,6 +92,7 @@ class Question:
     first: int | None = None  # what the first look read
     # A fix of its throw said one of some dice showing this face was misread, not which.
     doubted: bool = False
+    blurred: bool = False  # the camera saw it too blurred to read (a die still rolling, say)
 
     def as_json(self) -> dict[str, Any]:
         """What a phone gets (the box stays here: the phone gets the crop or the photo)."""
@@ -107,6 +108,7 @@ class Question:
             "looked_again": self.looked_again,
             "first": self.first,
             "doubted": self.doubted,
+            "blurred": self.blurred,
         }
 
 
@@ -217,6 +219,7 @@ class Teacher:
                         looked_again=again,
                         first=reading.looked_again.get(index),
                         doubted=doubted,
+                        blurred=bool(die.get("blurred")),
                     )
                 )
         # Python's sort is stable: among equals the newest photo stays first.

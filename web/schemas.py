@@ -126,6 +126,7 @@ class QuestionPublic(BaseModel):
     value: int | None = Field(description="what the camera read; null: it could not tell")
     confidence: float
     status: str = Field(description="ok (read, unsurely), uncertain, cocked or missed")
+    blurred: bool = Field(default=False, description="uncertain: too blurred for the camera")
     time: str = Field(description="when the photo was taken (UTC, ISO 8601)")
     disputed: bool = Field(
         description="read surely, but the last tuned model reads it otherwise: the answer decides"
@@ -249,6 +250,9 @@ class DieReadPublic(BaseModel):
         description='"ok", "uncertain" or "cocked"; "no_die" once a phone said no die is there'
     )
     box: list[int]
+    blurred: bool = Field(
+        default=False, description="an uncertain die too blurred to read (moving, out of focus)"
+    )
 
 
 class StepDicePublic(BaseModel):

@@ -498,8 +498,26 @@ def test_append_to_a_finished_game_is_refused(store: Store, db: Path) -> None:
         pytest.param(
             lambda s: s.record_reading(1, [{"value": 3}], status="settled"),
             ValueError,
-            "a die read is an object with value, confidence, status and box, not {'value': 3}",
+            "a die read is an object with value, confidence, status and box (and blurred: true"
+            " on a die too blurred to read), not {'value': 3}",
             id="reading-die-incomplete",
+        ),
+        pytest.param(
+            lambda s: s.record_reading(1, [{**die(4), "blurred": True}], status="settled"),
+            ValueError,
+            "only an uncertain die is blurred, and it says blurred: true, not {'value': 4, "
+            "'confidence': 0.97, 'status': 'ok', 'box': [10, 20, 50, 60], 'blurred': True}",
+            id="reading-die-blurred-but-read",
+        ),
+        pytest.param(
+            lambda s: s.record_reading(
+                1, [{**die(None, "uncertain"), "blurred": False}], status="settled"
+            ),
+            ValueError,
+            "only an uncertain die is blurred, and it says blurred: true, not {'value': None, "
+            "'confidence': 0.97, 'status': 'uncertain', 'box': [10, 20, 50, 60], "
+            "'blurred': False}",
+            id="reading-die-blurred-false",
         ),
     ],
 )
@@ -688,6 +706,27 @@ def test_a_version_1_store_is_upgraded_and_keeps_its_corrections(
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
+def test_a_version_2_store_is_upgraded_and_then_keeps_blurred_dice(tmp_path: Path) -> None:
+    """A store from before blurred dice opens as it was and then takes one."""
+    db = tmp_path / "pipcam.db"
+    with Store(db) as store:
+        game = store.new_game(HEADER)
+        store.record_reading(game, [die(1), die(None, "cocked", 0.4)], status="settled")
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        con.execute("PRAGMA user_version = 2")
+        con.commit()
+    with Store(db) as store:
+        store.record_reading(
+            game, [{**die(None, "uncertain", 0.2), "blurred": True}], status="settled"
+        )
+        assert [[d.get("blurred", False) for d in r.dice] for r in store.readings()] == [
+            [False, False],
+            [True],
+        ]
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        assert con.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
 def test_someone_elses_database_is_refused(tmp_path: Path) -> None:
     """An SQLite file of another program is not taken over."""
     db = tmp_path / "notes.db"
@@ -865,6 +904,27 @@ def test_readings_are_recorded_and_counted(store: Store, db: Path) -> None:
         '{"value": 5, "confidence": 0.97, "status": "ok", "box": [10, 20, 50, 60]}, '
         '{"value": null, "confidence": 0.4, "status": "cocked", "box": [10, 20, 50, 60]}]'
     )
+
+
+def test_a_blurred_die_is_kept_so_until_a_person_says_what_it_shows(store: Store, db: Path) -> None:
+    """The reader's word that a die was too blurred to read survives the store; a correction,
+    to a face or to "no die", ends it."""
+    game = store.new_game(HEADER)
+    blurred = {**die(None, "uncertain", 0.3), "blurred": True}
+    first = store.record_reading(game, [blurred, die(2), blurred], status="settled")
+    (got,) = store.readings()
+    assert [d.get("blurred") for d in got.dice] == [True, None, True]
+    store.record_correction(first, 0, 6, events=[], source="phone")
+    store.record_correction(first, 2, 0, events=[], source="phone")
+    (got,) = store.readings()
+    assert got.dice == [
+        {**die(6, "ok", 0.3)},
+        die(2),
+        {"value": None, "confidence": 0.3, "status": "no_die", "box": [10, 20, 50, 60]},
+    ]
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        (raw,) = con.execute("SELECT dice FROM readings").fetchone()
+    assert raw.count('"blurred": true') == 2  # the reading as read stays as it was
 
 
 def test_readings_come_back_as_last_corrected(store: Store) -> None:

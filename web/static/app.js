@@ -228,7 +228,7 @@ function readDie(d, i) {
   const gone = d.status === "no_die"; // a phone said nothing is there; tap again to undo that
   const value = shownValue(d);
   const pct = Math.round(Number(d.confidence || 0) * 100);
-  const flag = d.status === "ok" ? "" : t(`dice.${d.status}`);
+  const flag = d.status === "ok" ? "" : t(d.blurred ? "dice.blurred" : `dice.${d.status}`);
   const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
   return h("button", {
     class: `die read ${d.status}`, type: "button", dataset: { index: i, focus: `read-${i}` },
@@ -298,7 +298,8 @@ function askTeach(question, i, n, src) {
   $("teach-image").src = src;
   const pct = Math.round(Number(question.confidence || 0) * 100);
   let read = t("teach.read", { value: question.value, pct });
-  if (question.value === null) read = t("teach.unread", { status: t(`dice.${question.status}`) });
+  const status = t(question.blurred ? "dice.blurred" : `dice.${question.status}`);
+  if (question.value === null) read = t("teach.unread", { status });
   else if (question.disputed) read = t("teach.disputed", { value: question.value, pct });
   else if (question.doubted) read = t("teach.doubted", { value: question.value, pct });
   else if (question.looked_again) {

@@ -247,6 +247,24 @@ def test_correct_a_misread_die(served: Served, phone: Any) -> None:
     assert served.table.state_json()["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
 
 
+def test_a_die_too_blurred_to_read_says_so(served: Served, phone: Any) -> None:
+    """A die the camera saw blurred (still rolling, out of focus) is flagged "blurred", not
+    merely uncertain; a value from the phone takes the flag away."""
+    served.new_game("kymppitonni", ["Ann", "Bob"])
+    dice = reading([1, 1, 2, 3, 4]).dice
+    blurred = FakeDie(None, 0.12, "uncertain", (300, 10, 340, 50), blurred=True)
+    served.table.on_reading(FakeReading((*dice, blurred)), settled_now=True)
+    die = phone.locator("#dice-read .die").nth(5)
+    expect(die).to_have_attribute("aria-label", "Die 6: ?, confidence 12% blurred. Tap to correct.")
+    expect(die.locator(".flag")).to_have_text("?")
+    die.click()
+    phone.click("#die-dialog .faces button[value='6']")
+    expect(phone.locator("#dice-read .die").nth(5)).to_have_attribute(
+        "aria-label", "Die 6: 6, confidence 100%. Tap to correct."
+    )
+    assert "blurred" not in served.table.state_json()["table"]["dice_read"][5]
+
+
 def test_say_no_die_is_where_the_camera_read_one(served: Served, phone: Any) -> None:
     """Seven dice read for six thrown: cancelling changes nothing; "No die there" on the phantom
     lets the roll through and marks it, and a value puts it back."""
