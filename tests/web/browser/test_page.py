@@ -523,13 +523,14 @@ def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> 
 
 
 def test_teach_takes_cannot_tell_for_a_die_blurred_past_reading(served: Served, phone: Any) -> None:
-    """A "can't tell" takes a die off the sheet without a face; only answers are thanked for."""
+    """The sheet says the camera saw the die blurred; a "can't tell" takes it off the sheet
+    without a face; only answers are thanked for."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     keeper = PhotoKeeper(served.photos)
     unsure = FakeReading(
         (
             FakeDie(4, 0.7, "ok", (300, 10, 340, 50)),
-            FakeDie(2, 0.6, "ok", (400, 10, 440, 50)),
+            FakeDie(None, 0.2, "uncertain", (400, 10, 440, 50), blurred=True),
         )
     )
     first = served.table.on_reading(unsure, settled_now=True)
@@ -543,7 +544,7 @@ def test_teach_takes_cannot_tell_for_a_die_blurred_past_reading(served: Served, 
         f"Check the {left + 2} dice the camera was unsure of"
     )
     phone.click("#teach-open")
-    expect(phone.locator("#teach-read")).to_have_text("The camera read 2 (60% sure).")
+    expect(phone.locator("#teach-read")).to_have_text("The camera could not read it (blurred).")
     expect(phone.locator("#teach-unclear")).to_have_text("Can't tell")
     phone.click("#teach-unclear")
     expect(phone.locator("#teach-progress")).to_have_text(f"Die 2 of {left + 2}")
