@@ -70,8 +70,8 @@ class HiddenCounts:
 def _card(spec: DieSpec, share: float, angle: float) -> npt.NDArray[np.int32]:
     """The corners of a card whose edge, square to ``angle``, covers ``share`` of the die's box.
 
-    The edge is placed where ``share`` of the box's pixels lie beyond it; the card reaches a die's
-    side and a half past the die and a die's side and a quarter either way along the edge.
+    The edge is placed where ``share`` of the box's pixels lie beyond it; the card reaches two
+    die sides from the die's centre, and a die's side and a quarter either way along the edge.
     """
     x0, y0, x1, y1 = spec.box
     ys, xs = np.mgrid[y0:y1, x0:x1]
