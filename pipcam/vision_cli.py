@@ -252,13 +252,15 @@ def _die_text(die: Die) -> str:
         return "cocked"
     if die.blurred:
         return "blurred"
+    if die.hidden:
+        return "hidden"
     if die.value is None:
         return "?"
     return f"{die.value}?" if die.status == "uncertain" else str(die.value)
 
 
 def describe_reading(reading: DiceReading) -> str:
-    """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked blurred``."""
+    """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked blurred hidden``."""
     if not reading.dice and not reading.set_aside:
         return f"{reading.status}: no dice"
     text = f"{reading.status}: " + (" ".join(_die_text(d) for d in reading.dice) or "no dice")

@@ -8,6 +8,12 @@ on the pooled features of the face model's first member, fitted by ``python -m
 vision.train.die_check`` on the locator's class-0 boxes: rendered leaning dice against the
 phantoms of the real training photos (models/MODEL_CARD.md, "Dice the face model cannot read").
 
+A third check, for the boxes the face model *does* read, tells a die partly hidden (a score card,
+a cup or a box lid lying over part of it) from a whole one: what shows of a hidden die can look
+like another face (a three cut in half is a two), so the reader asks its value rather than
+guess. It reads the same features, then the box's shape and size beside the frame's other dice,
+and the face model's probabilities (:func:`hidden_rows`).
+
 A check is fitted to one face model's features: it keeps a fingerprint of what computes them
 (the first member without its last layer), so it serves that model and any whose last layers
 alone were tuned (``pipcam tune``); a reader on any other face model runs without it, dropping
@@ -19,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import MODELS, member_models, session_options
+from vision.classify import CLASSES, MODELS, member_models, session_options
 from vision.errors import ModelLoadError
 from vision.preprocess import sharpness
 
@@ -38,8 +45,10 @@ __all__ = [
     "DEFAULT_DIE_CHECK",
     "DieCheck",
     "DieChecker",
+    "HIDDEN_EXTRAS",
     "die_checker_for",
     "fit_die_check",
+    "hidden_rows",
     "load_die_check",
     "model_features",
 ]
@@ -54,6 +63,37 @@ dice blurred past reading (0.031) and the 5th of rendered leaning ones (0.086), 
 geometric mean (models/MODEL_CARD.md, "Dice the face model cannot read")."""
 
 Features = npt.NDArray[np.float32]
+Box = tuple[float, float, float, float] | tuple[int, int, int, int]
+
+HIDDEN_EXTRAS = 3 + CLASSES
+"""What :func:`hidden_rows` adds to the model features: three numbers of box geometry and the
+face model's probabilities."""
+
+
+def hidden_rows(features: Features, boxes: Sequence[Box], probs: Features) -> Features:
+    """The rows the partly-hidden check reads for the boxes of one frame that the face model
+    reads as a face: the model ``features``, then each box's short side over its long one, its
+    long and its short side over the median long side of ``boxes``, and ``probs``.
+
+    What shows of a die hidden by a straight edge is often narrower than the dice beside it;
+    a die alone in the frame is its own median.
+
+    >>> rows = hidden_rows(np.zeros((2, 1), np.float32), [(0, 0, 10, 10), (0, 0, 5, 10)],
+    ...                    np.zeros((2, 7), np.float32))
+    >>> [round(float(v), 2) for v in rows[1, 1:4]]
+    [0.5, 1.0, 0.5]
+    """
+    if len(boxes) != len(features) or len(probs) != len(features):
+        raise ValueError(
+            f"{len(features)} feature rows, {len(boxes)} boxes and {len(probs)} readings"
+        )
+    if not len(boxes):
+        return np.zeros((0, features.shape[1] + HIDDEN_EXTRAS), np.float32)
+    sides = np.array([(b[2] - b[0], b[3] - b[1]) for b in boxes], np.float64).clip(min=1.0)
+    long, short = sides.max(axis=1), sides.min(axis=1)
+    median = float(np.median(long))
+    geometry = np.stack([short / long, long / median, short / median], axis=1)
+    return np.hstack([features, geometry, probs]).astype(np.float32)
 
 
 def _first_member(model_path: Path) -> onnx.ModelProto:
@@ -106,6 +146,9 @@ class DieCheck:
     blurred: DieCheck | None = None
     """The check for boxes blurred past reading (sharpness below :data:`BLURRED_BELOW`), which
     the leaning-die one was never fitted on; None: this one judges every box."""
+    hidden: DieCheck | None = None
+    """The check for boxes read as a face: P(partly hidden), on :func:`hidden_rows`; None:
+    none is asked about."""
 
     def probability(self, features: Features) -> Features:
         """P(a die) for each row of ``features`` (N, D).
@@ -140,7 +183,11 @@ class DieCheck:
             "mean": [float(v) for v in self.mean],
             "scale": [float(v) for v in self.scale],
             "weight": [float(v) for v in self.weight],
-        } | ({} if self.blurred is None else {"blurred": self.blurred.to_json()})
+        } | {
+            key: check.to_json()
+            for key, check in (("blurred", self.blurred), ("hidden", self.hidden))
+            if check is not None
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DieCheck:
@@ -158,6 +205,7 @@ class DieCheck:
                 float(data["bias"]),
                 float(data["threshold"]),
                 None if data.get("blurred") is None else cls.from_json(data["blurred"]),
+                None if data.get("hidden") is None else cls.from_json(data["hidden"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"not a die check: {err!r}") from err
@@ -173,6 +221,16 @@ class DieCheck:
             check.mean.shape,
         ):
             raise ValueError("not a die check: its blurred-die check reads other features")
+        hidden = check.hidden
+        if hidden is not None and (
+            hidden.features,
+            hidden.features_sha256,
+            hidden.mean.shape,
+        ) != (check.features, check.features_sha256, (len(check.mean) + HIDDEN_EXTRAS,)):
+            raise ValueError(
+                "not a die check: its partly-hidden check reads other features (it reads the"
+                f" die check's {len(check.mean)} and {HIDDEN_EXTRAS} more)"
+            )
         return check
 
 
@@ -293,6 +351,33 @@ class DieChecker:
         # Without a blurred-die check every box is judged alike: nothing to measure.
         sharp = np.ones(len(crops), np.float32) if self.check.blurred is None else sharpness(crops)
         return self.check.judge(self.features(crops), sharp)
+
+    def judge_frame(
+        self, crops: npt.NDArray[np.float32], boxes: Sequence[Box], probs: Features
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """For every located box of one frame, read as ``probs`` by the face model: whether a
+        "no face" box is a die and whether a blurred one (:meth:`judge`), and whether a box read
+        as a face is a die partly hidden (False for the others). One run of the model for all."""
+        count = len(crops)
+        dies, blurred, hidden = (np.zeros(count, np.bool_) for _ in range(3))
+        noface = np.asarray(probs.argmax(axis=1) == 0, np.bool_) if count else dies.copy()
+        face = ~noface if self.check.hidden is not None else np.zeros(count, np.bool_)
+        asked = noface | face
+        if not asked.any():
+            return dies, blurred, hidden
+        features = np.zeros((count, len(self.check.mean)), np.float32)
+        features[asked] = self.features(crops[asked])
+        if noface.any():
+            sharp = np.ones(int(noface.sum()), np.float32)
+            if self.check.blurred is not None:
+                sharp = sharpness(crops[noface])
+            dies[noface], blurred[noface] = self.check.judge(features[noface], sharp)
+        if self.check.hidden is not None and face.any():
+            rows = hidden_rows(
+                features[face], [boxes[int(i)] for i in np.flatnonzero(face)], probs[face]
+            )
+            hidden[face] = self.check.hidden.probability(rows) >= self.check.hidden.threshold
+        return dies, blurred, hidden
 
 
 def die_checker_for(

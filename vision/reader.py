@@ -4,6 +4,8 @@ The reader never invents a die: only what the locator finds is read, and a box i
 model sees no face is dropped, unless the die check (:mod:`vision.die_check`) takes it for a die
 the model cannot read, a die leaning on another or on the wall: that one is ``cocked``, with no
 value, or ``uncertain`` with no value when its crop is blurred (a die out of focus, likely flat).
+A face the die check takes for a die partly hidden (a card or a cup over part of it) is
+``uncertain`` with no value too: what shows of it can look like another face.
 A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
 footprint shows two faces.
 
@@ -56,6 +58,9 @@ __all__ = [
 
 Frame = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
+Judged = tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]
+"""The die check's judgement of a frame's boxes: a die (of the "no face" ones), a blurred
+one, and a die partly hidden (of the faces)."""
 FrameStatus = Literal["empty", "moving", "settled"]
 DieStatus = Literal["ok", "uncertain", "cocked"]
 
@@ -63,17 +68,19 @@ DieStatus = Literal["ok", "uncertain", "cocked"]
 @dataclass(frozen=True)
 class Die:
     """One die as read: face value (None when unknown), confidence, status and box in pixels;
-    ``blurred`` for an ``uncertain`` die too blurred to read (out of focus, or still moving)."""
+    ``blurred`` for an ``uncertain`` die too blurred to read (out of focus, or still moving),
+    ``hidden`` for one partly hidden (something lies over part of it)."""
 
     value: int | None
     confidence: float
     status: DieStatus
     box: Box
     blurred: bool = False
+    hidden: bool = False
 
     def to_json(self) -> dict[str, object]:
         """Return the die as the JSON object ``pipcam read --json`` prints (``"blurred": true``
-        only on a blurred die)."""
+        only on a blurred die, ``"hidden": true`` only on a partly hidden one)."""
         out: dict[str, object] = {
             "value": self.value,
             "confidence": round(self.confidence, 4),
@@ -82,6 +89,8 @@ class Die:
         }
         if self.blurred:
             out["blurred"] = True
+        if self.hidden:
+            out["hidden"] = True
         return out
 
 
@@ -195,7 +204,8 @@ class DiceReader:
         the readings averaged (:func:`vision.classify.read_unsure_turned`; 0 turns this off).
         ``die_check`` keeps, as ``cocked``, the "no face" boxes it takes for dice ("auto": the
         check fitted to the classifier's model file, if there is one; None: none kept), or as
-        ``uncertain`` (no value) those it takes for blurred dice.
+        ``uncertain`` (no value) those it takes for blurred dice; and it makes ``uncertain`` (no
+        value) the faces it takes for dice partly hidden.
         """
         self.classifier = classifier
         self.locator = default_locator() if locator is None else locator
@@ -260,12 +270,12 @@ class DiceReader:
         if not isinstance(self.locator, LearnedLocator):
             return self._classify(frame, self.locate(frame))
         plain = self.locator.without_footprints(frame)
-        probs, dies, blurred = self._probabilities(frame, plain)
-        dice = self._decide(plain, probs, dies, blurred)
+        probs, judged = self._probabilities(frame, plain)
+        dice = self._decide(plain, probs, judged)
         if any(self._uses_footprint(row) for row in probs) or not all(
             self._zone_side_is_clear(frame, found.box) for found, _ in dice
         ):
-            dice = self._decide(self.locator.with_footprints(frame, plain), probs, dies, blurred)
+            dice = self._decide(self.locator.with_footprints(frame, plain), probs, judged)
         return dice
 
     def _uses_footprint(self, row: npt.NDArray[np.float32]) -> bool:
@@ -290,20 +300,19 @@ class DiceReader:
 
     def _probabilities(
         self, frame: Frame, located: list[LocatedDie]
-    ) -> tuple[Probabilities, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """The face model's reading of each located die, unsure ones read again at turns;
-        whether the die check takes each "no face" box for a die, and whether such a die is
-        blurred (both False for the others)."""
-        dies = np.zeros(len(located), np.bool_)
-        blurred = np.zeros(len(located), np.bool_)
+    ) -> tuple[Probabilities, Judged]:
+        """The face model's reading of each located die, unsure ones read again at turns, and
+        the die check's judgement of each (:meth:`vision.die_check.DieChecker.judge_frame`;
+        all False without a check)."""
+        none = np.zeros(len(located), np.bool_)
         if not located:
-            return np.zeros((0, CLASSES), np.float32), dies, blurred
-        crops = crops_for_model(frame, [d.box for d in located])
+            return np.zeros((0, CLASSES), np.float32), (none, none, none)
+        boxes = [d.box for d in located]
+        crops = crops_for_model(frame, boxes)
         probs = self.read_crops(crops)
-        nofaces = np.flatnonzero(probs.argmax(axis=1) == 0)
-        if self.die_check is not None and len(nofaces):
-            dies[nofaces], blurred[nofaces] = self.die_check.judge(crops[nofaces])
-        return probs, dies, blurred
+        if self.die_check is None:
+            return probs, (none, none, none)
+        return probs, self.die_check.judge_frame(crops, boxes, probs)
 
     def read_crops(self, crops: Crops) -> Probabilities:
         """The face model's reading of model crops (N, 3, 64, 64), unsure ones read again at
@@ -316,22 +325,22 @@ class DiceReader:
         return self._decide(located, *self._probabilities(frame, located))
 
     def _decide(
-        self,
-        located: list[LocatedDie],
-        probs: Probabilities,
-        dies: npt.NDArray[np.bool_],
-        blurred: npt.NDArray[np.bool_],
+        self, located: list[LocatedDie], probs: Probabilities, judged: Judged
     ) -> list[tuple[LocatedDie, Die]]:
         """Each located die's status and value from its reading (class-0 and unsure boxes
-        dropped, but for the class-0 ones the die check takes for dice: ``dies``, of which
-        the ``blurred`` ones are ``uncertain`` and the others ``cocked``)."""
+        dropped, but for the class-0 ones the die check takes for dice, of which the blurred
+        ones are ``uncertain`` and the others ``cocked``; faces it takes for dice partly hidden
+        are ``uncertain``, with no value)."""
+        dies, blurred, hidden = judged
         dice: list[tuple[LocatedDie, Die]] = []
         read = [
             found.box
             for found, row in zip(located, probs, strict=True)
             if int(np.argmax(row)) != 0 and float(row.max()) >= self.min_confidence
         ]
-        for found, row, is_die, is_blurred in zip(located, probs, dies, blurred, strict=True):
+        for found, row, is_die, is_blurred, is_hidden in zip(
+            located, probs, dies, blurred, hidden, strict=True
+        ):
             best = int(np.argmax(row))
             confidence = float(row[best])
             if best == 0 and is_die and _covered(found.box, read) >= COVERED_BY_READ:
@@ -350,6 +359,10 @@ class DiceReader:
                 # Sure it is no face: not a die (a shoe, a hand, the tray's wall), or a die on
                 # its edge the model cannot tell from one. Reporting nothing never invents a die.
                 continue
+            elif best != 0 and confidence >= self.min_confidence and is_hidden:
+                # A face, but of a die partly hidden (the check, fitted on dice under cards cut
+                # as in training): what shows can look like another face. Asked, never guessed.
+                die = Die(None, confidence, "uncertain", found.box, hidden=True)
             elif best != 0 and confidence >= self.min_confidence:
                 # The model was trained to call a tilted die class 0, so a sure face beats the
                 # footprint's shape (perspective and shadows stretch flat dice too).
@@ -363,6 +376,8 @@ class DiceReader:
                 # all (a knob, a shadow, a pip cluster on a box): reporting it would invent one.
                 continue
             else:
-                die = Die(best, confidence, "uncertain", found.box)
+                # An unsure face: its best guess, unless it is a die partly hidden.
+                value = None if is_hidden else best
+                die = Die(value, confidence, "uncertain", found.box, hidden=bool(is_hidden))
             dice.append((found, die))
         return dice

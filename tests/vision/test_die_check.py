@@ -15,10 +15,12 @@ import pytest
 from vision.classify import DEFAULT_MODEL, FLOAT_MODEL, OnnxClassifier
 from vision.die_check import (
     DEFAULT_DIE_CHECK,
+    HIDDEN_EXTRAS,
     DieCheck,
     DieChecker,
     die_checker_for,
     fit_die_check,
+    hidden_rows,
     load_die_check,
     model_features,
 )
@@ -293,7 +295,7 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     def fit(name: str) -> Path:
         out = tmp_path / name
         args = ["--data", str(ROOT / "tests" / "data"), "--scenes", "6", "--val-scenes", "3"]
-        args += ["--blurred-scenes", "4"]
+        args += ["--blurred-scenes", "4", "--hidden-scenes", "6"]
         assert main([*args, "--out", str(out), "--threads", "1"]) == 0
         return out
 
@@ -359,3 +361,72 @@ def test_a_check_with_a_blurred_die_check_goes_through_json() -> None:
         data = dataclasses.replace(whole, blurred=other).to_json()
         with pytest.raises(ValueError, match="blurred-die check reads other features"):
             DieCheck.from_json(data)
+
+
+def test_a_check_with_a_partly_hidden_die_check_goes_through_json() -> None:
+    def check(sha: str, size: int) -> DieCheck:
+        ones = np.ones(size, np.float32)
+        return DieCheck(sha, "f", ones, ones, ones, bias=0.25, threshold=0.8)
+
+    whole = dataclasses.replace(check("abc", 2), hidden=check("abc", 2 + HIDDEN_EXTRAS))
+    again = DieCheck.from_json(json.loads(json.dumps(whole.to_json())))
+    assert again.hidden is not None
+    assert (again.hidden.bias, again.hidden.threshold) == (0.25, 0.8)
+    assert DieCheck.from_json(check("abc", 2).to_json()).hidden is None
+    for other in (check("xyz", 2 + HIDDEN_EXTRAS), check("abc", 2)):
+        data = dataclasses.replace(whole, hidden=other).to_json()
+        with pytest.raises(ValueError, match="partly-hidden check reads other features"):
+            DieCheck.from_json(data)
+
+
+def test_the_shipped_check_asks_about_dice_partly_hidden() -> None:
+    """The shipped check file holds a partly-hidden check, fitted to the same features."""
+    check = load_die_check(DEFAULT_DIE_CHECK)
+    assert check.hidden is not None
+    assert check.hidden.mean.shape == (len(check.mean) + HIDDEN_EXTRAS,)
+
+
+def test_the_rows_of_the_hidden_check_need_one_box_and_reading_a_feature_row() -> None:
+    with pytest.raises(ValueError, match="2 feature rows, 1 boxes and 2 readings"):
+        hidden_rows(np.zeros((2, 3), np.float32), [(0, 0, 5, 5)], np.zeros((2, 7), np.float32))
+    empty = hidden_rows(np.zeros((0, 3), np.float32), [], np.zeros((0, 7), np.float32))
+    assert empty.shape == (0, 3 + HIDDEN_EXTRAS)
+
+
+def _narrow_is_hidden(model: Path) -> DieCheck:
+    """A partly-hidden check on the tiny model's rows that takes a box whose short side is
+    less than 0.75 of its long one for a die partly hidden (threshold 0.9)."""
+    weight = [0.0] * (3 + HIDDEN_EXTRAS)
+    weight[3] = -20.0  # short side over long side
+    return _check(model, weight, 0.75 * 20.0 + 2.2)
+
+
+@pytest.mark.parametrize(
+    ("hidden", "narrow"),
+    [
+        pytest.param(True, (None, "uncertain", True), id="asked, with no value"),
+        pytest.param(False, (1, "ok", False), id="no partly-hidden check: read as before"),
+    ],
+)
+def test_a_face_the_check_takes_for_a_die_partly_hidden_is_asked_not_guessed(
+    tiny_model: Path, hidden: bool, narrow: tuple[int | None, str, bool]
+) -> None:
+    """Two red dice the tiny model reads as sure 1s; one box is square, the other narrow, as
+    what shows of a die under a card. The check asks about the narrow one alone; without a
+    partly-hidden check both are read."""
+    frame = np.full((300, 500, 3), 255, np.uint8)
+    square, thin = (60, 60, 120, 120), (300, 60, 336, 120)
+    _patch(frame, square, (0, 0, 255))
+    _patch(frame, thin, (0, 0, 255))
+    check = _check(tiny_model, [-10.0, -10.0, -10.0], 5.0)
+    if hidden:
+        check = dataclasses.replace(check, hidden=_narrow_is_hidden(tiny_model))
+    reader = DiceReader(
+        OnnxClassifier(tiny_model),
+        locator=_Fixed([square, thin]),
+        die_check=DieChecker(tiny_model, check),
+    )
+    dice = reader.read(frame).dice
+    assert [(d.value, d.status, d.hidden) for d in dice] == [(1, "ok", False), narrow]
+    assert dice[1].to_json().get("hidden", False) is narrow[2]
+    assert "hidden" not in dice[0].to_json()

@@ -834,3 +834,24 @@ def test_focus_on_a_pi_camera_says_whether_it_focuses_itself(
     assert ("this camera focuses itself: pipcam calibrate focuses it" in out) is motor
     assert "frame 1: no dice found" in out
     assert [name for name, _ in fake_picamera2.instances[0].calls][-2:] == ["stop", "close"]
+
+
+def test_the_text_line_says_why_a_die_was_not_read() -> None:
+    """``pipcam read`` without --json: a value, a guess with "?", or why there is none."""
+    from vision.reader import DiceReading, Die
+
+    box = (0, 0, 10, 10)
+    dice = (
+        Die(3, 0.99, "ok", box),
+        Die(5, 0.4, "uncertain", box),
+        Die(None, 0.3, "uncertain", box),
+        Die(None, 0.9, "cocked", box),
+        Die(None, 0.2, "uncertain", box, blurred=True),
+        Die(None, 0.97, "uncertain", box, hidden=True),
+    )
+    reading = DiceReading(
+        "settled", dice, set_aside=(Die(None, 0.9, "uncertain", box, hidden=True),)
+    )
+    assert vision_cli.describe_reading(reading) == (
+        "settled: 3 5? ? cocked blurred hidden; set aside: hidden"
+    )

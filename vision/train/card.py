@@ -508,8 +508,9 @@ _LIMITS = [
     "- The crop must follow the whole-die box convention; boxes around the top face only make",
     "  the die look bigger than in training.",
     "- A die partly under something lying in the tray (a card, a cup) can be read as the face its",
-    "  visible part looks like: 27 of 192 such dice, 30-60 % covered, in the synthetic probe",
-    '  `python -m vision.train.hidden` ("Dice partly hidden" in models/MODEL_CARD.md); most are',
-    "  not reported at all.",
+    "  visible part looks like: the die check asks about most such dice, but 9 of 192, 30-60 %",
+    "  covered, in the synthetic probe `python -m vision.train.hidden` are still read wrong (27",
+    '  without it; "Dice partly hidden, asked about" in models/MODEL_CARD.md); most are not',
+    "  reported at all.",
     "",
 ]
