@@ -276,7 +276,8 @@ def _label(
                 continue
             entry.update(_as_read(die), unclear=True)
         elif die["status"] != "ok" or die["value"] is None:
-            said = f"{die['status']}, blurred" if die.get("blurred") else die["status"]
+            why = [key for key in ("blurred", "hidden") if die.get(key)]
+            said = ", ".join([die["status"], *why])
             problems.append(f"{where} ({said}) was never corrected")
             continue
         else:

@@ -50,10 +50,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """``PRAGMA user_version`` of the layout below; a file with a higher one is refused, a lower one
 is upgraded when opened (version 2: a correction may say no die is there, value 0; version 3: a
-die read may say ``"blurred": true``, which a pipcam before it refuses to read)."""
+die read may say ``"blurred": true``, and version 4 ``"hidden": true``, which a pipcam before
+it refuses to read)."""
 
 EVENT_KINDS = ("action", "undo", "redo")
 
@@ -194,8 +195,11 @@ _TABLES = frozenset({"games", "players", "options", "events", "readings"})
 _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
 _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
-# Written only when true: an ``uncertain`` die too blurred to read (vision.reader.Die.blurred).
+# Written only when true: an ``uncertain`` die too blurred to read (vision.reader.Die.blurred),
+# or one partly hidden (vision.reader.Die.hidden).
 BLURRED = "blurred"
+HIDDEN = "hidden"
+_WHY_UNREAD = (BLURRED, HIDDEN)
 # The status of a die a person said is not there: a phantom the camera read (see _corrected).
 NO_DIE = "no_die"
 
@@ -374,6 +378,8 @@ class DieLike(Protocol):
     def box(self) -> tuple[int, int, int, int]: ...
     @property
     def blurred(self) -> bool: ...
+    @property
+    def hidden(self) -> bool: ...
 
 
 def _dice_of_readings(rows: Iterable[tuple[int, int]]) -> dict[int, set[int]]:
@@ -386,7 +392,7 @@ def _dice_of_readings(rows: Iterable[tuple[int, int]]) -> dict[int, set[int]]:
 
 def die_json(die: DieLike) -> dict[str, JSON]:
     """A die of a reading as JSON (the phones and the store); ``"blurred": true`` only on a
-    die too blurred to read."""
+    die too blurred to read, ``"hidden": true`` only on one partly hidden."""
     out: dict[str, JSON] = {
         "value": die.value,
         "confidence": round(float(die.confidence), 3),
@@ -395,13 +401,15 @@ def die_json(die: DieLike) -> dict[str, JSON]:
     }
     if die.blurred:
         out[BLURRED] = True
+    if die.hidden:
+        out[HIDDEN] = True
     return out
 
 
 def corrected_die(die: dict[str, JSON], value: int) -> dict[str, JSON]:
     """``die`` as a person set it: showing ``value``, or (0) not there at all (no longer a
-    blurred die: a person said what it is)."""
-    kept = {key: v for key, v in die.items() if key != BLURRED}
+    blurred or hidden die: a person said what it is)."""
+    kept = {key: v for key, v in die.items() if key not in _WHY_UNREAD}
     if value == 0:
         return {**kept, "value": None, "status": NO_DIE}
     return {**kept, "value": value, "status": "ok"}
@@ -411,15 +419,17 @@ def _check_dice(dice: list[dict[str, JSON]]) -> None:
     if not isinstance(dice, list):
         raise ValueError(f"a reading's dice are a list of die objects, not {dice!r}")
     for die in dice:
-        if not isinstance(die, dict) or not _DIE_KEYS <= set(die) <= _DIE_KEYS | {BLURRED}:
+        if not isinstance(die, dict) or not _DIE_KEYS <= set(die) <= _DIE_KEYS | {*_WHY_UNREAD}:
             raise ValueError(
                 "a die read is an object with value, confidence, status and box (and"
-                f" blurred: true on a die too blurred to read), not {die!r}"
+                " blurred: true on a die too blurred to read, hidden: true on one partly"
+                f" hidden), not {die!r}"
             )
-        if BLURRED in die and (die[BLURRED] is not True or die["status"] != "uncertain"):
-            raise ValueError(
-                f"only an uncertain die is blurred, and it says blurred: true, not {die!r}"
-            )
+        for why in _WHY_UNREAD:
+            if why in die and (die[why] is not True or die["status"] != "uncertain"):
+                raise ValueError(
+                    f"only an uncertain die is {why}, and it says {why}: true, not {die!r}"
+                )
         value = die["value"]
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise ValueError(f"a die's value is a face number or null, not {value!r}")

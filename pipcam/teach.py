@@ -93,6 +93,7 @@ class Question:
     # A fix of its throw said one of some dice showing this face was misread, not which.
     doubted: bool = False
     blurred: bool = False  # the camera saw it too blurred to read (a die still rolling, say)
+    hidden: bool = False  # the camera saw it partly hidden (a card or a cup over part of it)
 
     def as_json(self) -> dict[str, Any]:
         """What a phone gets (the box stays here: the phone gets the crop or the photo)."""
@@ -109,6 +110,7 @@ class Question:
             "first": self.first,
             "doubted": self.doubted,
             "blurred": self.blurred,
+            "hidden": self.hidden,
         }
 
 
@@ -220,6 +222,7 @@ class Teacher:
                         first=reading.looked_again.get(index),
                         doubted=doubted,
                         blurred=bool(die.get("blurred")),
+                        hidden=bool(die.get("hidden")),
                     )
                 )
         # Python's sort is stable: among equals the newest photo stays first.

@@ -127,6 +127,7 @@ class QuestionPublic(BaseModel):
     confidence: float
     status: str = Field(description="ok (read, unsurely), uncertain, cocked or missed")
     blurred: bool = Field(default=False, description="uncertain: too blurred for the camera")
+    hidden: bool = Field(default=False, description="uncertain: partly hidden from the camera")
     time: str = Field(description="when the photo was taken (UTC, ISO 8601)")
     disputed: bool = Field(
         description="read surely, but the last tuned model reads it otherwise: the answer decides"
@@ -252,6 +253,9 @@ class DieReadPublic(BaseModel):
     box: list[int]
     blurred: bool = Field(
         default=False, description="an uncertain die too blurred to read (moving, out of focus)"
+    )
+    hidden: bool = Field(
+        default=False, description="an uncertain die partly hidden (a card or a cup over it)"
     )
 
 

@@ -14,6 +14,7 @@ class FakeDie:
     status: str = "ok"
     box: tuple[int, int, int, int] = (0, 0, 10, 10)
     blurred: bool = False
+    hidden: bool = False
 
 
 @dataclass(frozen=True)

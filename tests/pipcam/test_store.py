@@ -499,7 +499,8 @@ def test_append_to_a_finished_game_is_refused(store: Store, db: Path) -> None:
             lambda s: s.record_reading(1, [{"value": 3}], status="settled"),
             ValueError,
             "a die read is an object with value, confidence, status and box (and blurred: true"
-            " on a die too blurred to read), not {'value': 3}",
+            " on a die too blurred to read, hidden: true on one partly hidden), not"
+            " {'value': 3}",
             id="reading-die-incomplete",
         ),
         pytest.param(
@@ -518,6 +519,15 @@ def test_append_to_a_finished_game_is_refused(store: Store, db: Path) -> None:
             "'confidence': 0.97, 'status': 'uncertain', 'box': [10, 20, 50, 60], "
             "'blurred': False}",
             id="reading-die-blurred-false",
+        ),
+        pytest.param(
+            lambda s: s.record_reading(
+                1, [{**die(None, "cocked"), "hidden": True}], status="settled"
+            ),
+            ValueError,
+            "only an uncertain die is hidden, and it says hidden: true, not {'value': None, "
+            "'confidence': 0.97, 'status': 'cocked', 'box': [10, 20, 50, 60], 'hidden': True}",
+            id="reading-die-hidden-but-cocked",
         ),
     ],
 )
@@ -706,20 +716,22 @@ def test_a_version_1_store_is_upgraded_and_keeps_its_corrections(
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
-def test_a_version_2_store_is_upgraded_and_then_keeps_blurred_dice(tmp_path: Path) -> None:
-    """A store from before blurred dice opens as it was and then takes one."""
+@pytest.mark.parametrize(("version", "why"), [(2, "blurred"), (2, "hidden"), (3, "hidden")])
+def test_an_older_store_is_upgraded_and_then_keeps_dice_blurred_or_hidden(
+    tmp_path: Path, version: int, why: str
+) -> None:
+    """A store from before blurred (version 2) or partly hidden dice (version 3) opens as it
+    was and then takes one."""
     db = tmp_path / "pipcam.db"
     with Store(db) as store:
         game = store.new_game(HEADER)
         store.record_reading(game, [die(1), die(None, "cocked", 0.4)], status="settled")
     with contextlib.closing(sqlite3.connect(db)) as con:
-        con.execute("PRAGMA user_version = 2")
+        con.execute(f"PRAGMA user_version = {version}")
         con.commit()
     with Store(db) as store:
-        store.record_reading(
-            game, [{**die(None, "uncertain", 0.2), "blurred": True}], status="settled"
-        )
-        assert [[d.get("blurred", False) for d in r.dice] for r in store.readings()] == [
+        store.record_reading(game, [{**die(None, "uncertain", 0.2), why: True}], status="settled")
+        assert [[d.get(why, False) for d in r.dice] for r in store.readings()] == [
             [False, False],
             [True],
         ]
@@ -906,14 +918,17 @@ def test_readings_are_recorded_and_counted(store: Store, db: Path) -> None:
     )
 
 
-def test_a_blurred_die_is_kept_so_until_a_person_says_what_it_shows(store: Store, db: Path) -> None:
-    """The reader's word that a die was too blurred to read survives the store; a correction,
-    to a face or to "no die", ends it."""
+@pytest.mark.parametrize("why", ["blurred", "hidden"])
+def test_a_die_blurred_or_hidden_is_kept_so_until_a_person_says_what_it_shows(
+    store: Store, db: Path, why: str
+) -> None:
+    """The reader's word that a die was too blurred to read, or partly hidden, survives the
+    store; a correction, to a face or to "no die", ends it."""
     game = store.new_game(HEADER)
-    blurred = {**die(None, "uncertain", 0.3), "blurred": True}
-    first = store.record_reading(game, [blurred, die(2), blurred], status="settled")
+    unread = {**die(None, "uncertain", 0.3), why: True}
+    first = store.record_reading(game, [unread, die(2), unread], status="settled")
     (got,) = store.readings()
-    assert [d.get("blurred") for d in got.dice] == [True, None, True]
+    assert [d.get(why) for d in got.dice] == [True, None, True]
     store.record_correction(first, 0, 6, events=[], source="phone")
     store.record_correction(first, 2, 0, events=[], source="phone")
     (got,) = store.readings()
@@ -924,7 +939,7 @@ def test_a_blurred_die_is_kept_so_until_a_person_says_what_it_shows(store: Store
     ]
     with contextlib.closing(sqlite3.connect(db)) as con:
         (raw,) = con.execute("SELECT dice FROM readings").fetchone()
-    assert raw.count('"blurred": true') == 2  # the reading as read stays as it was
+    assert raw.count(f'"{why}": true') == 2  # the reading as read stays as it was
 
 
 def test_readings_come_back_as_last_corrected(store: Store) -> None:

@@ -75,32 +75,38 @@ def test_the_sheet_asks_about_unsure_dice_newest_first(teacher: Teacher) -> None
         "first": None,
         "doubted": False,
         "blurred": False,
+        "hidden": False,
     }
 
 
-def test_a_die_too_blurred_to_read_is_said_so_on_the_board_the_sheet_and_the_export(
-    tmp_path: Path, store: Store
+@pytest.mark.parametrize("why", ["blurred", "hidden"])
+def test_a_die_blurred_or_hidden_is_said_so_on_the_board_the_sheet_and_the_export(
+    tmp_path: Path, store: Store, why: str
 ) -> None:
-    """The reader's word that a die was blurred past reading reaches the phones' board and the
-    teach sheet, and the export says why the photo is not fully labelled."""
+    """The reader's word that a die was blurred past reading, or partly hidden, reaches the
+    phones' board and the teach sheet, and the export says why the photo is not fully
+    labelled."""
     table = Table(store)
     table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
-    blurred = FakeDie(None, 0.2, "uncertain", (20, 0, 29, 9), blurred=True)
-    reading = FakeReading((FakeDie(2, box=(0, 0, 9, 9)), blurred))
+    unread = FakeDie(
+        None, 0.2, "uncertain", (20, 0, 29, 9), blurred=why == "blurred", hidden=why == "hidden"
+    )
+    reading = FakeReading((FakeDie(2, box=(0, 0, 9, 9)), unread))
     reading_id = table.on_reading(reading, settled_now=True)
     assert reading_id is not None
     PhotoKeeper(tmp_path / "photos").keep(reading_id, np.zeros((48, 64, 3), np.uint8))
-    assert [d.get("blurred") for d in table.state_json()["table"]["dice_read"]] == [None, True]
+    assert [d.get(why) for d in table.state_json()["table"]["dice_read"]] == [None, True]
     _, (question,) = Teacher(store, tmp_path / "photos").questions()
-    assert (question.die, question.status, question.blurred) == (1, "uncertain", True)
-    assert question.as_json()["blurred"] is True
+    assert (question.die, question.status, getattr(question, why)) == (1, "uncertain", True)
+    said = question.as_json()
+    assert (said["blurred"], said["hidden"]) == (why == "blurred", why == "hidden")
     export_photos(store, tmp_path / "photos", tmp_path / "out")
     lines = (tmp_path / "out" / "labels.jsonl").read_text().splitlines()
     (record,) = (json.loads(line) for line in lines)
-    said = "die 1 in the roll zone (uncertain, blurred) was never corrected"
-    assert said in record["known_issue"]
+    said_in_export = f"die 1 in the roll zone (uncertain, {why}) was never corrected"
+    assert said_in_export in record["known_issue"]
     table.correct(1, 4)
-    assert [d.get("blurred") for d in table.state_json()["table"]["dice_read"]] == [None, None]
+    assert [d.get(why) for d in table.state_json()["table"]["dice_read"]] == [None, None]
 
 
 def test_answers_label_the_export_and_leave_the_sheet(

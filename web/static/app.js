@@ -224,11 +224,18 @@ function shownValue(d) {
 }
 
 /** A die of the last reading as a button that corrects it (number i: the zone's, then on). */
+// Why a die was not read, as the phones say it: blurred or partly hidden, else its status.
+function unreadKey(d) {
+  if (d.blurred) return "dice.blurred";
+  if (d.hidden) return "dice.hidden";
+  return `dice.${d.status}`;
+}
+
 function readDie(d, i) {
   const gone = d.status === "no_die"; // a phone said nothing is there; tap again to undo that
   const value = shownValue(d);
   const pct = Math.round(Number(d.confidence || 0) * 100);
-  const flag = d.status === "ok" ? "" : t(d.blurred ? "dice.blurred" : `dice.${d.status}`);
+  const flag = d.status === "ok" ? "" : t(unreadKey(d));
   const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
   return h("button", {
     class: `die read ${d.status}`, type: "button", dataset: { index: i, focus: `read-${i}` },
@@ -298,7 +305,7 @@ function askTeach(question, i, n, src) {
   $("teach-image").src = src;
   const pct = Math.round(Number(question.confidence || 0) * 100);
   let read = t("teach.read", { value: question.value, pct });
-  const status = t(question.blurred ? "dice.blurred" : `dice.${question.status}`);
+  const status = t(unreadKey(question));
   if (question.value === null) read = t("teach.unread", { status });
   else if (question.disputed) read = t("teach.disputed", { value: question.value, pct });
   else if (question.doubted) read = t("teach.doubted", { value: question.value, pct });

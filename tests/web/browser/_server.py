@@ -49,6 +49,7 @@ class FakeDie:
     status: str = "ok"
     box: tuple[int, int, int, int] = (0, 0, 40, 40)
     blurred: bool = False
+    hidden: bool = False
 
 
 @dataclass(frozen=True)

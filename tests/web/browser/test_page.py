@@ -247,22 +247,32 @@ def test_correct_a_misread_die(served: Served, phone: Any) -> None:
     assert served.table.state_json()["turn"]["dice"] == [1, 1, 2, 3, 4, 5]
 
 
-def test_a_die_too_blurred_to_read_says_so(served: Served, phone: Any) -> None:
-    """A die the camera saw blurred (still rolling, out of focus) is flagged "blurred", not
-    merely uncertain; a value from the phone takes the flag away."""
+def _unread(why: str, confidence: float, box: tuple[int, int, int, int]) -> FakeDie:
+    """A die the camera could not read, and why: "blurred" or "hidden"."""
+    return FakeDie(
+        None, confidence, "uncertain", box, blurred=why == "blurred", hidden=why == "hidden"
+    )
+
+
+@pytest.mark.parametrize(("why", "said"), [("blurred", "blurred"), ("hidden", "partly hidden")])
+def test_a_die_too_blurred_to_read_or_partly_hidden_says_so(
+    served: Served, phone: Any, why: str, said: str
+) -> None:
+    """A die the camera saw blurred (still rolling, out of focus) or partly hidden (a card over
+    it) is flagged so, not merely uncertain; a value from the phone takes the flag away."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     dice = reading([1, 1, 2, 3, 4]).dice
-    blurred = FakeDie(None, 0.12, "uncertain", (300, 10, 340, 50), blurred=True)
-    served.table.on_reading(FakeReading((*dice, blurred)), settled_now=True)
+    unread = _unread(why, 0.12, (300, 10, 340, 50))
+    served.table.on_reading(FakeReading((*dice, unread)), settled_now=True)
     die = phone.locator("#dice-read .die").nth(5)
-    expect(die).to_have_attribute("aria-label", "Die 6: ?, confidence 12% blurred. Tap to correct.")
+    expect(die).to_have_attribute("aria-label", f"Die 6: ?, confidence 12% {said}. Tap to correct.")
     expect(die.locator(".flag")).to_have_text("?")
     die.click()
     phone.click("#die-dialog .faces button[value='6']")
     expect(phone.locator("#dice-read .die").nth(5)).to_have_attribute(
         "aria-label", "Die 6: 6, confidence 100%. Tap to correct."
     )
-    assert "blurred" not in served.table.state_json()["table"]["dice_read"][5]
+    assert why not in served.table.state_json()["table"]["dice_read"][5]
 
 
 def test_say_no_die_is_where_the_camera_read_one(served: Served, phone: Any) -> None:
@@ -522,15 +532,18 @@ def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> 
     expect(phone.locator("#teach-open")).to_have_text("Check the die the camera was unsure of")
 
 
-def test_teach_takes_cannot_tell_for_a_die_blurred_past_reading(served: Served, phone: Any) -> None:
-    """The sheet says the camera saw the die blurred; a "can't tell" takes it off the sheet
-    without a face; only answers are thanked for."""
+@pytest.mark.parametrize(("why", "said"), [("blurred", "blurred"), ("hidden", "partly hidden")])
+def test_teach_takes_cannot_tell_for_a_die_blurred_or_hidden(
+    served: Served, phone: Any, why: str, said: str
+) -> None:
+    """The sheet says the camera saw the die blurred, or partly hidden; a "can't tell" takes it
+    off the sheet without a face; only answers are thanked for."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     keeper = PhotoKeeper(served.photos)
     unsure = FakeReading(
         (
             FakeDie(4, 0.7, "ok", (300, 10, 340, 50)),
-            FakeDie(None, 0.2, "uncertain", (400, 10, 440, 50), blurred=True),
+            _unread(why, 0.2, (400, 10, 440, 50)),
         )
     )
     first = served.table.on_reading(unsure, settled_now=True)
@@ -544,7 +557,7 @@ def test_teach_takes_cannot_tell_for_a_die_blurred_past_reading(served: Served, 
         f"Check the {left + 2} dice the camera was unsure of"
     )
     phone.click("#teach-open")
-    expect(phone.locator("#teach-read")).to_have_text("The camera could not read it (blurred).")
+    expect(phone.locator("#teach-read")).to_have_text(f"The camera could not read it ({said}).")
     expect(phone.locator("#teach-unclear")).to_have_text("Can't tell")
     phone.click("#teach-unclear")
     expect(phone.locator("#teach-progress")).to_have_text(f"Die 2 of {left + 2}")
