@@ -310,6 +310,16 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     check = load_die_check(first)
     assert (check.features, check.features_sha256) == model_features(DEFAULT_MODEL)
     assert die_checker_for(DEFAULT_MODEL, check_path=first) is not None
+    # The partly-hidden check refitted alone, on stretched boxes too: the other two stay.
+    again = tmp_path / "c.json"
+    again.write_bytes(first.read_bytes())
+    args = ["--data", str(ROOT / "tests" / "data"), "--hidden-scenes", "6", "--threads", "1"]
+    assert main([*args, "--only-hidden", "--spilled", "--out", str(again)]) == 0
+    assert "render spilled whole:" in capsys.readouterr().out
+    refitted = load_die_check(again)
+    before, after = check.to_json(), refitted.to_json()
+    assert before.pop("hidden") != after.pop("hidden")
+    assert before == after
 
 
 @pytest.mark.parametrize(
