@@ -29,7 +29,9 @@ from scoring.history import History
 from scoring.transcript import dump, parse_header, start
 
 __all__ = [
+    "BLURRED",
     "EVENT_KINDS",
+    "HIDDEN",
     "NO_DIE",
     "DieLike",
     "corrected_die",

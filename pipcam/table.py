@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from coach.report import Coach, coach_for, coach_problem
 from pipcam.store import (
+    HIDDEN,
     NO_DIE,
     DieLike,
     GameFinished,
@@ -104,6 +105,9 @@ class TableRefusal(RefusalCode):
     """The dice in the roll zone (``dice``) do not follow from those on the table (``table``)."""
     DOUBTFUL = "doubtful"
     """``n`` dice of the reading lean on something or cannot be read."""
+    COVERED = "covered"
+    """``n`` dice of the reading are partly hidden (a card or a cup over them), and no other die
+    is doubtful: what covers them is to be moved, not the dice thrown again."""
     LEFT_LYING = "left_lying"
     """``still`` of the ``n`` dice to throw lie where they lay, showing the same faces."""
     WHICH_ASIDE = "which_aside"
@@ -1427,6 +1431,15 @@ class Table:
         lying = reading.lying
         dice = [d for d in dice if d["status"] != NO_DIE]  # a person said nothing is there
         doubtful = [d for d in dice if d["status"] != "ok" or d["value"] is None]
+        if doubtful and all(d.get(HIDDEN) for d in doubtful):
+            # The camera saw something over these dice: moving it lets the camera read them
+            # where they lie, while throwing them again would cost the throw.
+            what = "; ".join(f"a die at {d['box']} is partly hidden" for d in doubtful)
+            return [], Reason(
+                f"{what}: move what covers it or correct it on a phone",
+                TableRefusal.COVERED,
+                {"n": len(doubtful)},
+            )
         if doubtful:
             words = {"cocked": "leans on something", "uncertain": "cannot be read"}
             what = "; ".join(

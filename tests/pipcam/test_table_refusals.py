@@ -130,6 +130,17 @@ def doubtful(table: Table) -> None:
     table.on_reading(FakeReading(dice), settled_now=True)
 
 
+def covered(table: Table) -> None:
+    under = FakeDie(None, 0.97, "uncertain", (5, 6, 30, 31), hidden=True)
+    table.on_reading(FakeReading((FakeDie(1), under, *[FakeDie(2)] * 4)), settled_now=True)
+
+
+def covered_and_cocked(table: Table) -> None:
+    under = FakeDie(None, 0.97, "uncertain", (5, 6, 30, 31), hidden=True)
+    cocked = FakeDie(None, 0.4, "cocked", (50, 6, 80, 31))
+    table.on_reading(FakeReading((FakeDie(1), under, cocked, *[FakeDie(2)] * 3)), settled_now=True)
+
+
 def not_scoring(table: Table) -> None:
     table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
     table.on_reading(reading(1, 5, 3, 4), settled_now=True)  # 1 and 2 taken out
@@ -177,6 +188,20 @@ PROBLEMS: list[tuple[Callable[[Table], None], str, dict[str, Any], str]] = [
         "doubtful",
         {"n": 1},
         "a die at [5, 6, 30, 31] leans on something: throw it again or correct it on a phone",
+    ),
+    (
+        covered,
+        "covered",
+        {"n": 1},
+        "a die at [5, 6, 30, 31] is partly hidden: move what covers it or correct it on a phone",
+    ),
+    (
+        # One die to throw again among them: the dice are asked about as before.
+        covered_and_cocked,
+        "doubtful",
+        {"n": 2},
+        "a die at [5, 6, 30, 31] cannot be read; a die at [50, 6, 80, 31] leans on something:"
+        " throw it again or correct it on a phone",
     ),
     (
         not_scoring,

@@ -254,12 +254,19 @@ def _unread(why: str, confidence: float, box: tuple[int, int, int, int]) -> Fake
     )
 
 
-@pytest.mark.parametrize(("why", "said"), [("blurred", "blurred"), ("hidden", "partly hidden")])
+@pytest.mark.parametrize(
+    ("why", "said", "problem"),
+    [
+        ("blurred", "blurred", "A die leans on something or cannot be read: throw it again"),
+        ("hidden", "partly hidden", "A die is partly hidden: move what covers it, or correct it"),
+    ],
+)
 def test_a_die_too_blurred_to_read_or_partly_hidden_says_so(
-    served: Served, phone: Any, why: str, said: str
+    served: Served, phone: Any, why: str, said: str, problem: str
 ) -> None:
     """A die the camera saw blurred (still rolling, out of focus) or partly hidden (a card over
-    it) is flagged so, not merely uncertain; a value from the phone takes the flag away."""
+    it) is flagged so, not merely uncertain, and the problem says what to do (a hidden die is
+    not thrown again: what covers it is moved); a value from the phone takes the flag away."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     dice = reading([1, 1, 2, 3, 4]).dice
     unread = _unread(why, 0.12, (300, 10, 340, 50))
@@ -267,6 +274,7 @@ def test_a_die_too_blurred_to_read_or_partly_hidden_says_so(
     die = phone.locator("#dice-read .die").nth(5)
     expect(die).to_have_attribute("aria-label", f"Die 6: ?, confidence 12% {said}. Tap to correct.")
     expect(die.locator(".flag")).to_have_text("?")
+    expect(phone.locator("#problem")).to_contain_text(problem)
     die.click()
     phone.click("#die-dialog .faces button[value='6']")
     expect(phone.locator("#dice-read .die").nth(5)).to_have_attribute(
