@@ -1,4 +1,5 @@
-"""Readings as vision.reader reports them, for the table's tests (no camera, no model)."""
+"""Readings as vision.reader reports them, for the table's tests and the browser's fake camera
+(no camera, no model). One class each, so a field vision.reader.Die gains is added once."""
 
 from __future__ import annotations
 
@@ -21,6 +22,6 @@ class FakeDie:
 class FakeReading:
     """A settled reading: the dice in the roll zone, and those set aside."""
 
-    dice: tuple[FakeDie, ...]
+    dice: tuple[FakeDie, ...] = ()
     status: str = "settled"
     set_aside: tuple[FakeDie, ...] = ()

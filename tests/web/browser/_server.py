@@ -8,7 +8,6 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from pipcam.teach import DISPUTES, Teacher
 from scoring.core import Bank, Keep, Roll, Score, action_to_json
 from scoring.registry import game_class
 from scoring.transcript import parse_header, start
+from tests.pipcam._fakes import FakeDie, FakeReading
 from web.app import create_app
 
 PIN = "2468"
@@ -38,27 +38,6 @@ CHROMIUM_ARGS = [
 ]
 PHONE = {"width": 360, "height": 740}
 ARTIFACTS = Path(__file__).parent / "artifacts"
-
-
-@dataclass(frozen=True)
-class FakeDie:
-    """One die of a camera reading (what vision.reader.Die carries)."""
-
-    value: int | None
-    confidence: float = 0.97
-    status: str = "ok"
-    box: tuple[int, int, int, int] = (0, 0, 40, 40)
-    blurred: bool = False
-    hidden: bool = False
-
-
-@dataclass(frozen=True)
-class FakeReading:
-    """A reading of the tray, as the camera hands it to ``Table.on_reading``."""
-
-    dice: Sequence[FakeDie] = field(default_factory=tuple)
-    status: str = "settled"
-    set_aside: Sequence[FakeDie] = field(default_factory=tuple)
 
 
 def reading(values: Sequence[int | None], *, doubtful: dict[int, str] | None = None) -> FakeReading:

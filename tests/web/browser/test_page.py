@@ -24,14 +24,13 @@ from pipcam.store import Store
 from pipcam.teach import DISPUTES
 from scoring.core import Bank, Forbidden, Keep, Place, Roll, Score
 from scoring.transcript import replay
+from tests.pipcam._fakes import FakeDie, FakeReading
 from tests.web.browser._server import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
     PHONE,
     PIN,
-    FakeDie,
-    FakeReading,
     Served,
     midgame,
     reading,
