@@ -30,6 +30,7 @@ __all__ = [
     "FakeClassifier",
     "OnnxClassifier",
     "OnnxLocator",
+    "last_linear",
     "member_models",
     "onnxruntime_version",
     "session_options",
@@ -66,6 +67,7 @@ a margin and spares the second member about half the crops of real photos (model
 
 Crops = npt.NDArray[np.float32]
 Probabilities = npt.NDArray[np.float32]
+Features = npt.NDArray[np.float32]
 
 
 class Classifier(Protocol):
@@ -183,6 +185,13 @@ def member_models(model: onnx.ModelProto) -> list[onnx.ModelProto]:
     return members
 
 
+def last_linear(model: onnx.ModelProto) -> int | None:
+    """Where in ``model``'s graph its last linear layer (``Gemm``) is, None without one. The
+    tensor that layer reads holds the model's pooled features, which the die check reads."""
+    gemms = [i for i, node in enumerate(model.graph.node) if node.op_type == "Gemm"]
+    return gemms[-1] if gemms else None
+
+
 def _session(path: Path, threads: int, *, what: str, missing: str, damaged: str) -> Any:
     """Open an onnxruntime CPU session on ``threads`` threads; errors name the file."""
     import onnxruntime
@@ -240,6 +249,9 @@ class OnnxClassifier:
         batch = inputs["image"].shape[0]
         # A model exported with a fixed batch of 1 is run one crop at a time.
         self._batch = batch if isinstance(batch, int) and batch > 0 else None
+        self.features_tensor: str | None = None
+        """The first member's pooled features that :meth:`predict_with_features` gives (the
+        tensor its last linear layer reads), None for a model read whole."""
         # Loaded now, with the whole model, so both come from the same file. Memory: about 20 MB
         # more than the whole model alone, nearly all of it the onnx package that splits it.
         self._members = self._member_sessions() if first_sure is not None else []
@@ -269,12 +281,22 @@ class OnnxClassifier:
         return result
 
     def _member_sessions(self) -> list[tuple[Any, str]]:
-        """Sessions of a composed model's members with their output names, [] for one model."""
+        """Sessions of a composed model's members with their output names, [] for one model.
+
+        The first member's session also gives its pooled features (:attr:`features_tensor`):
+        the die check reads them, and from the run that reads the crops they come for free.
+        """
         import onnx
         import onnxruntime
+        from onnx import TensorProto, helper
 
         # onnxruntime has read the file already, so it is an ONNX model.
         members = member_models(onnx.load(str(self.path))) if self._batch is None else []
+        if members and (last := last_linear(members[0])) is not None:
+            self.features_tensor = str(members[0].graph.node[last].input[0])
+            members[0].graph.output.append(
+                helper.make_tensor_value_info(self.features_tensor, TensorProto.FLOAT, None)
+            )
         return [
             (
                 onnxruntime.InferenceSession(
@@ -310,25 +332,44 @@ class OnnxClassifier:
         crop it is sure of (``first_sure``); the later members, several times its cost, read only
         the others, which get the composed reading (models/MODEL_CARD.md, the decision rules).
         """
+        return self.predict_with_features(crops)[0]
+
+    def predict_with_features(self, crops: Crops) -> tuple[Probabilities, Features | None]:
+        """:meth:`predict`, and the (N, D) features :attr:`features_tensor` of each crop from
+        the same run of the first member; None for a model read whole."""
         members = self._members
         if not members or self.first_sure is None or len(crops) == 0:
-            return self.predict_whole(crops)
+            return self.predict_whole(crops), None
         crops = np.ascontiguousarray(crops, dtype=np.float32)
         first, *rest = members
-        first_logp = _member_logp(first, crops)
+        first_logp, features = _member_run(first, crops, self.features_tensor)
         probs = softmax(first_logp)
         unsure = np.flatnonzero(probs.max(axis=1) < self.first_sure)
         if len(unsure):
             chosen = crops[unsure]
             total = first_logp[unsure] + sum(_member_logp(member, chosen) for member in rest)
             probs[unsure] = softmax(total / len(members))
-        return probs
+        return probs, features
 
 
 def _member_logp(member: tuple[Any, str], crops: Crops) -> npt.NDArray[np.float32]:
     """One member's (N, 7) log-probabilities: its session run on ``crops``."""
     session, name = member
     return np.asarray(session.run([name], {"image": crops})[0], dtype=np.float32)
+
+
+def _member_run(
+    member: tuple[Any, str], crops: Crops, features: str | None
+) -> tuple[npt.NDArray[np.float32], Features | None]:
+    """One member's (N, 7) log-probabilities and, if named, its (N, D) ``features``."""
+    if features is None:
+        return _member_logp(member, crops), None
+    session, name = member
+    logp, pooled = session.run([name, features], {"image": crops})
+    return (
+        np.asarray(logp, dtype=np.float32),
+        np.asarray(pooled, dtype=np.float32).reshape(len(crops), -1),
+    )
 
 
 class OnnxLocator:

@@ -25,15 +25,24 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import CLASSES, MODELS, member_models, session_options
+from vision.classify import (
+    CLASSES,
+    MODELS,
+    Features,
+    OnnxClassifier,
+    last_linear,
+    member_models,
+    session_options,
+)
 from vision.errors import ModelLoadError
 from vision.preprocess import sharpness
 
@@ -62,7 +71,6 @@ blurred-die check, the others by the leaning-die one: between the 95th percentil
 dice blurred past reading (0.031) and the 5th of rendered leaning ones (0.086), near their
 geometric mean (models/MODEL_CARD.md, "Dice the face model cannot read")."""
 
-Features = npt.NDArray[np.float32]
 Box = tuple[float, float, float, float] | tuple[int, int, int, int]
 
 HIDDEN_EXTRAS = 3 + CLASSES
@@ -113,15 +121,15 @@ def model_features(model_path: Path) -> tuple[str, str]:
     features a check is fitted on), and a sha256 of the layers that compute it: the same for a
     model whose last layers alone were tuned. ``ModelLoadError`` if there is no such layer."""
     first = _first_member(model_path)
-    gemms = [i for i, node in enumerate(first.graph.node) if node.op_type == "Gemm"]
-    if not gemms:
+    index = last_linear(first)
+    if index is None:
         raise ModelLoadError(
             f"face model {str(model_path)!r} has no last linear layer whose features a die check"
             " could read; use a face model written by `python -m vision.train`"
         )
-    last = first.graph.node[gemms[-1]]
+    last = first.graph.node[index]
     digest = hashlib.sha256()
-    for node in first.graph.node[: gemms[-1]]:
+    for node in first.graph.node[:index]:
         digest.update(node.SerializeToString())
     for init in sorted(first.graph.initializer, key=lambda i: i.name):
         if init.name not in last.input:
@@ -296,12 +304,10 @@ class DieChecker:
     """A die check run on its face model: the first member's features, then the regression."""
 
     def __init__(self, model_path: Path, check: DieCheck, *, threads: int = 1) -> None:
-        """Open a session on ``model_path``'s first member with the check's features as output.
-
-        ``ModelLoadError`` if the model does not compute the features the check names.
+        """Check that ``model_path``'s first member computes the features the check names
+        (``ModelLoadError`` if not); its session is opened when features are first asked for.
         """
         import onnx
-        import onnxruntime
 
         first = _first_member(model_path)
         produced = {out for node in first.graph.node for out in node.output}
@@ -315,20 +321,46 @@ class DieChecker:
             onnx.helper.make_tensor_value_info(check.features, onnx.TensorProto.FLOAT, None)
         )
         self.check = check
-        self._session = onnxruntime.InferenceSession(
-            first.SerializeToString(),
-            sess_options=session_options(threads),
-            providers=["CPUExecutionProvider"],
+        self.model_path = model_path
+        self._threads = threads
+        # Kept serialised, not as a session: a reader whose face model gives the features itself
+        # (:meth:`reads_features_of`) never opens it, and spares the member's second copy.
+        self._member: bytes | None = first.SerializeToString()
+        self._session: Any = None
+        self._lock = threading.Lock()
+
+    def reads_features_of(self, classifier: object) -> TypeGuard[OnnxClassifier]:
+        """Whether ``classifier`` gives, with its reading, the features this check reads
+        (:meth:`vision.classify.OnnxClassifier.predict_with_features`): it runs this check's
+        model file, and its first member's features are the check's tensor."""
+        return (
+            isinstance(classifier, OnnxClassifier)
+            and classifier.features_tensor == self.check.features
+            and classifier.path.resolve() == self.model_path.resolve()
         )
 
     def features(self, crops: npt.NDArray[np.float32]) -> Features:
         """The (N, D) features the check reads, for face-model crops (N, 3, 64, 64)."""
         if len(crops) == 0:
             return np.zeros((0, len(self.check.mean)), np.float32)
-        (out,) = self._session.run(
+        (out,) = self._opened().run(
             [self.check.features], {"image": np.ascontiguousarray(crops, np.float32)}
         )
         return np.asarray(out, np.float32).reshape(len(crops), -1)
+
+    def _opened(self) -> Any:
+        """The session on the first member, opened on first use (once, whichever thread asks)."""
+        with self._lock:
+            if self._session is None:
+                import onnxruntime
+
+                self._session = onnxruntime.InferenceSession(
+                    self._member,
+                    sess_options=session_options(self._threads),
+                    providers=["CPUExecutionProvider"],
+                )
+                self._member = None
+            return self._session
 
     def die_probability(self, crops: npt.NDArray[np.float32]) -> Features:
         """P(a die) for each crop (to compare with ``self.check.threshold``)."""
@@ -353,20 +385,33 @@ class DieChecker:
         return self.check.judge(self.features(crops), sharp)
 
     def judge_frame(
-        self, crops: npt.NDArray[np.float32], boxes: Sequence[Box], probs: Features
+        self,
+        crops: npt.NDArray[np.float32],
+        boxes: Sequence[Box],
+        probs: Features,
+        *,
+        features: Features | None = None,
     ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
         """For every located box of one frame, read as ``probs`` by the face model: whether a
         "no face" box is a die and whether a blurred one (:meth:`judge`), and whether a box read
-        as a face is a die partly hidden (False for the others). One run of the model for all."""
+        as a face is a die partly hidden (False for the others). One run of the model for all,
+        none if the face model's reading gave the crops' ``features`` (:meth:`reads_features_of`).
+        """
         count = len(crops)
+        if features is not None and features.shape != (count, len(self.check.mean)):
+            raise ValueError(
+                f"features of shape {features.shape} for {count} crops; the check reads"
+                f" {len(self.check.mean)} features a crop"
+            )
         dies, blurred, hidden = (np.zeros(count, np.bool_) for _ in range(3))
         noface = np.asarray(probs.argmax(axis=1) == 0, np.bool_) if count else dies.copy()
         face = ~noface if self.check.hidden is not None else np.zeros(count, np.bool_)
         asked = noface | face
         if not asked.any():
             return dies, blurred, hidden
-        features = np.zeros((count, len(self.check.mean)), np.float32)
-        features[asked] = self.features(crops[asked])
+        if features is None:
+            features = np.zeros((count, len(self.check.mean)), np.float32)
+            features[asked] = self.features(crops[asked])
         if noface.any():
             sharp = np.ones(int(noface.sum()), np.float32)
             if self.check.blurred is not None:

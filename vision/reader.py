@@ -309,10 +309,17 @@ class DiceReader:
             return np.zeros((0, CLASSES), np.float32), (none, none, none)
         boxes = [d.box for d in located]
         crops = crops_for_model(frame, boxes)
-        probs = self.read_crops(crops)
-        if self.die_check is None:
-            return probs, (none, none, none)
-        return probs, self.die_check.judge_frame(crops, boxes, probs)
+        check = self.die_check
+        if check is None:
+            return self.read_crops(crops), (none, none, none)
+        features = None
+        if check.reads_features_of(self.classifier):
+            # The check reads what the face model's first member computes anyway: one run.
+            first, features = self.classifier.predict_with_features(crops)
+        else:
+            first = self.classifier.predict(crops)
+        probs = read_unsure_turned(self.classifier, crops, first, self.turn_below)
+        return probs, check.judge_frame(crops, boxes, probs, features=features)
 
     def read_crops(self, crops: Crops) -> Probabilities:
         """The face model's reading of model crops (N, 3, 64, 64), unsure ones read again at

@@ -440,3 +440,69 @@ def test_a_face_the_check_takes_for_a_die_partly_hidden_is_asked_not_guessed(
     assert [(d.value, d.status, d.hidden) for d in dice] == [(1, "ok", False), narrow]
     assert dice[1].to_json().get("hidden", False) is narrow[2]
     assert "hidden" not in dice[0].to_json()
+
+
+def test_the_face_model_gives_the_check_its_features_from_the_same_run() -> None:
+    """The shipped composed model's first member computes the features the check reads: its
+    run gives them beside the reading, equal to the check's own session, and the reading is the
+    one :meth:`OnnxClassifier.predict` gives."""
+    from vision.preprocess import crops_for_model
+    from vision.source import read_image
+
+    images = sorted((ROOT / "tests" / "data" / "dice" / "images").iterdir())
+    reader = DiceReader(OnnxClassifier(DEFAULT_MODEL))
+    boxes = [d.box for d in reader.locate(read_image(images[0]))]
+    crops = crops_for_model(read_image(images[0]), boxes)
+    classifier = OnnxClassifier(DEFAULT_MODEL)
+    probs, features = classifier.predict_with_features(crops)
+    checker = DieChecker(DEFAULT_MODEL, load_die_check(DEFAULT_DIE_CHECK))
+    assert checker.reads_features_of(classifier)
+    assert features is not None
+    np.testing.assert_array_equal(features, checker.features(crops))
+    np.testing.assert_array_equal(probs, classifier.predict(crops))
+    # A model read whole gives no features; neither does a model the check was not opened on.
+    whole = OnnxClassifier(DEFAULT_MODEL, first_sure=None)
+    assert whole.predict_with_features(crops)[1] is None
+    assert not checker.reads_features_of(whole)
+
+
+def test_the_reader_runs_the_first_member_once_when_it_gives_the_check_its_features(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader whose check reads the face model's own features never opens the check's
+    session, and reads every die (value, status, confidence, box, hidden) as a check that runs
+    its own: on the committed photos and on trays with a die partly under a card."""
+    from vision.source import read_image
+    from vision.train.hidden import hidden_tray
+
+    copy = tmp_path / "same-model.onnx"
+    copy.write_bytes(DEFAULT_MODEL.read_bytes())
+    check = load_die_check(DEFAULT_DIE_CHECK)
+    shared = DieChecker(DEFAULT_MODEL, check)
+    apart = DieChecker(copy, check)  # another file: the check runs its own session
+
+    def refuse(*_: Any) -> Any:
+        raise AssertionError("the check ran the first member a second time")
+
+    monkeypatch.setattr(shared, "features", refuse)
+    one_run = DiceReader(OnnxClassifier(DEFAULT_MODEL), die_check=shared)
+    two_runs = DiceReader(OnnxClassifier(DEFAULT_MODEL), die_check=apart)
+    assert not apart.reads_features_of(two_runs.classifier)
+    frames = [read_image(p) for p in sorted((ROOT / "tests/data/dice/images").iterdir())]
+    frames += [hidden_tray(seed, 0.3)[0] for seed in range(8)]
+    hidden = 0
+    for frame in frames:
+        reading = one_run.read(frame)
+        assert reading == two_runs.read(frame)
+        hidden += sum(d.hidden for d in reading.dice)
+    assert hidden > 0  # the partly-hidden check had something to judge
+
+
+def test_features_that_do_not_fit_the_crops_are_refused(tiny_model: Path) -> None:
+    checker = DieChecker(tiny_model, _check(tiny_model, [-10.0, -10.0, -10.0], 5.0))
+    crops = np.zeros((2, 3, 64, 64), np.float32)
+    probs = np.full((2, 7), 1 / 7, np.float32)
+    with pytest.raises(
+        ValueError, match=r"features of shape \(1, 3\) for 2 crops; the check reads 3"
+    ):
+        checker.judge_frame(crops, [(0, 0, 9, 9)] * 2, probs, features=np.zeros((1, 3), np.float32))
