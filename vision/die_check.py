@@ -12,7 +12,10 @@ A third check, for the boxes the face model *does* read, tells a die partly hidd
 a cup or a box lid lying over part of it) from a whole one: what shows of a hidden die can look
 like another face (a three cut in half is a two), so the reader asks its value rather than
 guess. It reads the same features, then the box's shape and size beside the frame's other dice,
-and the face model's probabilities (:func:`hidden_rows`).
+and the face model's probabilities (:func:`hidden_rows`). A fourth reads the same rows for the
+boxes the reader would drop (:func:`dropped`): a die more than a third hidden often reads as "no
+face", as training taught, and the check tells what shows of it from a phantom, so that the
+players are told to move what covers it instead of finding a die missing.
 
 A check is fitted to one face model's features: it keeps a fingerprint of what computes them
 (the first member without its last layer), so it serves that model and any whose last layers
@@ -56,6 +59,7 @@ __all__ = [
     "DieChecker",
     "HIDDEN_EXTRAS",
     "die_checker_for",
+    "dropped",
     "fit_die_check",
     "hidden_rows",
     "load_die_check",
@@ -78,10 +82,34 @@ HIDDEN_EXTRAS = 3 + CLASSES
 face model's probabilities."""
 
 
-def hidden_rows(features: Features, boxes: Sequence[Box], probs: Features) -> Features:
-    """The rows the partly-hidden check reads for the boxes of one frame that the face model
-    reads as a face: the model ``features``, then each box's short side over its long one, its
-    long and its short side over the median long side of ``boxes``, and ``probs``.
+def dropped(probs: Features) -> npt.NDArray[np.bool_]:
+    """The boxes a reader with the default rules drops unless a check keeps them: read "no
+    face", or an unsure face (under 0.5) to which "no face" has a probability of 0.2 or more
+    (``DiceReader``'s ``min_confidence`` and ``unsure_no_face``). The partly-hidden check for
+    dropped boxes (:attr:`DieCheck.hidden_dropped`) is fitted on and asked about these alone.
+
+    >>> dropped(np.array([[0.6, 0.4, 0, 0, 0, 0, 0], [0.3, 0.45, 0.25, 0, 0, 0, 0],
+    ...                   [0.1, 0.45, 0.45, 0, 0, 0, 0], [0.0, 0.9, 0.1, 0, 0, 0, 0]])).tolist()
+    [True, True, False, False]
+    """
+    if not len(probs):
+        return np.zeros(0, np.bool_)
+    return np.asarray(
+        (probs.argmax(axis=1) == 0) | ((probs.max(axis=1) < 0.5) & (probs[:, 0] >= 0.2)), np.bool_
+    )
+
+
+def hidden_rows(
+    features: Features,
+    boxes: Sequence[Box],
+    probs: Features,
+    *,
+    reference: Sequence[Box] | None = None,
+) -> Features:
+    """The rows the partly-hidden checks read for boxes of one frame: the model ``features``,
+    then each box's short side over its long one, its long and its short side over the median
+    long side of ``reference`` (the boxes read as a face; default and when empty: ``boxes``), and
+    ``probs``.
 
     What shows of a die hidden by a straight edge is often narrower than the dice beside it;
     a die alone in the frame is its own median.
@@ -100,6 +128,8 @@ def hidden_rows(features: Features, boxes: Sequence[Box], probs: Features) -> Fe
     sides = np.array([(b[2] - b[0], b[3] - b[1]) for b in boxes], np.float64).clip(min=1.0)
     long, short = sides.max(axis=1), sides.min(axis=1)
     median = float(np.median(long))
+    if reference:
+        median = float(np.median([max(b[2] - b[0], b[3] - b[1], 1.0) for b in reference]))
     geometry = np.stack([short / long, long / median, short / median], axis=1)
     return np.hstack([features, geometry, probs]).astype(np.float32)
 
@@ -157,6 +187,10 @@ class DieCheck:
     hidden: DieCheck | None = None
     """The check for boxes read as a face: P(partly hidden), on :func:`hidden_rows`; None:
     none is asked about."""
+    hidden_dropped: DieCheck | None = None
+    """The check for the boxes the reader would drop (:func:`dropped`) and the leaning-die check
+    does not keep: P(a die partly hidden, against a phantom), on :func:`hidden_rows` beside the
+    frame's faces; None: they are dropped."""
 
     def probability(self, features: Features) -> Features:
         """P(a die) for each row of ``features`` (N, D).
@@ -193,7 +227,11 @@ class DieCheck:
             "weight": [float(v) for v in self.weight],
         } | {
             key: check.to_json()
-            for key, check in (("blurred", self.blurred), ("hidden", self.hidden))
+            for key, check in (
+                ("blurred", self.blurred),
+                ("hidden", self.hidden),
+                ("hidden_dropped", self.hidden_dropped),
+            )
             if check is not None
         }
 
@@ -214,6 +252,9 @@ class DieCheck:
                 float(data["threshold"]),
                 None if data.get("blurred") is None else cls.from_json(data["blurred"]),
                 None if data.get("hidden") is None else cls.from_json(data["hidden"]),
+                None
+                if data.get("hidden_dropped") is None
+                else cls.from_json(data["hidden_dropped"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"not a die check: {err!r}") from err
@@ -229,16 +270,16 @@ class DieCheck:
             check.mean.shape,
         ):
             raise ValueError("not a die check: its blurred-die check reads other features")
-        hidden = check.hidden
-        if hidden is not None and (
-            hidden.features,
-            hidden.features_sha256,
-            hidden.mean.shape,
-        ) != (check.features, check.features_sha256, (len(check.mean) + HIDDEN_EXTRAS,)):
-            raise ValueError(
-                "not a die check: its partly-hidden check reads other features (it reads the"
-                f" die check's {len(check.mean)} and {HIDDEN_EXTRAS} more)"
-            )
+        for hidden in (check.hidden, check.hidden_dropped):
+            if hidden is not None and (
+                hidden.features,
+                hidden.features_sha256,
+                hidden.mean.shape,
+            ) != (check.features, check.features_sha256, (len(check.mean) + HIDDEN_EXTRAS,)):
+                raise ValueError(
+                    "not a die check: its partly-hidden check reads other features (it reads"
+                    f" the die check's {len(check.mean)} and {HIDDEN_EXTRAS} more)"
+                )
         return check
 
 
@@ -391,11 +432,15 @@ class DieChecker:
         probs: Features,
         *,
         features: Features | None = None,
-    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    ) -> tuple[
+        npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
+    ]:
         """For every located box of one frame, read as ``probs`` by the face model: whether a
-        "no face" box is a die and whether a blurred one (:meth:`judge`), and whether a box read
-        as a face is a die partly hidden (False for the others). One run of the model for all,
-        none if the face model's reading gave the crops' ``features`` (:meth:`reads_features_of`).
+        "no face" box is a die and whether a blurred one (:meth:`judge`); whether a box read
+        as a face is a die partly hidden; and whether a box the reader would drop
+        (:func:`dropped`) is a die partly hidden (False where a check is not asked). One run of
+        the model for all, none if the face model's reading gave the crops' ``features``
+        (:meth:`reads_features_of`).
         """
         count = len(crops)
         if features is not None and features.shape != (count, len(self.check.mean)):
@@ -403,26 +448,35 @@ class DieChecker:
                 f"features of shape {features.shape} for {count} crops; the check reads"
                 f" {len(self.check.mean)} features a crop"
             )
-        dies, blurred, hidden = (np.zeros(count, np.bool_) for _ in range(3))
+        check = self.check
+        dies, blurred, hidden, hidden_dropped = (np.zeros(count, np.bool_) for _ in range(4))
         noface = np.asarray(probs.argmax(axis=1) == 0, np.bool_) if count else dies.copy()
-        face = ~noface if self.check.hidden is not None else np.zeros(count, np.bool_)
-        asked = noface | face
+        face = ~noface if check.hidden is not None else np.zeros(count, np.bool_)
+        drop = dropped(probs) if check.hidden_dropped is not None else np.zeros(count, np.bool_)
+        asked = noface | face | drop
         if not asked.any():
-            return dies, blurred, hidden
+            return dies, blurred, hidden, hidden_dropped
         if features is None:
-            features = np.zeros((count, len(self.check.mean)), np.float32)
+            features = np.zeros((count, len(check.mean)), np.float32)
             features[asked] = self.features(crops[asked])
         if noface.any():
             sharp = np.ones(int(noface.sum()), np.float32)
-            if self.check.blurred is not None:
+            if check.blurred is not None:
                 sharp = sharpness(crops[noface])
-            dies[noface], blurred[noface] = self.check.judge(features[noface], sharp)
-        if self.check.hidden is not None and face.any():
+            dies[noface], blurred[noface] = check.judge(features[noface], sharp)
+        faces = [boxes[int(i)] for i in np.flatnonzero(~noface)]
+        for judged, these, inner in (
+            (hidden, face, check.hidden),
+            (hidden_dropped, drop, check.hidden_dropped),
+        ):
+            if inner is None or not these.any():
+                continue
+            where = np.flatnonzero(these)
             rows = hidden_rows(
-                features[face], [boxes[int(i)] for i in np.flatnonzero(face)], probs[face]
+                features[these], [boxes[int(i)] for i in where], probs[these], reference=faces
             )
-            hidden[face] = self.check.hidden.probability(rows) >= self.check.hidden.threshold
-        return dies, blurred, hidden
+            judged[these] = inner.probability(rows) >= inner.threshold
+        return dies, blurred, hidden, hidden_dropped
 
 
 def die_checker_for(

@@ -5,7 +5,8 @@ model sees no face is dropped, unless the die check (:mod:`vision.die_check`) ta
 the model cannot read, a die leaning on another or on the wall: that one is ``cocked``, with no
 value, or ``uncertain`` with no value when its crop is blurred (a die out of focus, likely flat).
 A face the die check takes for a die partly hidden (a card or a cup over part of it) is
-``uncertain`` with no value too: what shows of it can look like another face.
+``uncertain`` with no value too: what shows of it can look like another face; and so is a box
+that would be dropped (no face, or a face as unsure as a phantom) that it takes for one.
 A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
 footprint shows two faces.
 
@@ -58,9 +59,11 @@ __all__ = [
 
 Frame = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
-Judged = tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]
+Judged = tuple[
+    npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
+]
 """The die check's judgement of a frame's boxes: a die (of the "no face" ones), a blurred
-one, and a die partly hidden (of the faces)."""
+one, a die partly hidden (of the faces), and one partly hidden of the boxes otherwise dropped."""
 FrameStatus = Literal["empty", "moving", "settled"]
 DieStatus = Literal["ok", "uncertain", "cocked"]
 
@@ -306,12 +309,12 @@ class DiceReader:
         all False without a check)."""
         none = np.zeros(len(located), np.bool_)
         if not located:
-            return np.zeros((0, CLASSES), np.float32), (none, none, none)
+            return np.zeros((0, CLASSES), np.float32), (none, none, none, none)
         boxes = [d.box for d in located]
         crops = crops_for_model(frame, boxes)
         check = self.die_check
         if check is None:
-            return self.read_crops(crops), (none, none, none)
+            return self.read_crops(crops), (none, none, none, none)
         features = None
         if check.reads_features_of(self.classifier):
             # The check reads what the face model's first member computes anyway: one run.
@@ -337,20 +340,22 @@ class DiceReader:
         """Each located die's status and value from its reading (class-0 and unsure boxes
         dropped, but for the class-0 ones the die check takes for dice, of which the blurred
         ones are ``uncertain`` and the others ``cocked``; faces it takes for dice partly hidden
-        are ``uncertain``, with no value)."""
-        dies, blurred, hidden = judged
+        are ``uncertain``, with no value, and so are the boxes otherwise dropped that it takes
+        for dice partly hidden)."""
+        dies, blurred, hidden, hidden_dropped = judged
         dice: list[tuple[LocatedDie, Die]] = []
         read = [
             found.box
             for found, row in zip(located, probs, strict=True)
             if int(np.argmax(row)) != 0 and float(row.max()) >= self.min_confidence
         ]
-        for found, row, is_die, is_blurred, is_hidden in zip(
-            located, probs, dies, blurred, hidden, strict=True
+        for found, row, is_die, is_blurred, is_hidden, is_hidden_dropped in zip(
+            located, probs, dies, blurred, hidden, hidden_dropped, strict=True
         ):
             best = int(np.argmax(row))
             confidence = float(row[best])
-            if best == 0 and is_die and _covered(found.box, read) >= COVERED_BY_READ:
+            kept = (best == 0 and is_die) or is_hidden_dropped
+            if kept and _covered(found.box, read) >= COVERED_BY_READ:
                 # A box over the seam of dice read one by one (a square of four pressed
                 # together): they are all there already.
                 continue
@@ -362,6 +367,10 @@ class DiceReader:
                 # No face, but a die (the check, fitted on leaning dice against the phantoms of
                 # real photos): one leaning on another or on the wall. Asked, never guessed.
                 die = Die(None, confidence, "cocked", found.box)
+            elif best == 0 and is_hidden_dropped:
+                # No face, but what shows of a die partly hidden (the check, fitted on dice under
+                # cards against the phantoms of real photos): asked, and told what covers it.
+                die = Die(None, confidence, "uncertain", found.box, hidden=True)
             elif best == 0 and confidence >= self.reject_confidence:
                 # Sure it is no face: not a die (a shoe, a hand, the tray's wall), or a die on
                 # its edge the model cannot tell from one. Reporting nothing never invents a die.
@@ -378,6 +387,9 @@ class DiceReader:
                 die = Die(None, confidence, "cocked", found.box)
             elif best == 0:
                 die = Die(None, confidence, "uncertain", found.box)
+            elif float(row[0]) >= self.unsure_no_face and is_hidden_dropped:
+                # As unsure as a phantom, but the check takes it for a die partly hidden.
+                die = Die(None, confidence, "uncertain", found.box, hidden=True)
             elif float(row[0]) >= self.unsure_no_face:
                 # Neither a sure face nor a leaning footprint, and a fair chance it is no die at
                 # all (a knob, a shadow, a pip cluster on a box): reporting it would invent one.

@@ -26,6 +26,7 @@ from vision.die_check import (
 )
 from vision.errors import ModelLoadError
 from vision.locate import LocatedDie, TrayColour
+from vision.preprocess import crops_for_model
 from vision.reader import DiceReader
 
 Frame = npt.NDArray[np.uint8]
@@ -315,10 +316,14 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     again.write_bytes(first.read_bytes())
     args = ["--data", str(ROOT / "tests" / "data"), "--hidden-scenes", "6", "--threads", "1"]
     assert main([*args, "--only-hidden", "--spilled", "--out", str(again)]) == 0
-    assert "render spilled whole:" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "render spilled whole:" in printed
+    assert "partly-hidden check of the boxes otherwise dropped fitted on" in printed
+    assert "render phantom:" in printed
     refitted = load_die_check(again)
     before, after = check.to_json(), refitted.to_json()
     assert before.pop("hidden") != after.pop("hidden")
+    # The spilled boxes are read as faces: the check of the boxes otherwise dropped is the same.
     assert before == after
 
 
@@ -378,15 +383,25 @@ def test_a_check_with_a_partly_hidden_die_check_goes_through_json() -> None:
         ones = np.ones(size, np.float32)
         return DieCheck(sha, "f", ones, ones, ones, bias=0.25, threshold=0.8)
 
-    whole = dataclasses.replace(check("abc", 2), hidden=check("abc", 2 + HIDDEN_EXTRAS))
+    dropped_check = dataclasses.replace(check("abc", 2 + HIDDEN_EXTRAS), threshold=0.98)
+    whole = dataclasses.replace(
+        check("abc", 2), hidden=check("abc", 2 + HIDDEN_EXTRAS), hidden_dropped=dropped_check
+    )
     again = DieCheck.from_json(json.loads(json.dumps(whole.to_json())))
     assert again.hidden is not None
     assert (again.hidden.bias, again.hidden.threshold) == (0.25, 0.8)
-    assert DieCheck.from_json(check("abc", 2).to_json()).hidden is None
+    assert again.hidden_dropped is not None
+    assert again.hidden_dropped.threshold == 0.98
+    plain = DieCheck.from_json(check("abc", 2).to_json())
+    assert plain.hidden is None
+    assert plain.hidden_dropped is None
     for other in (check("xyz", 2 + HIDDEN_EXTRAS), check("abc", 2)):
-        data = dataclasses.replace(whole, hidden=other).to_json()
-        with pytest.raises(ValueError, match="partly-hidden check reads other features"):
-            DieCheck.from_json(data)
+        for wrong in (
+            dataclasses.replace(whole, hidden=other),
+            dataclasses.replace(whole, hidden_dropped=other),
+        ):
+            with pytest.raises(ValueError, match="partly-hidden check reads other features"):
+                DieCheck.from_json(wrong.to_json())
 
 
 def test_the_shipped_check_asks_about_dice_partly_hidden() -> None:
@@ -394,6 +409,8 @@ def test_the_shipped_check_asks_about_dice_partly_hidden() -> None:
     check = load_die_check(DEFAULT_DIE_CHECK)
     assert check.hidden is not None
     assert check.hidden.mean.shape == (len(check.mean) + HIDDEN_EXTRAS,)
+    assert check.hidden_dropped is not None
+    assert check.hidden_dropped.mean.shape == (len(check.mean) + HIDDEN_EXTRAS,)
 
 
 def test_the_rows_of_the_hidden_check_need_one_box_and_reading_a_feature_row() -> None:
@@ -446,7 +463,6 @@ def test_the_face_model_gives_the_check_its_features_from_the_same_run() -> None
     """The shipped composed model's first member computes the features the check reads: its
     run gives them beside the reading, equal to the check's own session, and the reading is the
     one :meth:`OnnxClassifier.predict` gives."""
-    from vision.preprocess import crops_for_model
     from vision.source import read_image
 
     images = sorted((ROOT / "tests" / "data" / "dice" / "images").iterdir())
@@ -506,3 +522,37 @@ def test_features_that_do_not_fit_the_crops_are_refused(tiny_model: Path) -> Non
         ValueError, match=r"features of shape \(1, 3\) for 2 crops; the check reads 3"
     ):
         checker.judge_frame(crops, [(0, 0, 9, 9)] * 2, probs, features=np.zeros((1, 3), np.float32))
+
+
+@pytest.mark.parametrize("hidden_dropped", [True, False])
+def test_a_box_otherwise_dropped_that_the_check_takes_for_a_die_partly_hidden_is_asked(
+    tiny_model: Path, hidden_dropped: bool
+) -> None:
+    """Boxes the reader drops: two dark grey ones the tiny model calls "no face" (and the
+    leaning-die check refuses), one square, one narrow as what shows of a die under a card; and
+    a narrow dim red one it reads as an unsure 1 with a fair chance of no face (0.2). The check
+    of the boxes otherwise dropped takes the narrow ones for dice partly hidden: they are asked
+    about, with no value; the square one is dropped. A narrow box over the seam of two dice read
+    is dropped too: they are there already. Without that check, all are dropped as before."""
+    frame = np.full((300, 800, 3), 255, np.uint8)
+    square, thin, dim = (60, 60, 120, 120), (300, 60, 336, 120), (200, 180, 236, 240)
+    _patch(frame, square, (25, 25, 25))
+    _patch(frame, thin, (25, 25, 25))
+    _patch(frame, dim, (0, 0, 36))
+    left, right, seam = (500, 40, 560, 200), (560, 40, 620, 200), (542, 60, 578, 120)
+    frame[24:216, 434:686] = (0, 0, 255)  # two red dice side by side: their whole crops
+    frame[54:126, 524:596] = 25  # the seam's whole crop, dark grey
+    check = _check(tiny_model, [-10.0, -10.0, -10.0], 5.0, threshold=0.999)
+    if hidden_dropped:
+        check = dataclasses.replace(check, hidden_dropped=_narrow_is_hidden(tiny_model))
+    classifier = OnnxClassifier(tiny_model)
+    locator = _Fixed([square, thin, dim, left, right, seam])
+    probs = classifier.predict(crops_for_model(frame, [dim]))[0]
+    assert int(probs.argmax()) != 0  # an unsure face, as said above
+    assert probs.max() < 0.5
+    assert probs[0] >= 0.2
+    reader = DiceReader(classifier, locator=locator, die_check=DieChecker(tiny_model, check))
+    got = {d.box: (d.value, d.status, d.hidden) for d in reader.read(frame).dice}
+    asked = (None, "uncertain", True)
+    expected = {thin: asked, dim: asked} if hidden_dropped else {}
+    assert got == {left: (1, "ok", False), right: (1, "ok", False), **expected}
