@@ -4,7 +4,8 @@ Draws trays of six dice (:func:`vision.synthetic.six_dice`, 1280x960) and lays a
 one of them from a random side, covering a given share of its box, as a score card, a cup or a
 box lid lying in the tray would; then reads the whole frame with the reader (locator, face
 model, its rules). The hidden die is read right, asked about (any status but ``ok``), missing,
-or **read wrong**: a value the players would be given, and the harm to avoid. The card is drawn
+or **read wrong**: a value the players would be given, and the harm to avoid; a die reported
+where no die lies (on the card, say) is **invented**, as harmful. The card is drawn
 here and not by training's :func:`vision.train.data.occlude`, so a model trained on those crops
 is not measured on its own augmentation. The same seeds draw the same trays.
 """
@@ -46,13 +47,15 @@ Frame = npt.NDArray[np.uint8]
 
 @dataclass(frozen=True)
 class HiddenCounts:
-    """How the hidden dice were reported, and the uncovered dice beside them read otherwise."""
+    """How the hidden dice were reported, the uncovered dice beside them read otherwise, and the
+    dice reported where none lies."""
 
     right: int = 0
     asked: int = 0
     missing: int = 0
     wrong: int = 0
     others_wrong: int = 0
+    invented: int = 0
 
     def __add__(self, other: HiddenCounts) -> HiddenCounts:
         return HiddenCounts(
@@ -61,6 +64,7 @@ class HiddenCounts:
             self.missing + other.missing,
             self.wrong + other.wrong,
             self.others_wrong + other.others_wrong,
+            self.invented + other.invented,
         )
 
     def __str__(self) -> str:
@@ -120,19 +124,25 @@ def _shadow_sigma(spec: DieSpec) -> float:
     return max(1.0, spec.side / 20.0)
 
 
+def _on(die: Die, spec: DieSpec) -> bool:
+    """Whether ``die``'s box centre lies in ``spec``'s box."""
+    x0, y0, x1, y1 = spec.box
+    return x0 <= (die.box[0] + die.box[2]) / 2 <= x1 and y0 <= (die.box[1] + die.box[3]) / 2 <= y1
+
+
 def _nearest(spec: DieSpec, reported: Sequence[Die]) -> Die | None:
     """The reported die whose box centre lies in ``spec``'s box, nearest its centre, or None."""
-    x0, y0, x1, y1 = spec.box
     inside = [
         (math.hypot((d.box[0] + d.box[2]) / 2 - spec.cx, (d.box[1] + d.box[3]) / 2 - spec.cy), d)
         for d in reported
-        if x0 <= (d.box[0] + d.box[2]) / 2 <= x1 and y0 <= (d.box[1] + d.box[3]) / 2 <= y1
+        if _on(d, spec)
     ]
     return min(inside, key=lambda pair: pair[0])[1] if inside else None
 
 
 def judge(reading: DiceReading, hidden: DieSpec, others: Sequence[DieSpec]) -> HiddenCounts:
-    """Count how ``reading`` reports the hidden die, and the other dice it does not read right."""
+    """Count how ``reading`` reports the hidden die, the other dice it does not read right, and
+    the dice it reports on no die."""
     reported = reading.dice + reading.set_aside
     die = _nearest(hidden, reported)
     others_wrong = 0
@@ -140,13 +150,15 @@ def judge(reading: DiceReading, hidden: DieSpec, others: Sequence[DieSpec]) -> H
         other = _nearest(spec, reported)
         if other is None or other.status != "ok" or other.value != spec.value:
             others_wrong += 1
+    invented = sum(not any(_on(d, spec) for spec in (hidden, *others)) for d in reported)
+    rest = HiddenCounts(others_wrong=others_wrong, invented=invented)
     if die is None:
-        return HiddenCounts(missing=1, others_wrong=others_wrong)
+        return rest + HiddenCounts(missing=1)
     if die.status != "ok" or die.value is None:
-        return HiddenCounts(asked=1, others_wrong=others_wrong)
+        return rest + HiddenCounts(asked=1)
     if die.value == hidden.value:
-        return HiddenCounts(right=1, others_wrong=others_wrong)
-    return HiddenCounts(wrong=1, others_wrong=others_wrong)
+        return rest + HiddenCounts(right=1)
+    return rest + HiddenCounts(wrong=1)
 
 
 def probe(
@@ -196,10 +208,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells = "  ".join(f"{100 * share:.0f} %: {counts[share]}" for share in shares)
         wrong = sum(c.wrong for s, c in counts.items() if s >= 0.3)
         others = sum(c.others_wrong for c in counts.values())
+        invented = sum(c.invented for c in counts.values())
         check = "on" if reader.die_check is not None else "off"
         print(  # noqa: T201
             f"{path} (die check {check}): {cells}; wrong at 30 % and more: {wrong};"
-            f" uncovered dice not read right: {others}"
+            f" uncovered dice not read right: {others}; dice reported on no die: {invented}"
         )
     return 0
 
