@@ -97,7 +97,10 @@ class TableRefusal(RefusalCode):
     HOLD_AGAIN = "hold_again"
     """The confirm button held on an unfinished game: hold it again within ``seconds``."""
     ROLL_ZONE_COUNT = "roll_zone_count"
-    """``read`` dice are in the roll zone but ``n`` were to be thrown."""
+    """``read`` dice are in the roll zone but only ``n`` were to be thrown."""
+    ROLL_ZONE_MISSING = "roll_zone_missing"
+    """Only ``read`` dice are seen in the roll zone but ``n`` were to be thrown: some were not
+    thrown, or one is hidden from the camera (under a card, a cup, a hand)."""
     LANDED_OUT = "landed_out"
     """``n`` dice of a throw of ``thrown`` (``dice``, their faces) were seen landing out of the
     roll zone. They are to be thrown into it again."""
@@ -1820,11 +1823,21 @@ class Table:
                     code=TableRefusal.LANDED_OUT,
                     params={"dice": motion.out, "n": len(motion.out), "thrown": n},
                 )
-            if len(values) != n:
+            if len(values) > n:
                 raise IllegalAction(
                     f"{len(values)} dice are in the roll zone but {n} were to be thrown; "
                     "take the others out, correct the reading, or type the throw on a phone",
                     code=TableRefusal.ROLL_ZONE_COUNT,
+                    params={"read": len(values), "n": n},
+                )
+            if len(values) < n:
+                # Too few: taking dice out would not help. A die left in a hand, or one the
+                # camera cannot see (under a card: the reader drops most dice half covered).
+                raise IllegalAction(
+                    f"only {len(values)} dice are seen in the roll zone but {n} were to be"
+                    " thrown; throw any left out, move whatever hides a die from the camera,"
+                    " correct the reading, or type the throw on a phone",
+                    code=TableRefusal.ROLL_ZONE_MISSING,
                     params={"read": len(values), "n": n},
                 )
             if still == n:

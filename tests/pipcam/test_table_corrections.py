@@ -175,7 +175,9 @@ def test_a_die_said_not_there_by_mistake_is_set_back(store: Store, table: Table)
     """ "No die there" on a real die takes it out of the roll; giving it a value puts it back."""
     table.on_reading(reading(1, 1, 5, 2, 3, 4), settled_now=True)
     state = table.correct(0, 0)
-    assert "5 dice are in the roll zone but 6 were to be thrown" in state["table"]["problem"]
+    assert (
+        "only 5 dice are seen in the roll zone but 6 were to be thrown" in state["table"]["problem"]
+    )
     assert table.history is not None
     assert table.history.actions == []  # the roll read from the six dice was undone
     state = table.correct(0, 1)
@@ -192,7 +194,7 @@ def test_a_throw_typed_over_a_reading_short_of_dice_marks_what_the_camera_missed
     marked as missing a die (its photo has one without a label). The camera's own rolls, and
     throws typed with nothing read, mark nothing."""
     first = table.on_reading(reading(1, 1, 5, 2, 3), settled_now=True)
-    assert "5 dice are in the roll zone" in table.state_json()["table"]["problem"]
+    assert table.state_json()["table"]["problem_code"] == "roll_zone_missing"
     table.act(Roll([1, 1, 2, 3, 5, 6]), source="phone")
     assert store.missed() == {first: 1}
     table.act(Keep([1, 1, 5]), source="phone")
@@ -606,7 +608,7 @@ def test_a_place_left_out_by_mistake_is_read_again_once_given_a_value(table: Tab
     table.act(Keep([1, 1, 5]), source="phone")
     table.press("bank")
     table.on_reading(thrown(2, 2, 3, 4, 6, dy=200, extra=KNOB_SIX), settled_now=True)
-    assert "5 dice are in the roll zone" in table.state_json()["table"]["problem"]
+    assert table.state_json()["table"]["problem_code"] == "roll_zone_missing"
     state = table.correct(5, 6)
     assert state["table"]["problem"] == ""
     assert table.history is not None

@@ -125,6 +125,10 @@ def seven_dice(table: Table) -> None:
     table.on_reading(reading(1, 1, 5, 2, 3, 4, 6), settled_now=True)
 
 
+def five_dice(table: Table) -> None:
+    table.on_reading(reading(1, 1, 5, 2, 3), settled_now=True)
+
+
 def doubtful(table: Table) -> None:
     dice = (FakeDie(1), FakeDie(None, 0.4, "cocked", (5, 6, 30, 31)), *[FakeDie(2)] * 4)
     table.on_reading(FakeReading(dice), settled_now=True)
@@ -182,6 +186,14 @@ PROBLEMS: list[tuple[Callable[[Table], None], str, dict[str, Any], str]] = [
         {"read": 7, "n": 6},
         "7 dice are in the roll zone but 6 were to be thrown; take the others out, correct the"
         " reading, or type the throw on a phone",
+    ),
+    (
+        # Too few: one left in a hand, or hidden from the camera (a die half under a card).
+        five_dice,
+        "roll_zone_missing",
+        {"read": 5, "n": 6},
+        "only 5 dice are seen in the roll zone but 6 were to be thrown; throw any left out, move"
+        " whatever hides a die from the camera, correct the reading, or type the throw on a phone",
     ),
     (
         doubtful,

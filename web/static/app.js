@@ -545,7 +545,7 @@ function button(label, onclick, cls = "", key = null) {
 
 // The problems of a throw the camera read but the game could not take: too few or too many
 // dice, some unreadable, or faces the rules refuse. The dice it read surely start the typing.
-const THROW_PROBLEMS = ["roll_zone_count", "doubtful", "covered", "dice_read"];
+const THROW_PROBLEMS = ["roll_zone_count", "roll_zone_missing", "doubtful", "covered", "dice_read"];
 
 function readOfThrow(state) {
   const table = state.table || {};

@@ -352,12 +352,16 @@ def test_correct_a_die_misread_out_of_the_roll_zone(served: Served, phone: Any) 
 
 
 def test_type_the_throw_when_the_camera_missed_a_die(served: Served, phone: Any) -> None:
-    """Five dice read for six thrown: the throw typed on the phone starts from the five read,
-    the missing face is added (one taken back first), and it goes into the game as the
-    phone's; OK waits for all six."""
+    """Five dice read for six thrown: the problem says what may hide the sixth; the throw typed
+    on the phone starts from the five read, the missing face is added (one taken back first),
+    and it goes into the game as the phone's; OK waits for all six."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     short = served.table.on_reading(reading([1, 1, 5, 2, 3]), settled_now=True)
-    expect(phone.locator("#problem")).to_contain_text("5 dice are in the roll zone")
+    # Too few dice: not "take out what does not belong there", but what could hide a die.
+    expect(phone.locator("#problem")).to_contain_text(
+        "Only 5 dice are seen in the roll zone, but 6 were to be thrown: throw any left out,"
+        " move whatever hides a die from the camera"
+    )
     phone.click("#type-roll")
     expect(phone.locator("#roll-title")).to_have_text("The 6 dice thrown")
     expect(phone.locator("#roll-dice .die")).to_have_text(["1", "1", "5", "2", "3"])
