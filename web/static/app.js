@@ -237,12 +237,18 @@ function readDie(d, i) {
   const pct = Math.round(Number(d.confidence || 0) * 100);
   const flag = d.status === "ok" ? "" : t(unreadKey(d));
   const mark = gone ? "×" : d.status === "cocked" ? "!" : "?";
+  // A die with no value has no confidence to give: the camera's is in "no face" or in a face
+  // it would not say (partly hidden), and "? 98%" reads as sure of nothing.
+  const valued = !gone && value !== "?";
+  const label = valued
+    ? t("dice.read_label", { n: i + 1, value, pct, flag })
+    : t("dice.unread_label", { n: i + 1, value, flag });
   return h("button", {
     class: `die read ${d.status}`, type: "button", dataset: { index: i, focus: `read-${i}` },
     // A die read surely has no flag: no space left before the full stop.
-    "aria-label": t("dice.read_label", { n: i + 1, value, pct, flag }).replace(/ +\./, "."),
+    "aria-label": label.replace(/ +\./, "."),
     onclick: () => correctDie(i, value),
-  }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, gone ? "" : `${pct}%`),
+  }, h("span", { class: "pips" }, value), h("span", { class: "conf" }, valued ? `${pct}%` : ""),
   flag ? h("span", { class: "flag", "aria-hidden": "true" }, mark) : null);
 }
 
