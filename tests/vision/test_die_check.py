@@ -19,6 +19,7 @@ from vision.die_check import (
     DieCheck,
     DieChecker,
     die_checker_for,
+    dropped,
     fit_die_check,
     hidden_rows,
     load_die_check,
@@ -556,3 +557,18 @@ def test_a_box_otherwise_dropped_that_the_check_takes_for_a_die_partly_hidden_is
     asked = (None, "uncertain", True)
     expected = {thin: asked, dim: asked} if hidden_dropped else {}
     assert got == {left: (1, "ok", False), right: (1, "ok", False), **expected}
+
+
+def test_the_boxes_the_dropped_check_judges_are_those_the_reader_drops_by_default() -> None:
+    """``dropped`` (what the fourth check was fitted on) restates the reader's default rules:
+    a change of either default needs ``dropped`` and the check changed with it."""
+    import inspect
+
+    params = inspect.signature(DiceReader.__init__).parameters
+    least, unsure = params["min_confidence"].default, params["unsure_no_face"].default
+    rows = np.zeros((4, 7), np.float32)
+    rows[0, [0, 1]] = (0.51, 0.49)  # "no face"
+    rows[1, [0, 1, 2]] = (unsure, least - 0.01, 1 - unsure - least + 0.01)  # unsure, p0 enough
+    rows[2, [0, 1, 2]] = (unsure - 0.01, least - 0.01, 1 - unsure - least + 0.02)  # p0 too low
+    rows[3, [0, 1]] = (unsure, 1 - unsure)  # a sure face
+    assert dropped(rows).tolist() == [True, True, False, False]
