@@ -367,8 +367,9 @@ def _blurred_photo_rows(
 
 @dataclass
 class HiddenRows:
-    """Rows of the boxes read as a face (:func:`vision.die_check.hidden_rows`): whether each is
-    a die partly hidden, its kind, split, and whether the face model read its value right."""
+    """Rows of the boxes read as a face (:func:`vision.die_check.hidden_rows`), or of those the
+    reader would drop (:meth:`add_dropped`): whether each is a die partly hidden, its kind,
+    split, and whether the face model read its value right (always False for dropped ones)."""
 
     rows: list[npt.NDArray[np.float32]] = dataclasses.field(default_factory=list)
     is_hidden: list[bool] = dataclasses.field(default_factory=list)
