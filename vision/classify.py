@@ -26,6 +26,8 @@ __all__ = [
     "FLOAT_LOCATOR_MODEL",
     "FLOAT_MODEL",
     "FIRST_SURE",
+    "SURE_FACE",
+    "UNSURE_NO_FACE",
     "Classifier",
     "FakeClassifier",
     "OnnxClassifier",
@@ -56,6 +58,15 @@ DEFAULT_LOCATOR_MODEL = MODELS / "dice_locator.int8.onnx"
 
 FLOAT_LOCATOR_MODEL = MODELS / "dice_locator.onnx"
 """The learned locator as training made it."""
+
+SURE_FACE = 0.5
+"""A face read with at least this probability is ``ok`` (``DiceReader``'s ``min_confidence``): where
+a wrong value, weighed three times a question to the players, and an unread die cost least on the
+training photos (vision/reader.py)."""
+
+UNSURE_NO_FACE = 0.2
+"""An unsure face to which "no face" has at least this probability is dropped as a likely phantom
+(``DiceReader``'s ``unsure_no_face``; vision/reader.py)."""
 
 FIRST_SURE = 0.95
 """A composed face model's first member decides alone the crops it reads with at least this
@@ -249,12 +260,15 @@ class OnnxClassifier:
         batch = inputs["image"].shape[0]
         # A model exported with a fixed batch of 1 is run one crop at a time.
         self._batch = batch if isinstance(batch, int) and batch > 0 else None
-        self.features_tensor: str | None = None
-        """The first member's pooled features that :meth:`predict_with_features` gives (the
-        tensor its last linear layer reads), None for a model read whole."""
         # Loaded now, with the whole model, so both come from the same file. Memory: about 20 MB
         # more than the whole model alone, nearly all of it the onnx package that splits it.
-        self._members = self._member_sessions() if first_sure is not None else []
+        # features_tensor: the first member's pooled features that predict_with_features gives
+        # (the tensor its last linear layer reads), None for a model read whole.
+        self._members: list[tuple[Any, str]]
+        self.features_tensor: str | None
+        self._members, self.features_tensor = (
+            self._member_sessions() if first_sure is not None else ([], None)
+        )
 
     def __repr__(self) -> str:
         return f"OnnxClassifier({str(self.path)!r})"
@@ -280,10 +294,9 @@ class OnnxClassifier:
             )
         return result
 
-    def _member_sessions(self) -> list[tuple[Any, str]]:
-        """Sessions of a composed model's members with their output names, [] for one model.
-
-        The first member's session also gives its pooled features (:attr:`features_tensor`):
+    def _member_sessions(self) -> tuple[list[tuple[Any, str]], str | None]:
+        """Sessions of a composed model's members with their output names, [] for one model;
+        and the first member's pooled features, which its session gives too (None without):
         the die check reads them, and from the run that reads the crops they come for free.
         """
         import onnx
@@ -292,12 +305,13 @@ class OnnxClassifier:
 
         # onnxruntime has read the file already, so it is an ONNX model.
         members = member_models(onnx.load(str(self.path))) if self._batch is None else []
+        features = None
         if members and (last := last_linear(members[0])) is not None:
-            self.features_tensor = str(members[0].graph.node[last].input[0])
+            features = str(members[0].graph.node[last].input[0])
             members[0].graph.output.append(
-                helper.make_tensor_value_info(self.features_tensor, TensorProto.FLOAT, None)
+                helper.make_tensor_value_info(features, TensorProto.FLOAT, None)
             )
-        return [
+        sessions = [
             (
                 onnxruntime.InferenceSession(
                     member.SerializeToString(),
@@ -308,6 +322,7 @@ class OnnxClassifier:
             )
             for member in members
         ]
+        return sessions, features
 
     @property
     def has_members(self) -> bool:

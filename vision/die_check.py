@@ -40,6 +40,8 @@ import numpy.typing as npt
 from vision.classify import (
     CLASSES,
     MODELS,
+    SURE_FACE,
+    UNSURE_NO_FACE,
     Features,
     OnnxClassifier,
     last_linear,
@@ -94,9 +96,8 @@ def dropped(probs: Features) -> npt.NDArray[np.bool_]:
     """
     if not len(probs):
         return np.zeros(0, np.bool_)
-    return np.asarray(
-        (probs.argmax(axis=1) == 0) | ((probs.max(axis=1) < 0.5) & (probs[:, 0] >= 0.2)), np.bool_
-    )
+    unsure = (probs.max(axis=1) < SURE_FACE) & (probs[:, 0] >= UNSURE_NO_FACE)
+    return np.asarray((probs.argmax(axis=1) == 0) | unsure, np.bool_)
 
 
 def hidden_rows(
@@ -125,13 +126,16 @@ def hidden_rows(
         )
     if not len(boxes):
         return np.zeros((0, features.shape[1] + HIDDEN_EXTRAS), np.float32)
-    sides = np.array([(b[2] - b[0], b[3] - b[1]) for b in boxes], np.float64).clip(min=1.0)
+    sides = _sides(boxes)
     long, short = sides.max(axis=1), sides.min(axis=1)
-    median = float(np.median(long))
-    if reference:
-        median = float(np.median([max(b[2] - b[0], b[3] - b[1], 1.0) for b in reference]))
+    median = float(np.median(_sides(reference or boxes).max(axis=1)))
     geometry = np.stack([short / long, long / median, short / median], axis=1)
     return np.hstack([features, geometry, probs]).astype(np.float32)
+
+
+def _sides(boxes: Sequence[Box]) -> npt.NDArray[np.float64]:
+    """Each box's (width, height), at least a pixel."""
+    return np.array([(b[2] - b[0], b[3] - b[1]) for b in boxes], np.float64).clip(min=1.0)
 
 
 def _first_member(model_path: Path) -> onnx.ModelProto:

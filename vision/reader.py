@@ -34,6 +34,8 @@ import numpy.typing as npt
 from vision.classify import (
     CLASSES,
     DEFAULT_LOCATOR_MODEL,
+    SURE_FACE,
+    UNSURE_NO_FACE,
     Classifier,
     Crops,
     OnnxClassifier,
@@ -188,9 +190,9 @@ class DiceReader:
         locator: Locator | None = None,
         zone: Zone | None = None,
         tray: TrayColour | None = None,
-        min_confidence: float = 0.5,
+        min_confidence: float = SURE_FACE,
         reject_confidence: float = 0.0,
-        unsure_no_face: float = 0.2,
+        unsure_no_face: float = UNSURE_NO_FACE,
         turn_below: float = 0.9,
         die_check: DieChecker | None | Literal["auto"] = "auto",
     ) -> None:
