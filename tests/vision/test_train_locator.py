@@ -67,6 +67,10 @@ def test_card_section_is_replaced_not_repeated(tmp_path: Path) -> None:
     assert "| src | 1 | 2 | 2 | 100.0 % | 50.0 % | 1.0 |" in text
     assert "24-32-64-96 channels" in text
     assert "on 2 thread(s)" in text
+    assert "card" not in text
+    report["config"] = {**report["config"], "occluded": 0.2}  # type: ignore[dict-item]
+    write_card_section(report, card)
+    assert "20 % of all crops with a card over part of a die" in card.read_text()
 
 
 def test_widths_set_the_channels_and_keep_the_outputs() -> None:

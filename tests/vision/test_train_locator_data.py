@@ -12,8 +12,10 @@ import pytest
 
 from vision.train.data import FloatBox, LabelledDie, Record
 from vision.train.locator_data import (
+    HIDDEN_BEYOND,
     LocatorConfig,
     Photo,
+    cover_die,
     cut_scene,
     load_photo,
     photometric,
@@ -104,3 +106,73 @@ def test_photos_are_kept_large_but_never_blown_up(tmp_path: Path) -> None:
     assert small.image.shape[:2] == (240, 320)
     assert small.boxes[0] == pytest.approx((80.0, 80.0, 112.0, 112.0))
     assert small.source_shape == (300, 400)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_card_over_a_die_leaves_boxes_on_what_shows_of_each_die(seed: int) -> None:
+    # Grey squares on black. A shadow only darkens (channels stay equal, black stays black);
+    # the card has a colour and grain of its own, so its pixels are those whose channels differ.
+    # Inside a die's new box, the die shows; a die no longer labelled is mostly under the card.
+    boxes = [(30.0, 40.0, 70.0, 80.0), (90.0, 90.0, 120.0, 120.0), (140.0, 20.0, 175.0, 55.0)]
+    image = _squares(192, boxes) // 4 * 3
+    covered, shown = cover_die(image, boxes, np.random.default_rng(seed))
+    assert covered.shape == image.shape
+    wide = covered.astype(int)
+    card = (wide.max(axis=2) - wide.min(axis=2) > 2) | (
+        (image == 0).all(axis=2) & (wide > 0).any(axis=2)
+    )
+    assert card.any(), "no card was laid"
+    for box, new in _matched(boxes, shown):
+        x0, y0, x1, y1 = (int(v) for v in box)
+        under = card[y0:y1, x0:x1]
+        if new is None:
+            assert under.mean() > HIDDEN_BEYOND - 0.1
+            continue
+        assert under.mean() < HIDDEN_BEYOND + 0.1
+        ys, xs = np.nonzero(~under)
+        outside = (xs + x0 < new[0] - 3) | (xs + x0 > new[2] + 3)
+        outside |= (ys + y0 < new[1] - 3) | (ys + y0 > new[3] + 3)
+        assert outside.mean() < 0.02, "part of the die that shows lies outside its new box"
+        # ... and the box is no larger than what shows.
+        assert xs.min() + x0 <= new[0] + 4
+        assert xs.max() + x0 + 1 >= new[2] - 4
+        assert ys.min() + y0 <= new[1] + 4
+        assert ys.max() + y0 + 1 >= new[3] - 4
+
+
+def _matched(
+    boxes: list[FloatBox], shown: list[FloatBox]
+) -> list[tuple[FloatBox, FloatBox | None]]:
+    """Each die's box with its box after the card (inside it), or None when it was dropped."""
+    pairs: list[tuple[FloatBox, FloatBox | None]] = []
+    rest = list(shown)
+    for box in boxes:
+        inside = [
+            b
+            for b in rest
+            if b[0] >= box[0] - 1e-3
+            and b[1] >= box[1] - 1e-3
+            and b[2] <= box[2] + 1e-3
+            and b[3] <= box[3] + 1e-3
+        ]
+        pairs.append((box, inside[0] if inside else None))
+        if inside:
+            rest.remove(inside[0])
+    assert not rest, "a box after the card lies in no die"
+    return pairs
+
+
+def test_cards_cut_dice_boxes_drop_dice_and_lie_on_bare_tables() -> None:
+    # Over many draws the card leaves each label the locator is to learn from: a die boxed
+    # smaller where it shows, a die no longer labelled, and a card on a table with no dice.
+    box = (60.0, 60.0, 100.0, 100.0)
+    image = _squares(192, [box]) // 2
+    outcomes = []
+    for seed in range(200):
+        _, shown = cover_die(image, [box], np.random.default_rng(seed))
+        outcomes.append("dropped" if not shown else "same" if shown[0] == box else "cut")
+    assert outcomes.count("cut") > 60
+    assert outcomes.count("dropped") > 30
+    bare, none = cover_die(np.zeros((192, 192, 3), np.uint8), [], np.random.default_rng(1))
+    assert none == []
+    assert bare.any(), "a card lies on a bare table too"

@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -38,6 +38,7 @@ __all__ = [
     "add_source_option",
     "cut_crops",
     "die_boxes",
+    "lay_cover",
     "load_folder",
     "load_sources",
     "read_image",
@@ -371,14 +372,7 @@ def occlude(
     edge = extent / 2 - float(rng.uniform(least, 0.65)) * extent
     yy, xx = np.mgrid[0 : wy1 - wy0, 0 : wx1 - wx0].astype(np.float32)
     depth = (xx - cx) * nx + (yy - cy) * ny - edge
-    cover = np.clip(depth + 0.5, 0.0, 1.0)[..., None]
-    colour = np.array([rng.uniform(0, 255) for _ in range(3)], np.float32)
-    shade = 1.0 + float(rng.uniform(-0.3, 0.3)) * (depth / max(side, 1.0))[..., None]
-    grain = rng.normal(0.0, float(rng.uniform(0, 8)), window.shape).astype(np.float32)
-    thing = np.clip(colour * shade + grain, 0, 255)
-    shadow = float(rng.uniform(0.0, 0.5)) * np.exp(np.minimum(depth, 0.0) / (0.12 * side))
-    window = window * (1.0 - shadow * (depth < 0))[..., None]
-    window = window * (1.0 - cover) + thing * cover
+    window = lay_cover(window, depth, side, rng)
     # The box of what shows: the die's box sampled on a grid, its uncovered points.
     gx, gy = np.meshgrid(np.linspace(x0, x1, 25) - wx0, np.linspace(y0, y1, 25) - wy0)
     shows = (gx - cx) * nx + (gy - cy) * ny - edge <= 0
@@ -389,6 +383,29 @@ def occlude(
         float(gy[shows].max()),
     )
     return np.asarray(np.clip(window, 0, 255), np.uint8), visible
+
+
+def lay_cover(
+    image: npt.NDArray[np.float32],
+    depth: npt.NDArray[np.float32],
+    side: float,
+    rng: np.random.Generator,
+) -> npt.NDArray[np.floating[Any]]:
+    """``image`` (float BGR) with something opaque lying where ``depth`` > 0.
+
+    ``depth`` is how far each pixel lies inside the thing (negative outside), in pixels;
+    ``side`` is a die's side, which sets how far the shading and the shadow reach. The thing
+    has a colour of its own, lightly shaded and grained, and casts a soft shadow round it.
+    """
+    cover = np.clip(depth + 0.5, 0.0, 1.0)[..., None]
+    colour = np.array([rng.uniform(0, 255) for _ in range(3)], np.float32)
+    shade = 1.0 + float(rng.uniform(-0.3, 0.3)) * (depth / max(side, 1.0))[..., None]
+    grain = rng.normal(0.0, float(rng.uniform(0, 8)), image.shape).astype(np.float32)
+    thing = np.clip(colour * shade + grain, 0, 255)
+    shadow = float(rng.uniform(0.0, 0.5)) * np.exp(np.minimum(depth, 0.0) / (0.12 * side))
+    shaded = image * (1.0 - shadow * (depth < 0))[..., None]
+    # Not cast back to float32: the crops of --occluded stay as they were before this helper.
+    return np.asarray(shaded * (1.0 - cover) + thing * cover)
 
 
 def rotated_crop(

@@ -48,6 +48,7 @@ from vision.train.locator_data import (
     LocatorConfig,
     Photo,
     Scene,
+    cover_die,
     load_photo,
     photometric,
     render_pool,
@@ -119,6 +120,8 @@ def _batch(
     images, heats, regs, masks = [], [], [], []
     for _ in range(config.batch_size):
         image, boxes = sample(photos, rng, config, pool)
+        if config.occluded and rng.random() < config.occluded:
+            image, boxes = cover_die(image, boxes, rng)
         if config.photometric:
             image, boxes = photometric(image, boxes, rng)
         # Colour jitter: channel gains and brightness, as lighting and white balance vary.
@@ -328,6 +331,12 @@ def _card_section(report: dict[str, Any]) -> str:
     if config.get("synthetic_scenes"):
         scenes += f", {config['synthetic_scenes']} scenes rendered once and cut at random"
     left_out = f"; left out: {', '.join(config['exclude'])}" if config.get("exclude") else ""
+    covered = (
+        f"; {int(100 * config['occluded'])} % of all crops with a card over part of a die"
+        " (boxed where it shows)"
+        if config.get("occluded")
+        else ""
+    )
     lines = [
         CARD_MARKER,
         "",
@@ -351,7 +360,7 @@ def _card_section(report: dict[str, Any]) -> str:
         " 1x1 heads; CenterNet focal loss + L1 box.",
         f"- training: {config['steps']} batches of {config['batch_size']} random"
         f" {config['crop']} px crops (photos at {low:g}-{high:g} times the locator's scale,"
-        f" flips, colour gains{extra}), {int(100 * config['synthetic_share'])} %"
+        f" flips, colour gains{extra}{covered}), {int(100 * config['synthetic_share'])} %"
         f" synthetic table scenes with 0-{config.get('max_dice', 8)} dice{scenes}"
         " (vision/train/synth.py), the rest the real",
         f"  training photos of the sources above (same splits{left_out}); seed {config['seed']},"
@@ -490,6 +499,12 @@ def main(argv: list[str] | None = None) -> int:
         help="share of synthetic dice pushed against another die, e.g. 0.4",
     )
     parser.add_argument(
+        "--occluded",
+        type=float,
+        default=LocatorConfig.occluded,
+        help="share of training samples with a card over part of a die, e.g. 0.2",
+    )
+    parser.add_argument(
         "--photometric",
         action=argparse.BooleanOptionalAction,
         default=LocatorConfig.photometric,
@@ -511,6 +526,7 @@ def main(argv: list[str] | None = None) -> int:
         scatter=args.scatter,
         rim_share=args.rim_share,
         touching=args.touching,
+        occluded=args.occluded,
         photometric=args.photometric,
         exclude=tuple(args.exclude),
     )

@@ -16,13 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect import LOCATOR_SIDE
-from vision.train.data import FloatBox, Record, die_boxes, read_image
+from vision.train.data import FloatBox, Record, die_boxes, lay_cover, read_image
 from vision.train.synth import render_scene
 
 __all__ = [
     "LocatorConfig",
     "Photo",
     "Scene",
+    "cover_die",
     "cut_scene",
     "load_photo",
     "photometric",
@@ -66,6 +67,8 @@ class LocatorConfig:
     """Also turn by 90 degrees, shuffle colour channels, grey, blur, noise (beyond gains)."""
     exclude: tuple[str, ...] = ()
     """Sources left out of training whole (measured on all their photos): unseen scenes."""
+    occluded: float = 0.0
+    """Share of training samples with a card over part of a die (:func:`cover_die`)."""
 
 
 @dataclass
@@ -218,3 +221,66 @@ def photometric(
         mean = work.mean()
         work = (work - mean) * float(rng.uniform(0.6, 1.4)) + mean
     return np.clip(work, 0, 255).astype(np.uint8), boxes
+
+
+HIDDEN_BEYOND = 0.7
+"""A die more hidden than this share of its box is not labelled: too little of it shows."""
+
+
+def cover_die(
+    image: npt.NDArray[np.uint8], boxes: list[FloatBox], rng: np.random.Generator
+) -> Scene:
+    """A card laid over part of one die (over the table when there are none), and the boxes of
+    what still shows of each die.
+
+    The card is a rectangle one to four sides across, turned at random, whose edge covers 10 to
+    90 % of the die's box; it may cover other dice too. A die is boxed where it shows, as a
+    player would point at it, while at most ``HIDDEN_BEYOND`` of its box is covered; beyond
+    that it is not labelled. So the locator learns to find a die partly under something (the
+    reader then asks the players about it) and that the card's corners are not dice.
+    """
+    height, width = image.shape[:2]
+    if boxes:
+        x0, y0, x1, y1 = boxes[int(rng.integers(len(boxes)))]
+        side = max(((x1 - x0) + (y1 - y0)) / 2, 2.0)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        angle = float(rng.uniform(0, 2 * np.pi))
+        nx, ny = float(np.cos(angle)), float(np.sin(angle))
+        extent = abs((x1 - x0) * nx) + abs((y1 - y0) * ny)
+        edge = extent / 2 - float(rng.uniform(0.1, 0.9)) * extent
+    else:
+        side = float(rng.uniform(0.05, 0.15)) * min(height, width)
+        cx, cy = float(rng.uniform(0, width)), float(rng.uniform(0, height))
+        angle = float(rng.uniform(0, 2 * np.pi))
+        nx, ny = float(np.cos(angle)), float(np.sin(angle))
+        edge = 0.0
+    deep = float(rng.uniform(1.0, 4.0)) * side
+    half = float(rng.uniform(0.75, 2.0)) * side
+    offset = float(rng.uniform(-0.5, 0.5)) * side
+
+    def depth(xs: npt.NDArray[np.float32], ys: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """How far each point lies inside the card (negative outside), in pixels."""
+        across = (xs - cx) * nx + (ys - cy) * ny - edge
+        along = (xs - cx) * -ny + (ys - cy) * nx - offset
+        return np.asarray(np.minimum(np.minimum(across, deep - across), half - np.abs(along)))
+
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    covered = lay_cover(image.astype(np.float32), depth(xx, yy), side, rng)
+    shown: list[FloatBox] = []
+    for bx0, by0, bx1, by1 in boxes:
+        gx, gy = np.meshgrid(
+            np.linspace(bx0, bx1, 13, dtype=np.float32), np.linspace(by0, by1, 13, dtype=np.float32)
+        )
+        shows = depth(gx, gy) <= 0
+        if shows.all():
+            shown.append((bx0, by0, bx1, by1))
+        elif 1.0 - shows.mean() <= HIDDEN_BEYOND:
+            shown.append(
+                (
+                    float(gx[shows].min()),
+                    float(gy[shows].min()),
+                    float(gx[shows].max()),
+                    float(gy[shows].max()),
+                )
+            )
+    return np.asarray(np.clip(covered, 0, 255), np.uint8), shown
