@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vision.classify import DEFAULT_LOCATOR_MODEL
 from vision.reader import DiceReading, Die
 from vision.synthetic import DieSpec, make_frame, six_dice
 from vision.train.hidden import CARDS, HEIGHT, WIDTH, HiddenCounts, hidden_tray, judge, main
@@ -119,6 +120,20 @@ def test_the_command_names_a_missing_model(
         main(["--model", str(tmp_path / "none.onnx"), "--seeds", "1"])
     assert exit_.value.code == 2
     assert "none.onnx" in capsys.readouterr().err
+
+
+def test_the_command_reads_with_the_locator_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--seeds", "1", "--share", "0.4"]
+    assert main(args) == 0
+    default = capsys.readouterr().out
+    assert main([*args, "--locator-model", str(DEFAULT_LOCATOR_MODEL)]) == 0
+    assert capsys.readouterr().out == default
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--locator-model", str(tmp_path / "nowhere.onnx")])
+    assert exit_.value.code == 2
+    assert "nowhere.onnx" in capsys.readouterr().err
 
 
 def test_the_shipped_reader_asks_about_dice_under_a_card_rather_than_misread_them() -> None:

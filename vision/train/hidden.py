@@ -1,4 +1,5 @@
-"""How the reader meets a die partly hidden: ``python -m vision.train.hidden [--model M ...]``.
+"""How the reader meets a die partly hidden: ``python -m vision.train.hidden [--model M ...]
+[--locator-model L]``.
 
 Draws trays of six dice (:func:`vision.synthetic.six_dice`, 1280x960) and lays a flat card over
 one of them from a random side, covering a given share of its box, as a score card, a cup or a
@@ -22,8 +23,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import DEFAULT_MODEL, OnnxClassifier
+from vision.classify import DEFAULT_MODEL, OnnxClassifier, OnnxLocator
 from vision.errors import ModelLoadError
+from vision.locate import LearnedLocator
 from vision.reader import DiceReader, DiceReading, Die
 from vision.synthetic import DieSpec, make_frame, six_dice
 
@@ -188,6 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--model", type=Path, action="append", help="face model (repeat to compare; default: ours)"
     )
+    parser.add_argument(
+        "--locator-model", type=Path, help="learned locator model (ONNX; default: ours)"
+    )
     parser.add_argument("--seeds", type=int, default=SEEDS, help="trays a share (seeds 0..N-1)")
     parser.add_argument(
         "--share", type=_share, action="append", help=f"share of the box covered (default {SHARES})"
@@ -197,7 +202,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--seeds must be at least 1, not {args.seeds}")
     shares = args.share or list(SHARES)
     try:
-        readers = [(p, DiceReader(OnnxClassifier(p))) for p in args.model or [DEFAULT_MODEL]]
+        locate = (
+            None
+            if args.locator_model is None
+            else LearnedLocator(OnnxLocator(args.locator_model, threads=1))
+        )
+        readers = [
+            (p, DiceReader(OnnxClassifier(p), locator=locate))
+            for p in args.model or [DEFAULT_MODEL]
+        ]
     except ModelLoadError as error:
         parser.error(str(error))
     print(  # noqa: T201
