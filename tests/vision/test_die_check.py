@@ -328,6 +328,19 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     assert before == after
 
 
+@pytest.mark.parametrize("option", ["--model", "--locator-model"])
+def test_the_fitter_names_a_model_it_cannot_load(
+    tmp_path: Path, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.train.die_check import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([option, str(tmp_path / "missing.onnx"), "--out", str(tmp_path / "c.json")])
+    assert exit_.value.code == 2
+    assert "missing.onnx" in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
+
+
 @pytest.mark.parametrize(
     ("blur", "inner", "status"),
     [

@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
-from vision.classify import DEFAULT_MODEL, OnnxClassifier
+from vision.classify import DEFAULT_MODEL, OnnxClassifier, OnnxLocator
 from vision.detect import iou
 from vision.die_check import (
     BLURRED_BELOW,
@@ -56,6 +56,8 @@ from vision.die_check import (
     load_die_check,
     model_features,
 )
+from vision.errors import ModelLoadError
+from vision.locate import LearnedLocator
 from vision.preprocess import crops_for_model, sharpness
 from vision.reader import DiceReader
 from vision.train.data import (
@@ -641,6 +643,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--model", type=Path, default=DEFAULT_MODEL, help="the face model to fit to"
     )
+    parser.add_argument(
+        "--locator-model",
+        type=Path,
+        help="the learned locator whose boxes the checks judge (default: the reader's)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_DIE_CHECK)
     parser.add_argument("--scenes", type=int, default=500, help="rendered scenes to fit on")
     parser.add_argument("--val-scenes", type=int, default=200, help="rendered scenes to measure on")
@@ -700,7 +707,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
 
-    reader = DiceReader(OnnxClassifier(args.model, threads=args.threads))
+    try:
+        locator = (
+            None
+            if args.locator_model is None
+            else LearnedLocator(OnnxLocator(args.locator_model, threads=args.threads))
+        )
+        reader = DiceReader(OnnxClassifier(args.model, threads=args.threads), locator=locator)
+    except ModelLoadError as error:
+        parser.error(str(error))
     name, sha = model_features(args.model)
     probe = DieCheck(
         sha,
