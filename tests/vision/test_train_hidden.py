@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision.classify import DEFAULT_LOCATOR_MODEL
+from vision.die_check import DEFAULT_DIE_CHECK
 from vision.reader import DiceReading, Die
 from vision.synthetic import DieSpec, make_frame, six_dice
 from vision.train.hidden import CARDS, HEIGHT, WIDTH, HiddenCounts, hidden_tray, judge, main
@@ -122,13 +123,14 @@ def test_the_command_names_a_missing_model(
     assert "none.onnx" in capsys.readouterr().err
 
 
-def test_the_command_reads_with_the_locator_named(
+def test_the_command_reads_with_the_locator_and_die_check_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["--seeds", "1", "--share", "0.4"]
     assert main(args) == 0
     default = capsys.readouterr().out
-    assert main([*args, "--locator-model", str(DEFAULT_LOCATOR_MODEL)]) == 0
+    named = ["--locator-model", str(DEFAULT_LOCATOR_MODEL), "--die-check", str(DEFAULT_DIE_CHECK)]
+    assert main([*args, *named]) == 0
     assert capsys.readouterr().out == default
     with pytest.raises(SystemExit) as exit_:
         main([*args, "--locator-model", str(tmp_path / "nowhere.onnx")])

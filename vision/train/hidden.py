@@ -1,5 +1,5 @@
 """How the reader meets a die partly hidden: ``python -m vision.train.hidden [--model M ...]
-[--locator-model L]``.
+[--locator-model L] [--die-check C]``.
 
 Draws trays of six dice (:func:`vision.synthetic.six_dice`, 1280x960) and lays a flat card over
 one of them from a random side, covering a given share of its box, as a score card, a cup or a
@@ -23,11 +23,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import DEFAULT_MODEL, OnnxClassifier, OnnxLocator
+from vision.classify import DEFAULT_MODEL
 from vision.errors import ModelLoadError
-from vision.locate import LearnedLocator
 from vision.reader import DiceReader, DiceReading, Die
 from vision.synthetic import DieSpec, make_frame, six_dice
+from vision.train.readers import add_reader_options, reader_from
 
 __all__ = ["HiddenCounts", "hidden_tray", "judge", "main"]
 
@@ -190,9 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--model", type=Path, action="append", help="face model (repeat to compare; default: ours)"
     )
-    parser.add_argument(
-        "--locator-model", type=Path, help="learned locator model (ONNX; default: ours)"
-    )
+    add_reader_options(parser)
     parser.add_argument("--seeds", type=int, default=SEEDS, help="trays a share (seeds 0..N-1)")
     parser.add_argument(
         "--share", type=_share, action="append", help=f"share of the box covered (default {SHARES})"
@@ -202,13 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--seeds must be at least 1, not {args.seeds}")
     shares = args.share or list(SHARES)
     try:
-        locate = (
-            None
-            if args.locator_model is None
-            else LearnedLocator(OnnxLocator(args.locator_model, threads=1))
-        )
         readers = [
-            (p, DiceReader(OnnxClassifier(p), locator=locate))
+            (p, reader_from(p, locator_model=args.locator_model, die_check=args.die_check))
             for p in args.model or [DEFAULT_MODEL]
         ]
     except ModelLoadError as error:
