@@ -21,6 +21,7 @@ __all__ = [
     "draw_cocked_die",
     "draw_die",
     "draw_hand",
+    "leaning_beside_two_flat",
     "make_frame",
     "make_tray",
     "six_dice",
@@ -299,3 +300,31 @@ def dice_side_by_side(
                 )
             )
     return dice
+
+
+def leaning_beside_two_flat(seed: int) -> tuple[Frame, list[DieSpec], DieSpec]:
+    """A 1280x960 frame with two flat dice on the left and one leaning by 40-60 degrees on the
+    right (x > 800), the tray's colour by ``seed``; returns the frame, the flat dice and the
+    leaning one (drawn by :func:`draw_cocked_die`)."""
+    rng = np.random.default_rng(seed)
+    side = float(rng.uniform(60, 120))
+    flat = [
+        DieSpec(
+            int(rng.integers(1, 7)),
+            250 + 300 * i,
+            float(rng.uniform(200, 760)),
+            side,
+            angle=float(rng.uniform(0, 90)),
+        )
+        for i in range(2)
+    ]
+    leaning = DieSpec(
+        int(rng.integers(1, 7)),
+        float(rng.uniform(900, 1100)),
+        float(rng.uniform(200, 760)),
+        side,
+        angle=float(rng.uniform(0, 90)),
+    )
+    frame = make_frame(1280, 960, flat, tray=sorted(TRAYS)[seed % 3], seed=seed)
+    draw_cocked_die(frame, leaning, tilt=float(rng.uniform(40, 60)))
+    return frame, flat, leaning
