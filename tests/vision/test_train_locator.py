@@ -245,3 +245,15 @@ def test_a_tables_own_photos_train_the_locator_and_are_measured(
     assert sorted(report["metrics"]) == ["committed", "mytable"]
     assert report["metrics"]["mytable"]["photos"] == 2
     assert (tmp_path / "out" / "dice_locator.onnx").is_file()
+
+
+@pytest.mark.parametrize("option", ["--occluded", "--touching", "--rim-share", "--synthetic-share"])
+def test_a_share_outside_0_to_1_is_refused_before_training(
+    option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.train.locator import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([option, "1.5", "--steps", "1"])
+    assert exit_.value.code == 2
+    assert f"{option} 1.5: a share is from 0 to 1" in capsys.readouterr().err

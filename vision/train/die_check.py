@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
-from vision.classify import DEFAULT_MODEL, OnnxClassifier, OnnxLocator
+from vision.classify import DEFAULT_MODEL
 from vision.detect import iou
 from vision.die_check import (
     BLURRED_BELOW,
@@ -57,7 +57,6 @@ from vision.die_check import (
     model_features,
 )
 from vision.errors import ModelLoadError
-from vision.locate import LearnedLocator
 from vision.preprocess import crops_for_model, sharpness
 from vision.reader import DiceReader
 from vision.train.data import (
@@ -70,6 +69,7 @@ from vision.train.data import (
     occlude,
     read_image,
 )
+from vision.train.readers import reader_from
 from vision.train.synth import Scene, _draw_hand, render_scene
 
 SCENE_SIZE = (480, 640)
@@ -708,12 +708,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        locator = (
-            None
-            if args.locator_model is None
-            else LearnedLocator(OnnxLocator(args.locator_model, threads=args.threads))
-        )
-        reader = DiceReader(OnnxClassifier(args.model, threads=args.threads), locator=locator)
+        reader = reader_from(args.model, locator_model=args.locator_model, threads=args.threads)
     except ModelLoadError as error:
         parser.error(str(error))
     name, sha = model_features(args.model)

@@ -513,6 +513,10 @@ def main(argv: list[str] | None = None) -> int:
     add_source_option(parser, also="; its val games are measured like the other sources")
     add_exclude_option(parser, unseen="scenes")
     args = parser.parse_args(argv)
+    for name in ("synthetic_share", "rim_share", "touching", "occluded"):
+        share = getattr(args, name)
+        if not 0.0 <= share <= 1.0:
+            parser.error(f"--{name.replace('_', '-')} {share:g}: a share is from 0 to 1")
     config = LocatorConfig(
         steps=args.steps,
         seed=args.seed,

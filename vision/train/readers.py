@@ -32,18 +32,27 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
 
 
 def reader_from(
-    model: Path, *, locator_model: Path | None = None, die_check: Path | None = None
+    model: Path,
+    *,
+    locator_model: Path | None = None,
+    die_check: Path | None = None,
+    threads: int = 1,
 ) -> DiceReader:
-    """The reader of ``model`` with the locator and die check named (None: the reader's own).
+    """The reader of ``model`` with the locator and die check named (None: the reader's own),
+    each network on ``threads`` threads.
 
     Raises :class:`ModelLoadError` when a file cannot be loaded, or when ``die_check`` was not
     fitted to ``model`` (the reader would silently go without it).
     """
-    locator = None if locator_model is None else LearnedLocator(OnnxLocator(locator_model))
-    classifier = OnnxClassifier(model)
+    locator = (
+        None
+        if locator_model is None
+        else LearnedLocator(OnnxLocator(locator_model, threads=threads))
+    )
+    classifier = OnnxClassifier(model, threads=threads)
     if die_check is None:
         return DiceReader(classifier, locator=locator)
-    checker = die_checker_for(model, check_path=die_check)
+    checker = die_checker_for(model, threads=threads, check_path=die_check)
     if checker is None:
         raise ModelLoadError(
             f"die check {str(die_check)!r} is missing or was not fitted to {str(model)!r};"
