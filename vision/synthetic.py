@@ -25,6 +25,7 @@ __all__ = [
     "make_frame",
     "make_tray",
     "six_dice",
+    "tray_of",
 ]
 
 Frame = npt.NDArray[np.uint8]
@@ -74,6 +75,11 @@ class DieSpec:
             int(round(self.cx + half)),
             int(round(self.cy + half)),
         )
+
+
+def tray_of(seed: int) -> str:
+    """The tray colour of a frame of ``seed``: the trays in turn, so a run of seeds meets all."""
+    return sorted(TRAYS)[seed % len(TRAYS)]
 
 
 def make_tray(width: int, height: int, *, colour: str | Colour = "green", seed: int = 0) -> Frame:
@@ -325,6 +331,6 @@ def leaning_beside_two_flat(seed: int) -> tuple[Frame, list[DieSpec], DieSpec]:
         side,
         angle=float(rng.uniform(0, 90)),
     )
-    frame = make_frame(1280, 960, flat, tray=sorted(TRAYS)[seed % 3], seed=seed)
+    frame = make_frame(1280, 960, flat, tray=tray_of(seed), seed=seed)
     draw_cocked_die(frame, leaning, tilt=float(rng.uniform(40, 60)))
     return frame, flat, leaning

@@ -29,6 +29,7 @@ from vision.synthetic import (
     make_frame,
     make_tray,
     six_dice,
+    tray_of,
 )
 
 Crop = npt.NDArray[np.float32]
@@ -225,7 +226,7 @@ def test_dice_lying_side_by_side_are_read_one_by_one(
     exact = 0
     for seed in range(12):
         dice = dice_side_by_side(1280, 960, rows=rows, cols=cols, gap=gap, seed=seed)
-        frame = make_frame(1280, 960, dice, tray=sorted(TRAYS)[seed % 3], seed=seed)
+        frame = make_frame(1280, 960, dice, tray=tray_of(seed), seed=seed)
         reading = reader.read(frame)
         assert len(reading.dice) <= len(dice), "a die was invented"
         exact += _values(reading) == sorted(d.value for d in dice)
@@ -262,7 +263,7 @@ def test_the_die_check_keeps_no_hand_and_no_bare_tray() -> None:
     assert reader.die_check is not None
     rng = np.random.default_rng(5)
     for seed in range(12):
-        frame = make_tray(1280, 960, colour=sorted(TRAYS)[seed % 3], seed=seed)
+        frame = make_tray(1280, 960, colour=tray_of(seed), seed=seed)
         assert reader.read(frame).dice == ()
         draw_hand(
             frame,
@@ -277,7 +278,7 @@ def _out_of_focus(seed: int, sigma: float) -> tuple[Frame, list[DieSpec]]:
     """Six dice on a tray, the whole frame blurred by a Gaussian of ``sigma`` pixels (the dice
     are 80-95 px: 10 px is past what the face model reads)."""
     specs = six_dice(1280, 960, seed=seed)
-    frame = make_frame(1280, 960, specs, tray=sorted(TRAYS)[seed % 3], seed=seed)
+    frame = make_frame(1280, 960, specs, tray=tray_of(seed), seed=seed)
     return np.asarray(cv2.GaussianBlur(frame, (0, 0), sigma), np.uint8), specs
 
 
@@ -318,7 +319,7 @@ def test_dice_out_of_focus_are_asked_about_never_guessed() -> None:
                         assert die.to_json()["blurred"] is True
                         blurred[name] += 1
         specs = six_dice(1280, 960, seed=seed)
-        sharp = make_frame(1280, 960, specs, tray=sorted(TRAYS)[seed % 3], seed=seed)
+        sharp = make_frame(1280, 960, specs, tray=tray_of(seed), seed=seed)
         assert not out_of_focus(readers["both"].read(sharp)), seed
     assert asked["both"] >= 90
     assert blurred["both"] >= 90
@@ -363,7 +364,7 @@ def test_a_tray_out_of_focus_has_no_die_where_none_lies() -> None:
     for side in (60, 120):
         reader = DiceReader(OnnxClassifier(DEFAULT_MODEL), locator=_Grid(side))
         for seed in range(2):
-            frame = make_tray(1280, 960, colour=sorted(TRAYS)[seed % 3], seed=seed)
+            frame = make_tray(1280, 960, colour=tray_of(seed), seed=seed)
             draw_hand(frame, float(rng.uniform(300, 900)), float(rng.uniform(400, 800)), 220.0)
             for sigma in (0.0, 6.0, 12.0):
                 blurred = frame
@@ -570,7 +571,7 @@ def test_a_frame_reads_the_same_whether_footprints_are_taken_or_not(
     learned, _ = footprint_calls
     dice = six_dice(1280, 960, seed=seed)
     cocked = [DieSpec(1 + seed % 6, 1100, 150 + 40 * seed, 80, angle=20)] if seed % 2 else []
-    frame = make_frame(1280, 960, dice, cocked=cocked, tray=sorted(TRAYS)[seed % len(TRAYS)])
+    frame = make_frame(1280, 960, dice, cocked=cocked, tray=tray_of(seed))
     classifier = OnnxClassifier(DEFAULT_MODEL)
     zone = Zone(0.1, 0.1, 0.9, 0.9) if seed % 3 == 0 else None
     fast = DiceReader(classifier, locator=learned, zone=zone).read(frame)

@@ -42,6 +42,7 @@ __all__ = [
     "load_folder",
     "load_sources",
     "read_image",
+    "shown_box",
     "split_of",
     "train_and_val",
 ]
@@ -376,13 +377,22 @@ def occlude(
     # The box of what shows: the die's box sampled on a grid, its uncovered points.
     gx, gy = np.meshgrid(np.linspace(x0, x1, 25) - wx0, np.linspace(y0, y1, 25) - wy0)
     shows = (gx - cx) * nx + (gy - cy) * ny - edge <= 0
-    visible = (
+    return np.asarray(np.clip(window, 0, 255), np.uint8), shown_box(gx, gy, shows)
+
+
+def shown_box(
+    gx: npt.NDArray[np.floating[Any]],
+    gy: npt.NDArray[np.floating[Any]],
+    shows: npt.NDArray[np.bool_],
+) -> FloatBox:
+    """The box of what shows of a die: the points of a grid over its box (``gx``, ``gy``) that
+    ``shows`` marks uncovered (at least one)."""
+    return (
         float(gx[shows].min()),
         float(gy[shows].min()),
         float(gx[shows].max()),
         float(gy[shows].max()),
     )
-    return np.asarray(np.clip(window, 0, 255), np.uint8), visible
 
 
 def lay_cover(

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect import LOCATOR_SIDE
-from vision.train.data import FloatBox, Record, die_boxes, lay_cover, read_image
+from vision.train.data import FloatBox, Record, die_boxes, lay_cover, read_image, shown_box
 from vision.train.synth import render_scene
 
 __all__ = [
@@ -245,15 +245,14 @@ def cover_die(
         side = max(((x1 - x0) + (y1 - y0)) / 2, 2.0)
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         angle = float(rng.uniform(0, 2 * np.pi))
-        nx, ny = float(np.cos(angle)), float(np.sin(angle))
-        extent = abs((x1 - x0) * nx) + abs((y1 - y0) * ny)
+        extent = abs((x1 - x0) * float(np.cos(angle))) + abs((y1 - y0) * float(np.sin(angle)))
         edge = extent / 2 - float(rng.uniform(0.1, 0.9)) * extent
     else:
         side = float(rng.uniform(0.05, 0.15)) * min(height, width)
         cx, cy = float(rng.uniform(0, width)), float(rng.uniform(0, height))
         angle = float(rng.uniform(0, 2 * np.pi))
-        nx, ny = float(np.cos(angle)), float(np.sin(angle))
         edge = 0.0
+    nx, ny = float(np.cos(angle)), float(np.sin(angle))
     deep = float(rng.uniform(1.0, 4.0)) * side
     half = float(rng.uniform(0.75, 2.0)) * side
     offset = float(rng.uniform(-0.5, 0.5)) * side
@@ -275,12 +274,5 @@ def cover_die(
         if shows.all():
             shown.append((bx0, by0, bx1, by1))
         elif 1.0 - shows.mean() <= HIDDEN_BEYOND:
-            shown.append(
-                (
-                    float(gx[shows].min()),
-                    float(gy[shows].min()),
-                    float(gx[shows].max()),
-                    float(gy[shows].max()),
-                )
-            )
+            shown.append(shown_box(gx, gy, shows))
     return np.asarray(np.clip(covered, 0, 255), np.uint8), shown

@@ -30,11 +30,11 @@ from vision.classify import DEFAULT_MODEL
 from vision.errors import ModelLoadError
 from vision.reader import DiceReader
 from vision.synthetic import (
-    TRAYS,
     dice_side_by_side,
     leaning_beside_two_flat,
     make_frame,
     make_tray,
+    tray_of,
 )
 from vision.train.readers import add_reader_options, reader_from
 
@@ -71,11 +71,10 @@ class Pressed:
 def pressed(reader: DiceReader, seeds: Sequence[int]) -> Pressed:
     """Each layout of :data:`LAYOUTS` at each seed, read by ``reader``."""
     total = Pressed()
-    trays = sorted(TRAYS)
     for rows, cols, gap in LAYOUTS:
         for seed in seeds:
             dice = dice_side_by_side(WIDTH, HEIGHT, rows=rows, cols=cols, gap=gap, seed=seed)
-            frame = make_frame(WIDTH, HEIGHT, dice, tray=trays[seed % len(trays)], seed=seed)
+            frame = make_frame(WIDTH, HEIGHT, dice, tray=tray_of(seed), seed=seed)
             reading = reader.read(frame)
             reported = reading.dice + reading.set_aside
             read = Counter(d.value for d in reported if d.status == "ok" and d.value is not None)
@@ -108,9 +107,8 @@ def leaning(reader: DiceReader, seeds: Sequence[int]) -> tuple[int, int, int]:
 
 def bare(reader: DiceReader, seeds: Sequence[int]) -> int:
     """Dice reported on the bare trays of ``seeds``."""
-    trays = sorted(TRAYS)
     return sum(
-        len(reader.read(make_tray(WIDTH, HEIGHT, colour=trays[seed % len(trays)], seed=seed)).dice)
+        len(reader.read(make_tray(WIDTH, HEIGHT, colour=tray_of(seed), seed=seed)).dice)
         for seed in seeds
     )
 
