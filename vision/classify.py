@@ -6,6 +6,7 @@ heatmap of die centres and box sizes (decoded by :mod:`vision.detect`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from vision import onnx_wire as wire
 from vision.errors import ModelLoadError
 
 if TYPE_CHECKING:
@@ -34,10 +36,12 @@ __all__ = [
     "OnnxLocator",
     "last_linear",
     "member_models",
+    "members_of",
     "onnxruntime_version",
     "session_options",
     "read_unsure_turned",
     "softmax",
+    "with_outputs",
 ]
 
 CLASSES = 7
@@ -162,23 +166,21 @@ def session_options(threads: int) -> Any:
     return options
 
 
-def member_models(model: onnx.ModelProto) -> list[onnx.ModelProto]:
+def members_of(model: wire.Model) -> list[wire.Model]:
     """The members of a face model composed by ``vision.train.ensemble`` (without turns), each a
     model of its own: "image" in, its log-softmax out. Any other model gives ``[]``.
 
     The composition prefixes every name of member ``i`` with ``m{i}/`` and averages the members'
     ``LogSoftmax`` outputs with a ``Sum`` into ``compose/sum``, scaled into "logits".
     """
-    from onnx import TensorProto, helper
-
     graph = model.graph
-    producers = {out: node for node in graph.node for out in node.output}
+    producers = {out: node for node in graph.nodes for out in node.outputs}
     total, last = producers.get("compose/sum"), producers.get("logits")
     if total is None or last is None or total.op_type != "Sum" or last.op_type != "Mul":
         return []
-    if "compose/sum" not in last.input:
+    if "compose/sum" not in last.inputs:
         return []  # the turned composition averages over turns after the scale
-    logps = list(total.input)
+    logps = total.inputs
     if len(logps) < 2 or any(
         name not in producers or producers[name].op_type != "LogSoftmax" for name in logps
     ):
@@ -186,21 +188,40 @@ def member_models(model: onnx.ModelProto) -> list[onnx.ModelProto]:
     members = []
     for logp in logps:
         prefix = logp.rsplit("/", 1)[0] + "/"
-        nodes = [n for n in graph.node if n.output and all(o.startswith(prefix) for o in n.output)]
-        inits = [i for i in graph.initializer if i.name.startswith(prefix)]
-        output = helper.make_tensor_value_info(logp, TensorProto.FLOAT, ["batch", CLASSES])
-        sub = helper.make_graph(nodes, f"{graph.name}/{prefix}", [graph.input[0]], [output], inits)
-        member = helper.make_model(sub, opset_imports=list(model.opset_import))
-        member.ir_version = model.ir_version
-        members.append(member)
+        sub = wire.Graph(
+            name=f"{graph.name}/{prefix}",
+            nodes=tuple(
+                n for n in graph.nodes if n.outputs and all(o.startswith(prefix) for o in n.outputs)
+            ),
+            initializers=tuple(i for i in graph.initializers if i.name.startswith(prefix)),
+            inputs=graph.inputs[:1],
+            outputs=(wire.tensor_info(logp, ["batch", CLASSES]),),
+        )
+        members.append(wire.Model(model.ir_version, model.opset_imports, sub))
     return members
 
 
-def last_linear(model: onnx.ModelProto) -> int | None:
-    """Where in ``model``'s graph its last linear layer (``Gemm``) is, None without one. The
-    tensor that layer reads holds the model's pooled features, which the die check reads."""
-    gemms = [i for i, node in enumerate(model.graph.node) if node.op_type == "Gemm"]
+def member_models(model: onnx.ModelProto) -> list[onnx.ModelProto]:
+    """:func:`members_of` for a model the onnx package holds (what training works on)."""
+    import onnx
+
+    parts = members_of(wire.parse_model(model.SerializeToString()))
+    return [onnx.load_from_string(part.serialize()) for part in parts]
+
+
+def last_linear(graph: wire.Graph) -> int | None:
+    """Where in ``graph`` its last linear layer (``Gemm``) is, None without one. The tensor that
+    layer reads holds the model's pooled features, which the die check reads."""
+    gemms = [i for i, node in enumerate(graph.nodes) if node.op_type == "Gemm"]
     return gemms[-1] if gemms else None
+
+
+def with_outputs(model: wire.Model, *names: str, replace: bool = False) -> wire.Model:
+    """``model`` with float tensors ``names`` as outputs (shapes unknown): after its own, or
+    instead of them with ``replace``."""
+    graph = model.graph
+    outputs = (() if replace else graph.outputs) + tuple(wire.tensor_info(n) for n in names)
+    return dataclasses.replace(model, graph=dataclasses.replace(graph, outputs=outputs))
 
 
 def _session(path: Path, threads: int, *, what: str, missing: str, damaged: str) -> Any:
@@ -260,8 +281,8 @@ class OnnxClassifier:
         batch = inputs["image"].shape[0]
         # A model exported with a fixed batch of 1 is run one crop at a time.
         self._batch = batch if isinstance(batch, int) and batch > 0 else None
-        # Loaded now, with the whole model, so both come from the same file. Memory: about 20 MB
-        # more than the whole model alone, nearly all of it the onnx package that splits it.
+        # Loaded now, with the whole model, so both come from the same file; split by
+        # vision.onnx_wire, since the onnx package alone would cost about 17 MB.
         # features_tensor: the first member's pooled features that predict_with_features gives
         # (the tensor its last linear layer reads), None for a model read whole.
         self._members: list[tuple[Any, str]]
@@ -299,26 +320,23 @@ class OnnxClassifier:
         and the first member's pooled features, which its session gives too (None without):
         the die check reads them, and from the run that reads the crops they come for free.
         """
-        import onnx
         import onnxruntime
-        from onnx import TensorProto, helper
 
         # onnxruntime has read the file already, so it is an ONNX model.
-        members = member_models(onnx.load(str(self.path))) if self._batch is None else []
+        whole = wire.parse_model(self.path.read_bytes()) if self._batch is None else None
+        members = members_of(whole) if whole is not None else []
         features = None
-        if members and (last := last_linear(members[0])) is not None:
-            features = str(members[0].graph.node[last].input[0])
-            members[0].graph.output.append(
-                helper.make_tensor_value_info(features, TensorProto.FLOAT, None)
-            )
+        if members and (last := last_linear(members[0].graph)) is not None:
+            features = members[0].graph.nodes[last].inputs[0]
+            members[0] = with_outputs(members[0], features)
         sessions = [
             (
                 onnxruntime.InferenceSession(
-                    member.SerializeToString(),
+                    member.serialize(),
                     sess_options=session_options(self.threads),
                     providers=["CPUExecutionProvider"],
                 ),
-                member.graph.output[0].name,
+                member.graph.output_names[0],
             )
             for member in members
         ]

@@ -32,11 +32,12 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
 
+from vision import onnx_wire as wire
 from vision.classify import (
     CLASSES,
     MODELS,
@@ -45,14 +46,12 @@ from vision.classify import (
     Features,
     OnnxClassifier,
     last_linear,
-    member_models,
+    members_of,
     session_options,
+    with_outputs,
 )
 from vision.errors import ModelLoadError
 from vision.preprocess import sharpness
-
-if TYPE_CHECKING:
-    import onnx
 
 __all__ = [
     "BLURRED_BELOW",
@@ -138,15 +137,13 @@ def _sides(boxes: Sequence[Box]) -> npt.NDArray[np.float64]:
     return np.array([(b[2] - b[0], b[3] - b[1]) for b in boxes], np.float64).clip(min=1.0)
 
 
-def _first_member(model_path: Path) -> onnx.ModelProto:
+def _first_member(model_path: Path) -> wire.Model:
     """A composed face model's first member (the CNN), or the model itself if it is one."""
-    import onnx
-
     try:
-        model = onnx.load(str(model_path))
-    except Exception as err:  # protobuf's DecodeError is no OSError or ValueError
+        model = wire.parse_model(model_path.read_bytes())
+    except (OSError, wire.WireError) as err:
         raise ModelLoadError(f"cannot load face model {str(model_path)!r}: {err}") from err
-    members = member_models(model)
+    members = members_of(model)
     return members[0] if members else model
 
 
@@ -154,21 +151,22 @@ def model_features(model_path: Path) -> tuple[str, str]:
     """The tensor that the last linear layer of ``model_path``'s first member reads (the pooled
     features a check is fitted on), and a sha256 of the layers that compute it: the same for a
     model whose last layers alone were tuned. ``ModelLoadError`` if there is no such layer."""
-    first = _first_member(model_path)
+    first = _first_member(model_path).graph
     index = last_linear(first)
     if index is None:
         raise ModelLoadError(
             f"face model {str(model_path)!r} has no last linear layer whose features a die check"
             " could read; use a face model written by `python -m vision.train`"
         )
-    last = first.graph.node[index]
+    last = first.nodes[index]
     digest = hashlib.sha256()
-    for node in first.graph.node[:index]:
-        digest.update(node.SerializeToString())
-    for init in sorted(first.graph.initializer, key=lambda i: i.name):
-        if init.name not in last.input:
-            digest.update(init.SerializeToString())
-    return str(last.input[0]), digest.hexdigest()
+    # The bytes protobuf writes for each message: what the checks shipped were fitted against.
+    for node in first.nodes[:index]:
+        digest.update(node.raw)
+    for init in sorted(first.initializers, key=lambda i: i.name):
+        if init.name not in last.inputs:
+            digest.update(init.raw)
+    return last.inputs[0], digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -352,25 +350,20 @@ class DieChecker:
         """Check that ``model_path``'s first member computes the features the check names
         (``ModelLoadError`` if not); its session is opened when features are first asked for.
         """
-        import onnx
-
         first = _first_member(model_path)
-        produced = {out for node in first.graph.node for out in node.output}
+        produced = {out for node in first.graph.nodes for out in node.outputs}
         if check.features not in produced:
             raise ModelLoadError(
                 f"face model {str(model_path)!r} has no tensor {check.features!r}, which the die"
                 " check reads; fit the check to this model (python -m vision.train.die_check)"
             )
-        del first.graph.output[:]
-        first.graph.output.append(
-            onnx.helper.make_tensor_value_info(check.features, onnx.TensorProto.FLOAT, None)
-        )
+        first = with_outputs(first, check.features, replace=True)
         self.check = check
         self.model_path = model_path
         self._threads = threads
         # Kept serialised, not as a session: a reader whose face model gives the features itself
         # (:meth:`reads_features_of`) never opens it, and spares the member's second copy.
-        self._member: bytes | None = first.SerializeToString()
+        self._member: bytes | None = first.serialize()
         self._session: Any = None
         self._lock = threading.Lock()
 
