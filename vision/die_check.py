@@ -172,7 +172,8 @@ def model_features(model_path: Path) -> tuple[str, str]:
 @dataclass(frozen=True)
 class DieCheck:
     """``P(die) = sigmoid(((features - mean) / scale) @ weight + bias)``; a die from
-    ``threshold`` up."""
+    ``threshold`` up. With a layer, ``weight`` reads the layer's units instead:
+    ``relu(((features - mean) / scale) @ layer_weight + layer_bias)``."""
 
     features_sha256: str
     """What computes the features it reads (:func:`model_features`)."""
@@ -193,6 +194,10 @@ class DieCheck:
     """The check for the boxes the reader would drop (:func:`dropped`) and the leaning-die check
     does not keep: P(a die partly hidden, against a phantom), on :func:`hidden_rows` beside the
     frame's faces; None: they are dropped."""
+    layer_weight: Features | None = None
+    """(D, H): the standardised features to H units, None for a check without a layer."""
+    layer_bias: Features | None = None
+    """(H,): the units' biases, with :attr:`layer_weight`."""
 
     def probability(self, features: Features) -> Features:
         """P(a die) for each row of ``features`` (N, D).
@@ -202,7 +207,10 @@ class DieCheck:
         >>> [round(float(p), 2) for p in check.probability(np.array([[1, 0], [0, 1]], np.float32))]
         [0.98, 0.02]
         """
-        z = ((features - self.mean) / self.scale) @ self.weight + self.bias
+        z = (features - self.mean) / self.scale
+        if self.layer_weight is not None and self.layer_bias is not None:
+            z = np.maximum(z @ self.layer_weight + self.layer_bias, 0.0)
+        z = z @ self.weight + self.bias
         return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0))), np.float32)
 
     def judge(
@@ -219,23 +227,34 @@ class DieCheck:
 
     def to_json(self) -> dict[str, Any]:
         """The check as the JSON object :meth:`from_json` reads."""
-        return {
-            "features_sha256": self.features_sha256,
-            "features": self.features,
-            "threshold": self.threshold,
-            "bias": self.bias,
-            "mean": [float(v) for v in self.mean],
-            "scale": [float(v) for v in self.scale],
-            "weight": [float(v) for v in self.weight],
-        } | {
-            key: check.to_json()
-            for key, check in (
-                ("blurred", self.blurred),
-                ("hidden", self.hidden),
-                ("hidden_dropped", self.hidden_dropped),
+        return (
+            {
+                "features_sha256": self.features_sha256,
+                "features": self.features,
+                "threshold": self.threshold,
+                "bias": self.bias,
+                "mean": [float(v) for v in self.mean],
+                "scale": [float(v) for v in self.scale],
+                "weight": [float(v) for v in self.weight],
+            }
+            | (
+                {}
+                if self.layer_weight is None or self.layer_bias is None
+                else {
+                    "layer_weight": [[float(v) for v in row] for row in self.layer_weight],
+                    "layer_bias": [float(v) for v in self.layer_bias],
+                }
             )
-            if check is not None
-        }
+            | {
+                key: check.to_json()
+                for key, check in (
+                    ("blurred", self.blurred),
+                    ("hidden", self.hidden),
+                    ("hidden_dropped", self.hidden_dropped),
+                )
+                if check is not None
+            }
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DieCheck:
@@ -257,9 +276,29 @@ class DieCheck:
                 None
                 if data.get("hidden_dropped") is None
                 else cls.from_json(data["hidden_dropped"]),
+                layer_weight=None
+                if data.get("layer_weight") is None
+                else np.asarray(data["layer_weight"], np.float32),
+                layer_bias=None
+                if data.get("layer_bias") is None
+                else np.asarray(data["layer_bias"], np.float32),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"not a die check: {err!r}") from err
+        layer, units = check.layer_weight, check.layer_bias
+        if (layer is None) != (units is None):
+            raise ValueError("not a die check: it has a layer's weights or biases, not both")
+        if layer is not None and units is not None:
+            if layer.ndim != 2 or layer.shape != (len(mean), len(units)) or units.ndim != 1:
+                raise ValueError(
+                    f"not a die check: its layer has weights of shape {layer.shape} and"
+                    f" biases of shape {units.shape}, not ({len(mean)}, H) and (H,)"
+                )
+            if weight.shape != units.shape:
+                raise ValueError(
+                    f"not a die check: {len(weight)} weights for its layer's {len(units)} units"
+                )
+            weight = np.zeros_like(mean)  # the shapes below are the features'
         if not mean.shape == scale.shape == weight.shape or mean.ndim != 1:
             raise ValueError(
                 f"not a die check: mean, scale and weight have shapes {mean.shape}, {scale.shape}"
@@ -293,12 +332,18 @@ def fit_die_check(
     features_name: str,
     l2: float = 0.01,
     threshold: float = 0.9,
-    steps: int = 2000,
-    rate: float = 0.5,
+    steps: int | None = None,
+    rate: float | None = None,
+    units: int = 0,
+    seed: int = 0,
 ) -> DieCheck:
     """Fit a check on (features, is_die) by full-batch gradient descent on the cross-entropy,
     each class weighing half (there are many more phantoms than leaning dice), with ``l2``
     on the weights of the standardised features. Deterministic: the same rows give the same check.
+
+    ``steps`` and ``rate`` default to 2000 of 0.5. With ``units``, a layer of that many ReLU
+    units lies between the features and the output (:func:`_fit_layer`; ``steps`` and
+    ``rate`` are then Adam's, 1000 of 0.01 unless given, and ``seed`` draws the start).
 
     >>> x = np.array([[0.0, 1.0], [0.2, 0.9], [1.0, 0.0], [0.9, 0.1]], np.float32)
     >>> check = fit_die_check(x, np.array([True, True, False, False]), features_sha256="",
@@ -316,6 +361,29 @@ def fit_die_check(
     x = (x - mean) / scale
     y = is_die.astype(np.float64)
     weights = np.where(is_die, 0.5 / y.mean(), 0.5 / (1.0 - y.mean())) / len(y)
+    if units > 0:
+        layer, layer_bias, w, b = _fit_layer(
+            x,
+            y,
+            weights,
+            units=units,
+            l2=l2,
+            steps=1000 if steps is None else steps,
+            rate=0.01 if rate is None else rate,
+            seed=seed,
+        )
+        return DieCheck(
+            features_sha256,
+            features_name,
+            mean.astype(np.float32),
+            scale.astype(np.float32),
+            w.astype(np.float32),
+            b,
+            threshold,
+            layer_weight=layer.astype(np.float32),
+            layer_bias=layer_bias.astype(np.float32),
+        )
+    steps, rate = 2000 if steps is None else steps, 0.5 if rate is None else rate
     w = np.zeros(x.shape[1])
     b = 0.0
     for _ in range(steps):
@@ -332,6 +400,48 @@ def fit_die_check(
         float(b),
         threshold,
     )
+
+
+def _fit_layer(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    *,
+    units: int,
+    l2: float,
+    steps: int,
+    rate: float,
+    seed: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """A layer of ``units`` ReLU units and the output on it, fitted to the weighted
+    cross-entropy by full-batch Adam (``steps`` of ``rate``), ``l2`` on both weight matrices;
+    the start drawn from ``seed`` (He's scale). Returns the layer's weights and biases, the
+    output's weights and bias."""
+    rng = np.random.default_rng(seed)
+    params = [
+        rng.normal(0.0, np.sqrt(2.0 / x.shape[1]), (x.shape[1], units)),
+        np.zeros(units),
+        rng.normal(0.0, np.sqrt(1.0 / units), units),
+        np.zeros(1),
+    ]
+    first = [np.zeros_like(p) for p in params]
+    second = [np.zeros_like(p) for p in params]
+    for step in range(1, steps + 1):
+        layer, layer_bias, w, b = params
+        before = x @ layer + layer_bias
+        hidden = np.maximum(before, 0.0)
+        p = 1.0 / (1.0 + np.exp(-np.clip(hidden @ w + b[0], -60.0, 60.0)))
+        grad = (p - y) * weights
+        back = np.outer(grad, w) * (before > 0.0)
+        grads = [x.T @ back + l2 * layer, back.sum(axis=0), hidden.T @ grad + l2 * w]
+        grads.append(np.array([grad.sum()]))
+        for param, g, m, v in zip(params, grads, first, second, strict=True):
+            m *= 0.9
+            m += 0.1 * g
+            v *= 0.999
+            v += 0.001 * g * g
+            param -= rate * (m / (1.0 - 0.9**step)) / (np.sqrt(v / (1.0 - 0.999**step)) + 1e-8)
+    return params[0], params[1], params[2], float(params[3][0])
 
 
 def load_die_check(path: Path) -> DieCheck:

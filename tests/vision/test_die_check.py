@@ -220,6 +220,95 @@ def test_a_fitted_check_separates_what_it_was_fitted_on() -> None:
     assert ((check.probability(x) >= check.threshold) == y).all()
 
 
+def _crossed(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Dice where both features are high or both low, boxes that are none where one is high and
+    the other low: no line parts them, as with the visible part of a die and clutter."""
+    rng = np.random.default_rng(seed)
+    corners = rng.integers(0, 2, (400, 2))
+    x = (corners * 4.0 - 2.0 + rng.normal(0.0, 0.5, (400, 2))).astype(np.float32)
+    return x, corners[:, 0] == corners[:, 1]
+
+
+def test_a_check_with_a_layer_parts_what_a_line_cannot() -> None:
+    x, y = _crossed(1)
+    line = fit_die_check(x, y, features_sha256="", features_name="f", threshold=0.5)
+    layer = fit_die_check(x, y, features_sha256="", features_name="f", threshold=0.5, units=16)
+    right = {
+        name: float(((check.probability(x) >= 0.5) == y).mean())
+        for name, check in (("line", line), ("layer", layer))
+    }
+    assert right["line"] < 0.8
+    assert right["layer"] > 0.98
+    # Rows it never saw, drawn the same way.
+    seen, truth = _crossed(2)
+    assert float(((layer.probability(seen) >= 0.5) == truth).mean()) > 0.98
+
+
+def test_a_check_with_a_layer_is_the_same_for_the_same_rows_and_seed() -> None:
+    x, y = _crossed(1)
+
+    def fitted(seed: int) -> dict[str, Any]:
+        return fit_die_check(
+            x, y, features_sha256="", features_name="f", units=8, steps=50, seed=seed
+        ).to_json()
+
+    assert fitted(0) == fitted(0)
+    assert fitted(0)["layer_weight"] != fitted(1)["layer_weight"]
+
+
+def test_a_check_with_a_layer_survives_its_json() -> None:
+    x, y = _crossed(1)
+    check = fit_die_check(x, y, features_sha256="abc", features_name="f", units=8, steps=200)
+    data = check.to_json()
+    assert np.asarray(data["layer_weight"]).shape == (2, 8)
+    assert len(data["weight"]) == len(data["layer_bias"]) == 8
+    again = DieCheck.from_json(json.loads(json.dumps(data)))
+    np.testing.assert_array_equal(again.probability(x), check.probability(x))
+    # A check without a layer writes none, as the files before layers were written.
+    plain = fit_die_check(x, y, features_sha256="abc", features_name="f")
+    assert "layer_weight" not in plain.to_json()
+
+
+_LAYERED = {
+    "features_sha256": "a",
+    "features": "f",
+    "threshold": 0.9,
+    "bias": 0,
+    "mean": [0, 0],
+    "scale": [1, 1],
+    "weight": [1, 1, 1],
+    "layer_weight": [[1, 0, 0], [0, 1, 0]],
+    "layer_bias": [0, 0, 0],
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        pytest.param({"layer_bias": None}, "weights or biases, not both", id="no biases"),
+        pytest.param({"layer_weight": None}, "weights or biases, not both", id="no weights"),
+        pytest.param({"layer_weight": [[1, 0, 0]]}, r"shape \(1, 3\) .* not \(2, H\)", id="rows"),
+        pytest.param({"layer_bias": [0, 0]}, r"biases of shape \(2,\)", id="units"),
+        pytest.param({"weight": [1, 1]}, "2 weights for its layer's 3 units", id="output"),
+    ],
+)
+def test_a_check_whose_layer_does_not_fit_is_refused(change: dict[str, Any], problem: str) -> None:
+    DieCheck.from_json(_LAYERED)  # whole, it is a check
+    with pytest.raises(ValueError, match=problem):
+        DieCheck.from_json(_LAYERED | change)
+
+
+def test_the_fitter_refuses_a_negative_count_of_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.train.die_check import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--hidden-units", "-1", "--out", str(tmp_path / "c.json")])
+    assert exit_.value.code == 2
+    assert "--hidden-units -1: give 0 (no layer) or more units" in capsys.readouterr().err
+
+
 class _Fixed:
     """A locator that answers fixed boxes, none leaning."""
 
