@@ -298,8 +298,9 @@ class DieCheck:
                 raise ValueError(
                     f"not a die check: {len(weight)} weights for its layer's {len(units)} units"
                 )
-            weight = np.zeros_like(mean)  # the shapes below are the features'
-        if not mean.shape == scale.shape == weight.shape or mean.ndim != 1:
+        # Without a layer, the weights read the features; with one, its units (checked above).
+        read = weight.shape if layer is None else mean.shape
+        if not mean.shape == scale.shape == read or mean.ndim != 1:
             raise ValueError(
                 f"not a die check: mean, scale and weight have shapes {mean.shape}, {scale.shape}"
                 f" and {weight.shape}, not one length"
@@ -361,6 +362,8 @@ def fit_die_check(
     x = (x - mean) / scale
     y = is_die.astype(np.float64)
     weights = np.where(is_die, 0.5 / y.mean(), 0.5 / (1.0 - y.mean())) / len(y)
+    layer: npt.NDArray[np.float64] | None = None
+    layer_bias: npt.NDArray[np.float64] | None = None
     if units > 0:
         layer, layer_bias, w, b = _fit_layer(
             x,
@@ -372,25 +375,15 @@ def fit_die_check(
             rate=0.01 if rate is None else rate,
             seed=seed,
         )
-        return DieCheck(
-            features_sha256,
-            features_name,
-            mean.astype(np.float32),
-            scale.astype(np.float32),
-            w.astype(np.float32),
-            b,
-            threshold,
-            layer_weight=layer.astype(np.float32),
-            layer_bias=layer_bias.astype(np.float32),
-        )
-    steps, rate = 2000 if steps is None else steps, 0.5 if rate is None else rate
-    w = np.zeros(x.shape[1])
-    b = 0.0
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -60.0, 60.0)))
-        grad = (p - y) * weights
-        w -= rate * (x.T @ grad + l2 * w)
-        b -= rate * float(grad.sum())
+    else:
+        steps, rate = 2000 if steps is None else steps, 0.5 if rate is None else rate
+        w = np.zeros(x.shape[1])
+        b = 0.0
+        for _ in range(steps):
+            p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -60.0, 60.0)))
+            grad = (p - y) * weights
+            w -= rate * (x.T @ grad + l2 * w)
+            b -= rate * float(grad.sum())
     return DieCheck(
         features_sha256,
         features_name,
@@ -399,6 +392,8 @@ def fit_die_check(
         w.astype(np.float32),
         float(b),
         threshold,
+        layer_weight=None if layer is None else layer.astype(np.float32),
+        layer_bias=None if layer_bias is None else layer_bias.astype(np.float32),
     )
 
 
