@@ -23,6 +23,7 @@ __all__ = [
     "Node",
     "Tensor",
     "WireError",
+    "encode_field",
     "parse_model",
     "tensor_info",
 ]
@@ -106,14 +107,13 @@ def _encode_varint(value: int) -> bytes:
             return bytes(out)
 
 
-def _field(number: int, payload: bytes | str) -> bytes:
-    """A length-delimited field (a string or a message)."""
+def encode_field(number: int, payload: bytes | int | str) -> bytes:
+    """One field as protobuf writes it: a number as a varint, a string or a message (its
+    bytes) length-delimited."""
+    if isinstance(payload, int):
+        return _encode_varint(number << 3 | VARINT) + _encode_varint(payload)
     raw = payload.encode() if isinstance(payload, str) else payload
     return _encode_varint(number << 3 | LENGTH) + _encode_varint(len(raw)) + raw
-
-
-def _number_field(number: int, value: int) -> bytes:
-    return _encode_varint(number << 3 | VARINT) + _encode_varint(value)
 
 
 def _text(value: int | bytes, what: str) -> str:
@@ -214,11 +214,11 @@ class Graph:
         """The graph's message, its fields in protobuf's own order (by number)."""
         return b"".join(
             [
-                *(_field(GRAPH_NODE, node.raw) for node in self.nodes),
-                _field(GRAPH_NAME, self.name) if self.name else b"",
-                *(_field(GRAPH_INITIALIZER, tensor.raw) for tensor in self.initializers),
-                *(_field(GRAPH_INPUT, raw) for raw in self.inputs),
-                *(_field(GRAPH_OUTPUT, raw) for raw in self.outputs),
+                *(encode_field(GRAPH_NODE, node.raw) for node in self.nodes),
+                encode_field(GRAPH_NAME, self.name) if self.name else b"",
+                *(encode_field(GRAPH_INITIALIZER, tensor.raw) for tensor in self.initializers),
+                *(encode_field(GRAPH_INPUT, raw) for raw in self.inputs),
+                *(encode_field(GRAPH_OUTPUT, raw) for raw in self.outputs),
             ]
         )
 
@@ -236,9 +236,9 @@ class Model:
         """The model's message, as protobuf writes it: what onnxruntime loads."""
         return b"".join(
             [
-                _number_field(MODEL_IR_VERSION, self.ir_version) if self.ir_version else b"",
-                _field(MODEL_GRAPH, self.graph.serialize()),
-                *(_field(MODEL_OPSET_IMPORT, raw) for raw in self.opset_imports),
+                encode_field(MODEL_IR_VERSION, self.ir_version) if self.ir_version else b"",
+                encode_field(MODEL_GRAPH, self.graph.serialize()),
+                *(encode_field(MODEL_OPSET_IMPORT, raw) for raw in self.opset_imports),
             ]
         )
 
@@ -265,14 +265,12 @@ def parse_model(data: bytes) -> Model:
 def tensor_info(name: str, shape: Sequence[int | str] | None = None) -> bytes:
     """A ``ValueInfoProto`` for a float tensor ``name`` (what ``onnx.helper.make_tensor_value_info``
     writes): ``shape`` gives each dimension as a size or a name, None leaves the shape unknown."""
-    tensor = _number_field(TENSOR_TYPE_ELEM, FLOAT)
+    tensor = encode_field(TENSOR_TYPE_ELEM, FLOAT)
     if shape is not None:
         dims = b"".join(
-            _field(
-                SHAPE_DIM,
-                _field(DIM_PARAM, dim) if isinstance(dim, str) else _number_field(DIM_VALUE, dim),
-            )
-            for dim in shape
+            encode_field(SHAPE_DIM, encode_field(DIM_PARAM if isinstance(d, str) else DIM_VALUE, d))
+            for d in shape
         )
-        tensor += _field(TENSOR_TYPE_SHAPE, dims)
-    return _field(INFO_NAME, name) + _field(INFO_TYPE, _field(TYPE_TENSOR, tensor))
+        tensor += encode_field(TENSOR_TYPE_SHAPE, dims)
+    kind = encode_field(TYPE_TENSOR, tensor)
+    return encode_field(INFO_NAME, name) + encode_field(INFO_TYPE, kind)

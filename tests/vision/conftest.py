@@ -11,38 +11,15 @@ import numpy.typing as npt
 import pytest
 
 from vision.classify import FakeClassifier
+from vision.onnx_wire import encode_field as _field
+from vision.onnx_wire import tensor_info
 
 # --- A hand-written ONNX file: protobuf encoded field by field, so no `onnx` package is needed.
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes | int | str) -> bytes:
-    if isinstance(payload, int):
-        return _varint(number << 3) + _varint(payload)
-    data = payload.encode() if isinstance(payload, str) else payload
-    return _varint((number << 3) | 2) + _varint(len(data)) + data
 
 
 def _tensor(name: str, array: npt.NDArray[np.float32]) -> bytes:
     dims = b"".join(_field(1, d) for d in array.shape)
     return dims + _field(2, 1) + _field(8, name) + _field(9, array.astype("<f4").tobytes())
-
-
-def _value_info(name: str, dims: list[int | str]) -> bytes:
-    shape = b"".join(_field(1, _field(1, d) if isinstance(d, int) else _field(2, d)) for d in dims)
-    tensor_type = _field(1, 1) + _field(2, shape)
-    return _field(1, name) + _field(2, _field(1, tensor_type))
 
 
 def _node(op: str, inputs: list[str], outputs: list[str], attributes: bytes = b"") -> bytes:
@@ -68,8 +45,8 @@ def tiny_model_bytes(
         + _field(2, "tiny")
         + _field(5, _tensor("W", weights))
         + _field(5, _tensor("B", bias))
-        + _field(11, _value_info(input_name, [batch, 3, 64, 64]))
-        + _field(12, _value_info(output_name, [batch, 7]))
+        + _field(11, tensor_info(input_name, [batch, 3, 64, 64]))
+        + _field(12, tensor_info(output_name, [batch, 7]))
     )
     opset = _field(1, "") + _field(2, 13)
     return _field(1, 8) + _field(2, "pipcam-tests") + _field(7, graph) + _field(8, opset)
