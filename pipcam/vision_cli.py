@@ -417,11 +417,13 @@ def _classify_boxes(classifier: Classifier, frame: Frame, boxes: Sequence[Box]) 
 def cmd_bench(args: argparse.Namespace) -> int:
     """``pipcam bench``: median milliseconds per frame (locate + classify) on one thread."""
     cv2.setNumThreads(1)
+    started = time.perf_counter()
     try:
         reader = _reader_from(args)
     except VisionError as err:
         _error("bench", str(err))
         return 1
+    load_ms = (time.perf_counter() - started) * 1000
     # Which files were timed: the int8 copies by default, the float ones when named.
     locator_file = getattr(getattr(reader.locator, "model", None), "path", None)
     _write(
@@ -471,7 +473,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f" settle detection {settle_ms:.1f} ms a frame that moved,"
             f" {still_ms:.1f} ms a still one",
         )
+    # What a Pi with little memory cares for: the start of `pipcam run`, and what it holds.
+    resident = _resident_mb()
+    _write(
+        sys.stdout,
+        f"reader loaded in {load_ms:.0f} ms; process resident "
+        + ("memory not known on this system" if resident is None else f"{resident:.0f} MB")
+        + " after these frames",
+    )
     return 0
+
+
+def _resident_mb() -> float | None:
+    """This process's resident memory in MB (Linux's /proc), None where it cannot be read."""
+    try:
+        status = Path("/proc/self/status").read_text("utf-8")
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return None
 
 
 def cmd_focus(args: argparse.Namespace) -> int:

@@ -519,18 +519,40 @@ def test_bench_prints_versions_and_each_frame_size(
     assert lines[1].startswith("1280x960, six dice: ")
     assert lines[2].startswith("1640x1232, six dice: ")
     assert lines[3].startswith("3280x2464, six dice: ")
-    assert len(lines) == 4
-    assert all("read 6 dice" in line for line in lines[1:])
+    assert len(lines) == 5
+    frames = lines[1:4]
+    assert all("read 6 dice" in line for line in frames)
     # A read takes the learned locator's footprints only for unsure dice: they are timed apart.
     learned = DEFAULT_LOCATOR_MODEL.is_file()
-    assert all(("ms more when a die is unsure" in line) == learned for line in lines[1:])
+    assert all(("ms more when a die is unsure" in line) == learned for line in frames)
     # What the camera loop spends on every frame, read or not, is timed too.
     assert all(
         re.search(
             r"; settle detection \d+\.\d ms a frame that moved, \d+\.\d ms a still one$", line
         )
-        for line in lines[1:]
+        for line in frames
     )
+    # And what starting the reader costs, and what the process holds (this is Linux).
+    last = re.fullmatch(
+        r"reader loaded in (\d+) ms; process resident (\d+) MB after these frames", lines[4]
+    )
+    assert last is not None, lines[4]
+    assert int(last[2]) > 10
+
+
+def test_bench_says_when_it_cannot_know_the_memory(
+    tiny_model: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pipcam.vision_cli
+
+    monkeypatch.setattr(pipcam.vision_cli, "_resident_mb", lambda: None)
+    assert _run(["bench", "--model", str(tiny_model), "--repeat", "1"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert re.fullmatch(
+        r"reader loaded in \d+ ms; process resident memory not known on this system after these"
+        r" frames",
+        last,
+    ), last
 
 
 @pytest.mark.usefixtures("fake_model")
