@@ -28,6 +28,7 @@ from vision.errors import ModelLoadError
 from vision.reader import DiceReader, DiceReading, Die
 from vision.synthetic import DieSpec, make_frame, six_dice
 from vision.train.readers import add_reader_options, reader_from
+from vision.train.tally import Tally
 
 __all__ = ["HiddenCounts", "hidden_tray", "judge", "main"]
 
@@ -48,7 +49,7 @@ Frame = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
-class HiddenCounts:
+class HiddenCounts(Tally):
     """How the hidden dice were reported, the uncovered dice beside them read otherwise, and the
     dice reported where none lies."""
 
@@ -58,16 +59,6 @@ class HiddenCounts:
     wrong: int = 0
     others_wrong: int = 0
     invented: int = 0
-
-    def __add__(self, other: HiddenCounts) -> HiddenCounts:
-        return HiddenCounts(
-            self.right + other.right,
-            self.asked + other.asked,
-            self.missing + other.missing,
-            self.wrong + other.wrong,
-            self.others_wrong + other.others_wrong,
-            self.invented + other.invented,
-        )
 
     def __str__(self) -> str:
         return f"{self.right} / {self.asked} / {self.missing} / {self.wrong}"

@@ -37,6 +37,7 @@ from vision.synthetic import (
     tray_of,
 )
 from vision.train.readers import add_reader_options, reader_from
+from vision.train.tally import Tally
 
 __all__ = ["LAYOUTS", "Pressed", "bare", "leaning", "main", "pressed"]
 
@@ -47,7 +48,7 @@ FIRST_SEED = 100
 
 
 @dataclass(frozen=True)
-class Pressed:
+class Pressed(Tally):
     """How the reader read the frames of dice pressed together."""
 
     dice: int = 0
@@ -56,16 +57,6 @@ class Pressed:
     exact: int = 0
     hidden: int = 0
     extra: int = 0
-
-    def __add__(self, other: Pressed) -> Pressed:
-        return Pressed(
-            self.dice + other.dice,
-            self.right + other.right,
-            self.frames + other.frames,
-            self.exact + other.exact,
-            self.hidden + other.hidden,
-            self.extra + other.extra,
-        )
 
 
 def pressed(reader: DiceReader, seeds: Sequence[int]) -> Pressed:
