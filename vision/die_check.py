@@ -151,7 +151,12 @@ def model_features(model_path: Path) -> tuple[str, str]:
     """The tensor that the last linear layer of ``model_path``'s first member reads (the pooled
     features a check is fitted on), and a sha256 of the layers that compute it: the same for a
     model whose last layers alone were tuned. ``ModelLoadError`` if there is no such layer."""
-    first = _first_member(model_path).graph
+    return _features_of(_first_member(model_path), model_path)
+
+
+def _features_of(member: wire.Model, model_path: Path) -> tuple[str, str]:
+    """:func:`model_features` of the first member already read from ``model_path``."""
+    first = member.graph
     index = last_linear(first)
     if index is None:
         raise ModelLoadError(
@@ -451,11 +456,20 @@ def load_die_check(path: Path) -> DieCheck:
 class DieChecker:
     """A die check run on its face model: the first member's features, then the regression."""
 
-    def __init__(self, model_path: Path, check: DieCheck, *, threads: int = 1) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        check: DieCheck,
+        *,
+        threads: int = 1,
+        first: wire.Model | None = None,
+    ) -> None:
         """Check that ``model_path``'s first member computes the features the check names
         (``ModelLoadError`` if not); its session is opened when features are first asked for.
+        ``first``: that member, when the caller has read it already.
         """
-        first = _first_member(model_path)
+        if first is None:
+            first = _first_member(model_path)
         produced = {out for node in first.graph.nodes for out in node.outputs}
         if check.features not in produced:
             raise ModelLoadError(
@@ -605,10 +619,12 @@ def _checker(
     name the versions)."""
     del versions  # only the cache's key
     check = load_die_check(Path(check_path))
+    # Read once for both: the digest that says the check fits, and the checker's own member.
     try:
-        name, digest = model_features(Path(model))
+        first = _first_member(Path(model))
+        name, digest = _features_of(first, Path(model))
     except ModelLoadError:
-        return None  # no last linear layer: not a model any check is fitted to
+        return None  # unreadable, or no last linear layer: not a model any check is fitted to
     if (name, digest) != (check.features, check.features_sha256):
         return None
-    return DieChecker(Path(model), check, threads=threads)
+    return DieChecker(Path(model), check, threads=threads, first=first)
