@@ -16,10 +16,12 @@ import numpy.typing as npt
 
 __all__ = [
     "CONTEXT",
+    "EDGE_FEATURES",
     "MODEL_SIZE",
     "Box",
     "crop_for_model",
     "crops_for_model",
+    "edge_features",
     "sharpness",
     "shrink",
     "square_around",
@@ -160,4 +162,101 @@ def sharpness(crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         low, high = np.percentile(grey, [5.0, 95.0])
         laplacian = cv2.Laplacian(grey, cv2.CV_32F, ksize=3)
         out[i] = float(np.abs(laplacian).mean()) / max(float(high - low), 0.05)
+    return out
+
+
+EDGE_FEATURES = 8
+"""How many numbers :func:`edge_features` gives a crop."""
+
+_STRIP = 5
+"""Pixels of the crop on either side of the box's edge that :func:`edge_features` compares:
+the margin the crop keeps outside a square box (64 * (1 - 1 / CONTEXT) / 2). Strips of 4 a
+pixel clear of the edge took fewer hidden dice at as few phantoms (models/MODEL_CARD.md, "What
+the crop's edges say")."""
+
+
+def edge_features(
+    crops: npt.NDArray[np.float32], boxes: Sequence[Sequence[float]]
+) -> npt.NDArray[np.float32]:
+    """What the edges of each located box look like in its face-model crop (N, 3, 64, 64): (N, 8).
+
+    A die partly hidden by a card or a lid is boxed up to the cover's edge; there the crop's
+    margin is the cover (one even colour, unlike the die just inside) and one straight, even
+    edge runs along the box's side. A phantom (a shadow, a knob) seldom has such a side. For
+    each side of the box, in the crop: the colour distance between the strip outside it and the
+    strip inside (:data:`_STRIP` pixels each), the outer strip's colour spread, the mean
+    gradient across the side over the crop's mean gradient, and how unevenly that gradient
+    runs along the side (its spread over its mean). The eight: the largest distance, the
+    largest side gradient, the smallest spread; that of the side of the largest distance, its
+    gradient and unevenness; the second-largest distance; and the crop's mean gradient.
+
+    >>> crop = np.full((2, 3, 64, 64), 0.2, np.float32)
+    >>> crop[1, :, 6:59, 6:59] = 0.9  # a light die boxed on a dark table; the first: no die
+    >>> rows = edge_features(crop, [(0.0, 0.0, 54.0, 54.0)] * 2)
+    >>> [round(float(v), 2) for v in rows[:, 0]], [round(float(v), 2) for v in rows[:, 2]]
+    ([0.0, 1.21], [0.0, 0.0])
+    """
+    if len(crops) != len(boxes):
+        raise ValueError(f"{len(crops)} crops for {len(boxes)} boxes; give one box a crop")
+    out = np.zeros((len(crops), EDGE_FEATURES), np.float32)
+    for i, (crop, box) in enumerate(zip(crops, boxes, strict=True)):
+        size = crop.shape[-1]
+        sx0, sy0, sx1, _ = square_around(box)
+        scale = size / max(sx1 - sx0, 1)
+        # The box's sides in crop pixels, each strip kept inside the crop and not empty (the
+        # square leaves 5 pixels around a box's long side, more around its short one).
+        x0, y0, x1, y1 = (
+            int(round((v - o) * scale)) for v, o in zip(box, (sx0, sy0, sx0, sy0), strict=True)
+        )
+        x0, y0 = min(max(x0, 2), size - 5), min(max(y0, 2), size - 5)
+        x1, y1 = min(max(x1, x0 + 3), size - 2), min(max(y1, y0 + 3), size - 2)
+        grey = np.asarray(cv2.GaussianBlur(crop.mean(axis=0), (0, 0), 1.0), np.float32)
+        across_x = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
+        across_y = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+        mean_gradient = float(np.hypot(across_x, across_y).mean()) + 1e-3
+        pixels = crop.transpose(1, 2, 0)
+        sides = []
+        # (outer strip, inner strip, gradient across the side along it) for left, right, top,
+        # bottom; the gradient taken as the highest of the two pixels either side of the edge.
+        for outer, inner, along in (
+            (
+                pixels[y0:y1, max(x0 - _STRIP, 0) : x0],
+                pixels[y0:y1, x0 : min(x0 + _STRIP, x1)],
+                across_x[y0:y1, x0 - 1 : x0 + 1].max(axis=1),
+            ),
+            (
+                pixels[y0:y1, x1 : min(x1 + _STRIP, size)],
+                pixels[y0:y1, max(x1 - _STRIP, x0) : x1],
+                across_x[y0:y1, x1 - 1 : min(x1 + 1, size)].max(axis=1),
+            ),
+            (
+                pixels[max(y0 - _STRIP, 0) : y0, x0:x1],
+                pixels[y0 : min(y0 + _STRIP, y1), x0:x1],
+                across_y[y0 - 1 : y0 + 1, x0:x1].max(axis=0),
+            ),
+            (
+                pixels[y1 : min(y1 + _STRIP, size), x0:x1],
+                pixels[max(y1 - _STRIP, y0) : y1, x0:x1],
+                across_y[y1 - 1 : min(y1 + 1, size), x0:x1].max(axis=0),
+            ),
+        ):
+            outer_px, inner_px = outer.reshape(-1, 3), inner.reshape(-1, 3)
+            distance = float(np.linalg.norm(outer_px.mean(axis=0) - inner_px.mean(axis=0)))
+            spread = float(outer_px.std(axis=0).mean())
+            gradient = float(along.mean())
+            uneven = float(along.std()) / (gradient + 1e-3)
+            sides.append((distance, spread, gradient / mean_gradient, uneven))
+        table = np.array(sides, np.float32)
+        order = np.argsort(-table[:, 0], kind="stable")
+        far = table[order[0]]
+        out[i] = (
+            table[:, 0].max(),
+            table[:, 2].max(),
+            table[:, 1].min(),
+            far[1],
+            far[2],
+            far[3],
+            table[order[1], 0],
+            mean_gradient,
+        )
     return out

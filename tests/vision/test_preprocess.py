@@ -1,5 +1,6 @@
 """The face model's crop: square side, centring, edge replication, RGB order and scaling; and
-``shrink``, the area average that scales frames down for the locator and the table's looks."""
+``shrink``, the area average that scales frames down for the locator and the table's looks;
+the crop's sharpness and what its box's edges look like."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from hypothesis import strategies as st
 
 from vision.die_check import BLURRED_BELOW
 from vision.preprocess import (
+    EDGE_FEATURES,
     MODEL_SIZE,
     crop_for_model,
     crops_for_model,
+    edge_features,
     sharpness,
     shrink,
     square_around,
@@ -217,3 +220,86 @@ def test_sharpness_tells_a_blurred_die_from_a_sharp_one_at_any_size(
 def test_sharpness_falls_as_the_blur_grows() -> None:
     figures = [_blurred_die(80.0, blur) for blur in (0.0, 0.03, 0.06, 0.1, 0.15, 0.25)]
     assert figures == sorted(figures, reverse=True), figures
+
+
+Box = tuple[float, float, float, float]
+
+
+def _covered_die(
+    side: float, covered: float, *, seed: int = 0
+) -> tuple[npt.NDArray[np.uint8], Box]:
+    """A white die of ``side`` pixels with three pips on a green felt grained at a tenth of
+    the die's side; a grey card with a faint print over its right ``covered`` share (none at
+    0). Returns the frame and the box of what shows."""
+    size = int(side * 4)
+    rng = np.random.default_rng(seed)
+    grain = cv2.GaussianBlur(rng.normal(0.0, 1.0, (size, size)), (0, 0), side / 10)
+    felt = (grain / grain.std() * 12.0)[:, :, None] + np.array([60.0, 120.0, 50.0])
+    frame = np.clip(felt, 0, 255).astype(np.uint8)
+    x0 = y0 = int(size / 2 - side / 2)
+    x1 = y1 = int(x0 + side)
+    frame[y0:y1, x0:x1] = 235
+    for k in (0.25, 0.5, 0.75):
+        centre = (int(x0 + k * side), int(y0 + k * side))
+        cv2.circle(frame, centre, int(side / 10), (20, 20, 20), -1)
+    shows = x1 if covered == 0 else int(x1 - covered * side)
+    if covered:
+        card = rng.normal(150.0, 3.0, (size, size - shows, 1))
+        frame[:, shows:] = np.clip(card, 0, 255).astype(np.uint8)
+    return frame, (float(x0), float(y0), float(shows), float(y1))
+
+
+def _edges(side: float, covered: float, *, seed: int = 0) -> npt.NDArray[np.float32]:
+    frame, box = _covered_die(side, covered, seed=seed)
+    return np.asarray(edge_features(crops_for_model(frame, [box]), [box])[0], np.float32)
+
+
+@pytest.mark.parametrize("side", [40.0, 90.0, 300.0])
+@pytest.mark.parametrize("covered", [0.2, 0.45, 0.6])
+def test_a_side_ending_at_a_cover_is_a_stronger_edge_than_any_of_the_whole_die(
+    side: float, covered: float
+) -> None:
+    """Where a card cuts a die, the edge along the cut (light die against grey card) is
+    stronger than any side of the whole die on the felt, the more so the more the card
+    covers (the crop's mean gradient falls with the pips hidden). The box is narrower than
+    the crop's square, so the sides must follow the box, not the crop's margin."""
+    whole = _edges(side, 0.0)
+    cut = _edges(side, covered)
+    assert cut[1] > 1.15 * whole[1], (cut, whole)
+    assert cut[0] > 0.5, cut  # the die is still unlike the felt on its other sides
+
+
+def test_a_phantom_on_the_felt_has_no_side_unlike_its_inside() -> None:
+    """Boxed felt, with no die, has about the same colour inside and outside each side."""
+    frame, _ = _covered_die(60.0, 0.0)
+    box = (10.0, 10.0, 50.0, 50.0)
+    phantom = edge_features(crops_for_model(frame, [box]), [box])[0]
+    die = _edges(60.0, 0.0)
+    assert phantom[0] < 0.15 < 0.8 < die[0], (phantom, die)
+    assert phantom[1] < 0.5 * die[1], (phantom, die)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_edges_measure_the_die_not_its_size_in_pixels(seed: int) -> None:
+    """The colour distances, the smallest spread and the cut's gradient agree from 40 to 300
+    pixels."""
+    small, large = _edges(40.0, 0.45, seed=seed), _edges(300.0, 0.45, seed=seed)
+    for index, within in ((0, 0.15), (2, 0.03), (6, 0.15), (1, 1.5)):
+        assert abs(float(small[index]) - float(large[index])) < within, (index, small, large)
+
+
+def test_edge_features_of_no_boxes_and_of_mismatched_ones() -> None:
+    assert edge_features(np.zeros((0, 3, 64, 64), np.float32), []).shape == (0, EDGE_FEATURES)
+    with pytest.raises(ValueError, match="2 crops for 1 boxes"):
+        edge_features(np.zeros((2, 3, 64, 64), np.float32), [(0.0, 0.0, 5.0, 5.0)])
+
+
+@given(
+    st.tuples(*(st.floats(-50.0, 150.0) for _ in range(4))),
+    st.integers(0, 2**31 - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_any_box_gives_finite_edges(box: Box, seed: int) -> None:
+    """A box of any size or place, even empty or turned inside out, gives finite numbers."""
+    crops = np.random.default_rng(seed).random((1, 3, 64, 64)).astype(np.float32)
+    assert np.isfinite(edge_features(crops, [box])).all()
