@@ -13,9 +13,11 @@ a cup or a box lid lying over part of it) from a whole one: what shows of a hidd
 like another face (a three cut in half is a two), so the reader asks its value rather than
 guess. It reads the same features, then the box's shape and size beside the frame's other dice,
 and the face model's probabilities (:func:`hidden_rows`). A fourth reads the same rows for the
-boxes the reader would drop (:func:`dropped`): a die more than a third hidden often reads as "no
-face", as training taught, and the check tells what shows of it from a phantom, so that the
-players are told to move what covers it instead of finding a die missing.
+boxes the reader would drop (:func:`dropped`), and what the crop shows at the box's sides
+(:func:`vision.preprocess.edge_features`: the straight edge of a card that cuts a die): a die
+more than a third hidden often reads as "no face", as training taught, and the check tells what
+shows of it from a phantom, so that the players are told to move what covers it instead of
+finding a die missing.
 
 A check is fitted to one face model's features: it keeps a fingerprint of what computes them
 (the first member without its last layer), so it serves that model and any whose last layers
@@ -51,7 +53,7 @@ from vision.classify import (
     with_outputs,
 )
 from vision.errors import ModelLoadError
-from vision.preprocess import sharpness
+from vision.preprocess import EDGE_FEATURES, edge_features, sharpness
 
 __all__ = [
     "BLURRED_BELOW",
@@ -80,7 +82,9 @@ Box = tuple[float, float, float, float] | tuple[int, int, int, int]
 
 HIDDEN_EXTRAS = 3 + CLASSES
 """What :func:`hidden_rows` adds to the model features: three numbers of box geometry and the
-face model's probabilities."""
+face model's probabilities; then, given the crops, the :data:`EDGE_FEATURES` numbers of
+:func:`vision.preprocess.edge_features`. A partly-hidden check reads the rows' first
+``len(mean)`` numbers: the edges too, or not."""
 
 
 def dropped(probs: Features) -> npt.NDArray[np.bool_]:
@@ -105,11 +109,13 @@ def hidden_rows(
     probs: Features,
     *,
     reference: Sequence[Box] | None = None,
+    crops: npt.NDArray[np.float32] | None = None,
 ) -> Features:
     """The rows the partly-hidden checks read for boxes of one frame: the model ``features``,
     then each box's short side over its long one, its long and its short side over the median
-    long side of ``reference`` (the boxes read as a face; default and when empty: ``boxes``), and
-    ``probs``.
+    long side of ``reference`` (the boxes read as a face; default and when empty: ``boxes``),
+    ``probs``, and with the boxes' face-model ``crops``, what their edges look like
+    (:func:`vision.preprocess.edge_features`).
 
     What shows of a die hidden by a straight edge is often narrower than the dice beside it;
     a die alone in the frame is its own median.
@@ -119,17 +125,26 @@ def hidden_rows(
     >>> [round(float(v), 2) for v in rows[1, 1:4]]
     [0.5, 1.0, 0.5]
     """
-    if len(boxes) != len(features) or len(probs) != len(features):
+    if (
+        len(boxes) != len(features)
+        or len(probs) != len(features)
+        or (crops is not None and len(crops) != len(features))
+    ):
         raise ValueError(
             f"{len(features)} feature rows, {len(boxes)} boxes and {len(probs)} readings"
+            + ("" if crops is None else f" and {len(crops)} crops")
         )
+    edges = 0 if crops is None else EDGE_FEATURES
     if not len(boxes):
-        return np.zeros((0, features.shape[1] + HIDDEN_EXTRAS), np.float32)
+        return np.zeros((0, features.shape[1] + HIDDEN_EXTRAS + edges), np.float32)
     sides = _sides(boxes)
     long, short = sides.max(axis=1), sides.min(axis=1)
     median = float(np.median(_sides(reference or boxes).max(axis=1)))
     geometry = np.stack([short / long, long / median, short / median], axis=1)
-    return np.hstack([features, geometry, probs]).astype(np.float32)
+    parts = [features, geometry, probs]
+    if crops is not None:
+        parts.append(edge_features(crops, boxes))
+    return np.hstack(parts).astype(np.float32)
 
 
 def _sides(boxes: Sequence[Box]) -> npt.NDArray[np.float64]:
@@ -317,15 +332,16 @@ class DieCheck:
             check.mean.shape,
         ):
             raise ValueError("not a die check: its blurred-die check reads other features")
+        rows = len(check.mean) + HIDDEN_EXTRAS
         for hidden in (check.hidden, check.hidden_dropped):
             if hidden is not None and (
-                hidden.features,
-                hidden.features_sha256,
-                hidden.mean.shape,
-            ) != (check.features, check.features_sha256, (len(check.mean) + HIDDEN_EXTRAS,)):
+                (hidden.features, hidden.features_sha256) != (check.features, check.features_sha256)
+                or len(hidden.mean) not in (rows, rows + EDGE_FEATURES)
+            ):
                 raise ValueError(
                     "not a die check: its partly-hidden check reads other features (it reads"
-                    f" the die check's {len(check.mean)} and {HIDDEN_EXTRAS} more)"
+                    f" the die check's {len(check.mean)} and {HIDDEN_EXTRAS} more, or"
+                    f" {HIDDEN_EXTRAS + EDGE_FEATURES} more with the crop's edges)"
                 )
         return check
 
@@ -588,8 +604,13 @@ class DieChecker:
             if inner is None or not these.any():
                 continue
             where = np.flatnonzero(these)
+            edges = len(inner.mean) > len(check.mean) + HIDDEN_EXTRAS
             rows = hidden_rows(
-                features[these], [boxes[int(i)] for i in where], probs[these], reference=faces
+                features[these],
+                [boxes[int(i)] for i in where],
+                probs[these],
+                reference=faces,
+                crops=crops[these] if edges else None,
             )
             judged[these] = inner.probability(rows) >= inner.threshold
         return dies, blurred, hidden, hidden_dropped

@@ -27,7 +27,7 @@ from vision.die_check import (
 )
 from vision.errors import ModelLoadError
 from vision.locate import LocatedDie, TrayColour
-from vision.preprocess import crops_for_model
+from vision.preprocess import EDGE_FEATURES, crops_for_model, edge_features
 from vision.reader import DiceReader
 
 Frame = npt.NDArray[np.uint8]
@@ -298,15 +298,17 @@ def test_a_check_whose_layer_does_not_fit_is_refused(change: dict[str, Any], pro
         DieCheck.from_json(_LAYERED | change)
 
 
+@pytest.mark.parametrize("option", ["--hidden-units", "--hidden-dropped-units"])
 def test_the_fitter_refuses_a_negative_count_of_units(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
 ) -> None:
     from vision.train.die_check import main
 
     with pytest.raises(SystemExit) as exit_:
-        main(["--hidden-units", "-1", "--out", str(tmp_path / "c.json")])
+        main([option, "-1", "--out", str(tmp_path / "c.json")])
     assert exit_.value.code == 2
-    assert "--hidden-units -1: give 0 (no layer) or more units" in capsys.readouterr().err
+    assert f"{option} -1: give 0 (no layer) or more units" in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
 
 
 class _Fixed:
@@ -401,16 +403,27 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     check = load_die_check(first)
     assert (check.features, check.features_sha256) == model_features(DEFAULT_MODEL)
     assert die_checker_for(DEFAULT_MODEL, check_path=first) is not None
-    # The partly-hidden check refitted alone, on stretched boxes too: the other two stay.
+    # By default the check of the boxes otherwise dropped reads the crop's edges, with a layer.
+    assert check.hidden is not None
+    assert check.hidden_dropped is not None
+    assert len(check.hidden.mean) == len(check.mean) + HIDDEN_EXTRAS
+    assert len(check.hidden_dropped.mean) == len(check.mean) + HIDDEN_EXTRAS + EDGE_FEATURES
+    assert check.hidden_dropped.layer_bias is not None
+    assert len(check.hidden_dropped.layer_bias) == 64
+    # The partly-hidden check refitted alone, on stretched boxes and the edges too: the other
+    # checks stay.
     again = tmp_path / "c.json"
     again.write_bytes(first.read_bytes())
     args = ["--data", str(ROOT / "tests" / "data"), "--hidden-scenes", "6", "--threads", "1"]
-    assert main([*args, "--only-hidden", "--spilled", "--out", str(again)]) == 0
+    only = ["--only-hidden", "--spilled", "--edges", "both"]
+    assert main([*args, *only, "--out", str(again)]) == 0
     printed = capsys.readouterr().out
     assert "render spilled whole:" in printed
     assert "partly-hidden check of the boxes otherwise dropped fitted on" in printed
     assert "render phantom:" in printed
     refitted = load_die_check(again)
+    assert refitted.hidden is not None
+    assert len(refitted.hidden.mean) == len(check.mean) + HIDDEN_EXTRAS + EDGE_FEATURES
     before, after = check.to_json(), refitted.to_json()
     assert before.pop("hidden") != after.pop("hidden")
     # The spilled boxes are read as faces: the check of the boxes otherwise dropped is the same.
@@ -498,7 +511,15 @@ def test_a_check_with_a_partly_hidden_die_check_goes_through_json() -> None:
     plain = DieCheck.from_json(check("abc", 2).to_json())
     assert plain.hidden is None
     assert plain.hidden_dropped is None
-    for other in (check("xyz", 2 + HIDDEN_EXTRAS), check("abc", 2)):
+    edges = check("abc", 2 + HIDDEN_EXTRAS + EDGE_FEATURES)
+    read = DieCheck.from_json(dataclasses.replace(whole, hidden_dropped=edges).to_json())
+    assert read.hidden_dropped is not None
+    assert len(read.hidden_dropped.mean) == 2 + HIDDEN_EXTRAS + EDGE_FEATURES
+    for other in (
+        check("xyz", 2 + HIDDEN_EXTRAS),
+        check("abc", 2),
+        check("abc", 2 + HIDDEN_EXTRAS + EDGE_FEATURES - 1),
+    ):
         for wrong in (
             dataclasses.replace(whole, hidden=other),
             dataclasses.replace(whole, hidden_dropped=other),
@@ -659,6 +680,56 @@ def test_a_box_otherwise_dropped_that_the_check_takes_for_a_die_partly_hidden_is
     asked = (None, "uncertain", True)
     expected = {thin: asked, dim: asked} if hidden_dropped else {}
     assert got == {left: (1, "ok", False), right: (1, "ok", False), **expected}
+
+
+def test_a_dropped_check_that_reads_the_crops_edges_takes_a_box_whose_sides_stand_out(
+    tiny_model: Path,
+) -> None:
+    """Two dark grey boxes the tiny model calls "no face": one on a margin of its own colour,
+    one whose sides meet a black margin. A check of the boxes otherwise dropped that reads
+    the crop's edges (here: the largest colour distance across a side) asks about the second
+    alone."""
+    frame = np.full((300, 500, 3), 255, np.uint8)
+    blended, standing = (60, 60, 120, 120), (300, 60, 360, 120)
+    _patch(frame, blended, (25, 25, 25))
+    _patch(frame, standing, (0, 0, 0))
+    frame[60:120, 300:360] = 25
+    classifier = OnnxClassifier(tiny_model)
+    probs = classifier.predict(crops_for_model(frame, [blended, standing]))
+    assert dropped(probs).all()
+    weight = [0.0] * (3 + HIDDEN_EXTRAS + EDGE_FEATURES)
+    weight[3 + HIDDEN_EXTRAS] = 60.0  # the largest colour distance across a side (0.17)
+    edges = _check(tiny_model, weight, -5.0)
+    check = dataclasses.replace(
+        _check(tiny_model, [-10.0, -10.0, -10.0], 5.0, threshold=0.999), hidden_dropped=edges
+    )
+    again = DieCheck.from_json(json.loads(json.dumps(check.to_json())))
+    assert again.hidden_dropped is not None
+    assert again.hidden_dropped.mean.shape == (len(weight),)
+    reader = DiceReader(
+        classifier, locator=_Fixed([blended, standing]), die_check=DieChecker(tiny_model, again)
+    )
+    got = [(d.box, d.value, d.status, d.hidden) for d in reader.read(frame).dice]
+    assert got == [(standing, None, "uncertain", True)]
+
+
+def test_rows_with_the_crops_end_with_their_edges() -> None:
+    crops = np.random.default_rng(0).random((2, 3, 64, 64)).astype(np.float32)
+    boxes = [(0, 0, 10, 10), (0, 0, 5, 10)]
+    rows = hidden_rows(np.zeros((2, 1), np.float32), boxes, np.zeros((2, 7), np.float32))
+    with_edges = hidden_rows(
+        np.zeros((2, 1), np.float32), boxes, np.zeros((2, 7), np.float32), crops=crops
+    )
+    np.testing.assert_array_equal(with_edges[:, : rows.shape[1]], rows)
+    np.testing.assert_array_equal(with_edges[:, rows.shape[1] :], edge_features(crops, boxes))
+    with pytest.raises(ValueError, match="2 feature rows, 2 boxes and 2 readings and 1 crops"):
+        hidden_rows(
+            np.zeros((2, 1), np.float32), boxes, np.zeros((2, 7), np.float32), crops=crops[:1]
+        )
+    empty = hidden_rows(
+        np.zeros((0, 1), np.float32), [], np.zeros((0, 7), np.float32), crops=crops[:0]
+    )
+    assert empty.shape == (0, 1 + HIDDEN_EXTRAS + EDGE_FEATURES)
 
 
 def test_the_boxes_the_dropped_check_judges_are_those_the_reader_drops_by_default() -> None:
