@@ -529,12 +529,14 @@ def test_a_check_with_a_partly_hidden_die_check_goes_through_json() -> None:
 
 
 def test_the_shipped_check_asks_about_dice_partly_hidden() -> None:
-    """The shipped check file holds a partly-hidden check, fitted to the same features."""
+    """The shipped check file holds both partly-hidden checks, fitted to the same features."""
     check = load_die_check(DEFAULT_DIE_CHECK)
     assert check.hidden is not None
     assert check.hidden.mean.shape == (len(check.mean) + HIDDEN_EXTRAS,)
     assert check.hidden_dropped is not None
-    assert check.hidden_dropped.mean.shape == (len(check.mean) + HIDDEN_EXTRAS,)
+    # The check of the boxes otherwise dropped reads the crop's edges too.
+    edges = len(check.mean) + HIDDEN_EXTRAS + EDGE_FEATURES
+    assert check.hidden_dropped.mean.shape == (edges,)
 
 
 def test_the_rows_of_the_hidden_check_need_one_box_and_reading_a_feature_row() -> None:

@@ -512,7 +512,8 @@ _LIMITS = [
     "  covered, in the synthetic probe `python -m vision.train.hidden` are still read wrong (9",
     '  with the linear check shipped before, 27 without it; "Dice partly hidden, asked about" and',
     '  "A partly-hidden check with a layer" in models/MODEL_CARD.md); most dice 40-60 %',
-    "  covered are not reported at all (106 of 144; 116 before the check of the boxes otherwise",
-    '  dropped: "Dice more hidden, asked about instead of dropped").',
+    "  covered are not reported at all (102 of 144: most are never boxed; 106 before the check",
+    "  of the boxes otherwise dropped read the crop's edges, 116 before that check: \"Dice more",
+    '  hidden, asked about instead of dropped" and "What the crop\'s edges say").',
     "",
 ]
