@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -264,15 +265,38 @@ class OnnxClassifier:
         self.path = Path(model_path)
         self.threads = threads
         self.first_sure = first_sure
-        self._session = _session(
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._batch: int | None = None
+        # features_tensor: the first member's pooled features that predict_with_features gives
+        # (the tensor its last linear layer reads), None for a model read whole.
+        self._members: list[tuple[Any, str]] = []
+        self.features_tensor: str | None = None
+        if first_sure is not None:
+            self._members, self.features_tensor = self._member_sessions()
+        if not self._members:
+            self._opened()
+
+    def _opened(self) -> Any:
+        """The session on the whole model: opened at once for a model read whole, and for a
+        composed one read member by member only when :meth:`logits` is asked (its members give
+        every reading; the whole would hold their weights a second time, 14 MB here)."""
+        with self._lock:
+            if self._session is None:
+                self._session = self._whole_session()
+            return self._session
+
+    def _whole_session(self) -> Any:
+        """Open the whole model, checking its input, output and batch."""
+        session = _session(
             self.path,
-            threads,
+            self.threads,
             what="face model",
             missing="pass --model PATH, or restore models/dice_faces.onnx from the repository",
             damaged="restore models/dice_faces.onnx or retrain it (vision/train)",
         )
-        inputs = {i.name: i for i in self._session.get_inputs()}
-        outputs = {o.name: o for o in self._session.get_outputs()}
+        inputs = {i.name: i for i in session.get_inputs()}
+        outputs = {o.name: o for o in session.get_outputs()}
         if "image" not in inputs or "logits" not in outputs:
             raise ModelLoadError(
                 f"face model {str(self.path)!r} has inputs {sorted(inputs)} and outputs"
@@ -281,15 +305,7 @@ class OnnxClassifier:
         batch = inputs["image"].shape[0]
         # A model exported with a fixed batch of 1 is run one crop at a time.
         self._batch = batch if isinstance(batch, int) and batch > 0 else None
-        # Loaded now, with the whole model, so both come from the same file; split by
-        # vision.onnx_wire, since the onnx package alone would cost about 17 MB.
-        # features_tensor: the first member's pooled features that predict_with_features gives
-        # (the tensor its last linear layer reads), None for a model read whole.
-        self._members: list[tuple[Any, str]]
-        self.features_tensor: str | None
-        self._members, self.features_tensor = (
-            self._member_sessions() if first_sure is not None else ([], None)
-        )
+        return session
 
     def __repr__(self) -> str:
         return f"OnnxClassifier({str(self.path)!r})"
@@ -299,12 +315,13 @@ class OnnxClassifier:
         crops = np.ascontiguousarray(crops, dtype=np.float32)
         if len(crops) == 0:
             return np.zeros((0, CLASSES), np.float32)
+        session = self._opened()
         if self._batch is None:
-            (out,) = self._session.run(["logits"], {"image": crops})
+            (out,) = session.run(["logits"], {"image": crops})
             result = np.asarray(out, dtype=np.float32)
         else:
             parts = [
-                self._session.run(["logits"], {"image": crops[i : i + self._batch]})[0]
+                session.run(["logits"], {"image": crops[i : i + self._batch]})[0]
                 for i in range(0, len(crops), self._batch)
             ]
             result = np.concatenate(parts).astype(np.float32)
@@ -322,24 +339,35 @@ class OnnxClassifier:
         """
         import onnxruntime
 
-        # onnxruntime has read the file already, so it is an ONNX model.
-        whole = wire.parse_model(self.path.read_bytes()) if self._batch is None else None
-        members = members_of(whole) if whole is not None else []
+        try:
+            whole = wire.parse_model(self.path.read_bytes())
+        except (OSError, wire.WireError):
+            return [], None  # opening the whole model says what is wrong with the file
+        members = members_of(whole)
         features = None
         if members and (last := last_linear(members[0].graph)) is not None:
             features = members[0].graph.nodes[last].inputs[0]
             members[0] = with_outputs(members[0], features)
-        sessions = [
-            (
-                onnxruntime.InferenceSession(
-                    member.serialize(),
-                    sess_options=session_options(self.threads),
-                    providers=["CPUExecutionProvider"],
-                ),
-                member.graph.output_names[0],
-            )
-            for member in members
-        ]
+        try:
+            sessions = [
+                (
+                    onnxruntime.InferenceSession(
+                        member.serialize(),
+                        sess_options=session_options(self.threads),
+                        providers=["CPUExecutionProvider"],
+                    ),
+                    member.graph.output_names[0],
+                )
+                for member in members
+            ]
+        except Exception:  # noqa: BLE001 - onnxruntime's own errors: the whole model says them
+            return [], None
+        # Members with a fixed batch would refuse a frame's crops at once: read such a model whole.
+        if any(
+            isinstance(batch := session.get_inputs()[0].shape[0], int) and batch > 0
+            for session, _ in sessions
+        ):
+            return [], None
         return sessions, features
 
     @property
@@ -355,8 +383,13 @@ class OnnxClassifier:
         return _member_logp(self._members[0], np.ascontiguousarray(crops, dtype=np.float32))
 
     def predict_whole(self, crops: Crops) -> Probabilities:
-        """Return (N, 7) softmax probabilities for ``crops`` read by the whole model."""
-        return softmax(self.logits(crops))
+        """Return (N, 7) softmax probabilities for ``crops`` read by the whole model: by every
+        member, for a composed one (what its graph computes: the mean of their log-softmax)."""
+        if not self._members or len(crops) == 0:
+            return softmax(self.logits(crops))
+        crops = np.ascontiguousarray(crops, dtype=np.float32)
+        total = sum(_member_logp(member, crops) for member in self._members)
+        return softmax(np.asarray(total, np.float32) / len(self._members))
 
     def predict(self, crops: Crops) -> Probabilities:
         """Return (N, 7) softmax probabilities for ``crops``.

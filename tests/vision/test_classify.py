@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -290,6 +291,39 @@ def test_the_shipped_model_is_read_member_by_member(model: Path) -> None:
     crops = _crops(3)
     np.testing.assert_allclose(classifier.predict(crops).sum(axis=1), 1.0, rtol=1e-5)
     assert len(classifier._members) == 2
+
+
+@pytest.mark.parametrize("model", [FLOAT_MODEL, DEFAULT_MODEL], ids=["float", "int8"])
+def test_a_composed_model_is_read_by_its_members_alone_until_its_logits_are_asked(
+    model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading, reading whole and reading at turns run the members: the whole model's session,
+    which holds their weights a second time, is opened only for :meth:`logits`, once, and
+    agrees with them."""
+    import vision.classify as classify
+
+    opened: list[Path] = []
+    real = classify._session
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
+        opened.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(classify, "_session", counted)
+    classifier = OnnxClassifier(model)
+    crops = _crops(5)
+    probs = classifier.predict(crops)
+    whole = classifier.predict_whole(crops)
+    read_unsure_turned(classifier, crops, probs, 1.0)  # every crop read again at three turns
+    assert opened == []
+    logits = classifier.logits(crops)
+    np.testing.assert_allclose(softmax(logits), whole, atol=1e-5)
+    classifier.logits(crops)
+    assert opened == [model]
+    # Read whole from the start, the same model gives the same whole reading.
+    np.testing.assert_allclose(
+        OnnxClassifier(model, first_sure=None).predict(crops), whole, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("first_sure", [0.0, 1.5, -0.1])
