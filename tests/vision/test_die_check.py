@@ -147,23 +147,25 @@ def test_a_check_naming_a_tensor_the_model_lacks_is_refused(tiny_model: Path) ->
         DieChecker(tiny_model, wrong)
 
 
+_PLAIN: dict[str, Any] = {
+    "features_sha256": "a",
+    "features": "f",
+    "threshold": 0.9,
+    "bias": 0,
+    "mean": [0, 0],
+    "scale": [1, 1],
+    "weight": [1, 1],
+}
+"""A whole check of two features in JSON, without a layer."""
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
         pytest.param("{not json", "Expecting property name", id="not JSON"),
         pytest.param('{"features_sha256": "a"}', "KeyError", id="keys missing"),
         pytest.param(
-            json.dumps(
-                {
-                    "features_sha256": "a",
-                    "features": "f",
-                    "threshold": 0.9,
-                    "bias": 0,
-                    "mean": [0, 0],
-                    "scale": [1, 1],
-                    "weight": [1],
-                }
-            ),
+            json.dumps(_PLAIN | {"weight": [1]}),
             "not one length",
             id="lengths differ",
         ),
@@ -269,13 +271,7 @@ def test_a_check_with_a_layer_survives_its_json() -> None:
     assert "layer_weight" not in plain.to_json()
 
 
-_LAYERED = {
-    "features_sha256": "a",
-    "features": "f",
-    "threshold": 0.9,
-    "bias": 0,
-    "mean": [0, 0],
-    "scale": [1, 1],
+_LAYERED = _PLAIN | {
     "weight": [1, 1, 1],
     "layer_weight": [[1, 0, 0], [0, 1, 0]],
     "layer_bias": [0, 0, 0],
