@@ -23,10 +23,12 @@ __all__ = [
     "FloatBox",
     "Found",
     "centre_inside",
+    "covered_share",
     "decode",
     "iou",
     "locator_input",
     "merge_found",
+    "pressed_squares",
 ]
 
 LOCATOR_SIDE = 320
@@ -34,6 +36,10 @@ STRIDE = 4
 SUPPRESS_IOU = 0.5
 """Peaks whose boxes overlap a stronger peak's this much (IoU) are one die seen twice."""
 FloatBox = tuple[float, float, float, float]
+PRESSED_ASPECT = 1.15
+"""A box this much longer one way than the other, over a neighbour's, is drawn too large."""
+PRESSED_OVERLAP = 0.05
+"""The share of a box another box must cover for the two to count as pressed together."""
 
 
 def locator_input(
@@ -141,11 +147,9 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     >>> iou((0, 0, 2, 2), (1, 0, 3, 2))
     0.3333333333333333
     """
-    width = min(a[2], b[2]) - max(a[0], b[0])
-    height = min(a[3], b[3]) - max(a[1], b[1])
-    if width <= 0 or height <= 0:
+    inter = _intersection(a, b)
+    if inter <= 0:
         return 0.0
-    inter = width * height
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
 
@@ -180,3 +184,58 @@ def merge_found(primary: Sequence[Found], extra: Sequence[Found]) -> list[Found]
         ):
             merged.append(candidate)
     return merged
+
+
+def pressed_squares(
+    boxes: Sequence[Sequence[int]],
+    frame_shape: tuple[int, int],
+    *,
+    aspect: float = PRESSED_ASPECT,
+) -> list[tuple[int, int, int, int] | None]:
+    """For each box, a square about its centre with its shorter side where the net drew it
+    too large over a die pressed against it; None where the box stands as drawn.
+
+    Seen from above a die's box is square at any turn. Where dice touch, the net's size output
+    blends a die with its neighbour: the box stretches over it, centred rightly, and the face
+    model, taught that a box around two dice holds no die, drops it. A box is squared when
+    another covers at least ``PRESSED_OVERLAP`` of it, it is more than ``aspect`` times longer
+    one way than the other, and it does not touch the frame's edge (where the frame, not the
+    net, cut it short). ``aspect`` 0 squares none.
+
+    >>> pressed_squares([(20, 10, 170, 110), (160, 10, 260, 110), (400, 20, 550, 110)], (300, 600))
+    [(45, 10, 145, 110), None, None]
+    """
+    height, width = frame_shape
+    squares: list[tuple[int, int, int, int] | None] = []
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        w, h = x1 - x0, y1 - y0
+        side = min(w, h)
+        pressed = any(
+            covered_share((x0, y0, x1, y1), other) >= PRESSED_OVERLAP
+            for j, other in enumerate(boxes)
+            if j != i
+        )
+        at_edge = x0 <= 1 or y0 <= 1 or x1 >= width - 1 or y1 >= height - 1
+        if aspect <= 0 or side <= 0 or not pressed or at_edge or max(w, h) <= aspect * side:
+            squares.append(None)
+            continue
+        left, top = (x0 + x1 - side) // 2, (y0 + y1 - side) // 2
+        squares.append((left, top, left + side, top + side))
+    return squares
+
+
+def covered_share(inner: Sequence[float], outer: Sequence[float]) -> float:
+    """The share of box ``inner``'s area that lies inside box ``outer`` (0 for an empty box).
+
+    >>> covered_share((0, 0, 10, 10), (5, 0, 20, 20)), covered_share((0, 0, 0, 10), (0, 0, 9, 9))
+    (0.5, 0.0)
+    """
+    area = (inner[2] - inner[0]) * (inner[3] - inner[1])
+    return _intersection(inner, outer) / area if area > 0 else 0.0
+
+
+def _intersection(a: Sequence[float], b: Sequence[float]) -> float:
+    """The area two boxes (x0, y0, x1, y1) share."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    return width * height if width > 0 and height > 0 else 0.0

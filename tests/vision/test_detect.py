@@ -6,9 +6,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import vision.train.heatmap
-from vision.detect import LOCATOR_SIDE, STRIDE, decode, locator_input
+from vision.detect import LOCATOR_SIDE, STRIDE, decode, locator_input, pressed_squares
 from vision.synthetic import make_frame, six_dice
 
 
@@ -124,3 +126,63 @@ def test_a_pi_full_frame_scales_down_close_to_plain_area_averaging() -> None:
     difference = np.abs(tensor[0] - expected)
     assert float(difference.mean()) < 0.02
     assert float(np.percentile(difference, 99)) < 0.2
+
+
+# A row of dice 100 px a side pressed together: the net drew the middle one 150 px wide.
+_LEFT, _RIGHT = (100, 200, 200, 300), (300, 200, 400, 300)
+_WIDE = (175, 200, 325, 300)
+
+
+@pytest.mark.parametrize(
+    ("boxes", "squares"),
+    [
+        pytest.param(
+            [_LEFT, _WIDE, _RIGHT], [None, (200, 200, 300, 300), None], id="stretched-over-two"
+        ),
+        pytest.param(
+            [(250, 175, 350, 325), (250, 100, 350, 190)],
+            [(250, 200, 350, 300), None],
+            id="stretched-upwards",
+        ),
+        pytest.param([_WIDE], [None], id="alone: a die seen at a slant, not pressed"),
+        pytest.param([_LEFT, (195, 200, 305, 300), _RIGHT], [None] * 3, id="within-the-aspect"),
+        pytest.param(
+            [(0, 200, 150, 300), (140, 200, 240, 300)], [None, None], id="cut-by-the-frame"
+        ),
+        pytest.param(
+            [(400, 560, 560, 640), (500, 540, 600, 630)], [None, None], id="cut-at-the-bottom"
+        ),
+        pytest.param([(100, 100, 100, 200), _WIDE], [None, None], id="an-empty-box"),
+    ],
+)
+def test_pressed_squares_squares_a_box_stretched_over_a_neighbour(
+    boxes: list[tuple[int, int, int, int]], squares: list[tuple[int, int, int, int] | None]
+) -> None:
+    assert pressed_squares(boxes, (640, 800)) == squares
+
+
+def test_pressed_squares_with_no_aspect_squares_none() -> None:
+    assert pressed_squares([_LEFT, _WIDE, _RIGHT], (640, 800), aspect=0) == [None] * 3
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(2, 700), st.integers(2, 500), st.integers(1, 200), st.integers(1, 200)
+        ),
+        max_size=8,
+    )
+)
+def test_a_square_is_a_square_inside_its_box_about_the_same_centre(
+    corners: list[tuple[int, int, int, int]],
+) -> None:
+    boxes = [(x, y, x + w, y + h) for x, y, w, h in corners]
+    for box, square in zip(boxes, pressed_squares(boxes, (800, 1000)), strict=True):
+        if square is None:
+            continue
+        side = min(box[2] - box[0], box[3] - box[1])
+        assert (square[2] - square[0], square[3] - square[1]) == (side, side)
+        assert box[0] <= square[0] < square[2] <= box[2]
+        assert box[1] <= square[1] < square[3] <= box[3]
+        assert abs((square[0] + square[2]) - (box[0] + box[2])) <= 1
+        assert abs((square[1] + square[3]) - (box[1] + box[3])) <= 1

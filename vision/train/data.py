@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.detect import centre_inside, iou
+from vision.detect import centre_inside, covered_share, iou
 from vision.labels import LABELS, read_labels
 from vision.preprocess import MODEL_SIZE, crop_for_model, square_around
 from vision.review import reviewed, untrusted
@@ -458,18 +458,10 @@ def _window(image: UInt8Image, x0: int, y0: int, side: int) -> UInt8Image:
     return np.asarray(padded, dtype=np.uint8)
 
 
-def _overlap_fraction(inner: FloatBox, outer: Sequence[float]) -> float:
-    """Share of ``inner``'s area that lies inside ``outer``."""
-    ix0, iy0 = max(inner[0], outer[0]), max(inner[1], outer[1])
-    ix1, iy1 = min(inner[2], outer[2]), min(inner[3], outer[3])
-    area = max(inner[2] - inner[0], 1e-6) * max(inner[3] - inner[1], 1e-6)
-    return max(ix1 - ix0, 0.0) * max(iy1 - iy0, 0.0) / area
-
-
 def _is_clear(candidate: FloatBox, dice: Sequence[FloatBox], *, allowed: float) -> bool:
     """True when no die has more than ``allowed`` of its area inside the candidate's model crop."""
     square = square_around(candidate)
-    return all(_overlap_fraction(die, square) <= allowed for die in dice)
+    return all(covered_share(die, square) <= allowed for die in dice)
 
 
 def iter_records(
