@@ -43,6 +43,7 @@ from vision.classify import (
     Probabilities,
     read_unsure_turned,
 )
+from vision.detect import PRESSED_ASPECT, pressed_squares
 from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
 
@@ -165,6 +166,11 @@ surely cover this share of it: it lies over their seam (models/MODEL_CARD.md, "D
 model cannot read")."""
 
 
+SEAM_OF_READ = 0.9
+"""A box squared for a second look is not looked at when the squares of dice read surely cover
+this share of it: it lies on their seam (the middle of a square of four), not on a die."""
+
+
 def _covered(box: Box, others: list[Box]) -> float:
     """The share of ``box`` that the union of ``others`` covers (0 to 1).
 
@@ -195,6 +201,7 @@ class DiceReader:
         unsure_no_face: float = UNSURE_NO_FACE,
         turn_below: float = 0.9,
         die_check: DieChecker | None | Literal["auto"] = "auto",
+        square_pressed: float = PRESSED_ASPECT,
     ) -> None:
         """Set up the reader.
 
@@ -210,7 +217,11 @@ class DiceReader:
         ``die_check`` keeps, as ``cocked``, the "no face" boxes it takes for dice ("auto": the
         check fitted to the classifier's model file, if there is one; None: none kept), or as
         ``uncertain`` (no value) those it takes for blurred dice; and it makes ``uncertain`` (no
-        value) the faces it takes for dice partly hidden.
+        value) the faces it takes for dice partly hidden. A box of the learned locator not read
+        surely that it drew stretched over a die pressed against it (longer one way than the
+        other by more than ``square_pressed``; :func:`vision.detect.pressed_squares`) is read
+        again as a square about its centre, and that reading stands when it is a sure face
+        (0 turns this off).
         """
         self.classifier = classifier
         self.locator = default_locator() if locator is None else locator
@@ -220,6 +231,7 @@ class DiceReader:
         self.reject_confidence = reject_confidence
         self.unsure_no_face = unsure_no_face
         self.turn_below = turn_below
+        self.square_pressed = square_pressed
         if die_check == "auto":
             from vision.die_check import die_checker_for
 
@@ -281,7 +293,52 @@ class DiceReader:
             self._zone_side_is_clear(frame, found.box) for found, _ in dice
         ):
             dice = self._decide(self.locator.with_footprints(frame, plain), probs, judged)
-        return dice
+        return self._read_pressed_again(frame, plain, dice)
+
+    def _read_pressed_again(
+        self, frame: Frame, plain: list[LocatedDie], dice: list[tuple[LocatedDie, Die]]
+    ) -> list[tuple[LocatedDie, Die]]:
+        """``dice`` with the boxes not read surely that the locator stretched over a die pressed
+        against them read again as squares; a square's reading replaces the box's (or adds the
+        die the box lost) only when it is a sure face, never on the seam of dice read surely.
+
+        On frames of dice pressed together (a renderer neither model learnt from, 400 frames)
+        this read 1439 of 1500 dice right against 1395 and invented none; on the real photos
+        it changed no reading of the top-down and webcam sources (models/MODEL_CARD.md, "Dice
+        pressed together, read again as squares").
+        """
+        squares = pressed_squares(
+            [d.box for d in plain], frame.shape[:2], aspect=self.square_pressed
+        )
+        sure = {found.box for found, die in dice if die.status == "ok"}
+        sure_squares = [
+            square or found.box
+            for found, square in zip(plain, squares, strict=True)
+            if found.box in sure
+        ]
+        looked: dict[Box, LocatedDie] = {}
+        for found, square in zip(plain, squares, strict=True):
+            if (
+                square is None
+                or found.box in sure
+                or _covered(square, sure_squares) >= SEAM_OF_READ
+            ):
+                continue
+            x0, y0, x1, y1 = square
+            rect = (((x0 + x1) / 2, (y0 + y1) / 2), (float(x1 - x0), float(y1 - y0)), 0.0)
+            looked[found.box] = LocatedDie(box=square, rect=rect, cocked=False)
+        if not looked:
+            return dice
+        located = list(looked.values())
+        read = self._decide(located, *self._probabilities(frame, located))
+        sure_again = {found.box: (found, die) for found, die in read if die.status == "ok"}
+        better = {
+            box: sure_again[square.box]
+            for box, square in looked.items()
+            if square.box in sure_again
+        }
+        kept = [better.pop(found.box, (found, die)) for found, die in dice]
+        return kept + list(better.values())
 
     def _uses_footprint(self, row: npt.NDArray[np.float32]) -> bool:
         """Whether :meth:`_decide` looks at the footprint for a die read as ``row``."""

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.vision.boxes_net import BoxesNet
 from vision.classify import DEFAULT_LOCATOR_MODEL, OnnxLocator
-from vision.detect import centre_inside, iou, locator_input
+from vision.detect import centre_inside, iou
 from vision.locate import (
     ClassicalLocator,
     LearnedLocator,
@@ -204,28 +205,10 @@ def test_classical_locator_finds_dice_in_the_zone_and_on_the_table_beside_it() -
 # --- The learned locator with a stand-in network that answers given boxes.
 
 
-class _BoxesNet:
-    """A heatmap model that answers fixed dice (boxes in frame pixels) for one frame size."""
-
-    def __init__(self, boxes: Sequence[tuple[float, float, float, float]], shape: tuple[int, int]):
-        _, factor = locator_input(np.zeros((*shape, 3), np.uint8))
-        scaled = [tuple(v / factor for v in box) for box in boxes]
-        self.tensor_shape = locator_input(np.zeros((*shape, 3), np.uint8))[0].shape
-        heat, size, _ = encode([(b[0], b[1], b[2], b[3]) for b in scaled], *self.tensor_shape[2:])
-        clipped = np.clip(heat, 1e-4, 1 - 1e-4)
-        self.heat = np.log(clipped / (1 - clipped))[None].astype(np.float32)
-        self.size = size[None]
-        self.seen: list[tuple[int, ...]] = []
-
-    def run(self, image: Array) -> tuple[Array, Array]:
-        self.seen.append(image.shape)
-        return self.heat, self.size
-
-
 def test_learned_locator_returns_the_nets_boxes_in_frame_pixels() -> None:
     dice = six_dice(1280, 960, seed=5)
     frame = make_frame(1280, 960, dice, tray="grey", seed=5)
-    net = _BoxesNet([d.box for d in dice], frame.shape[:2])
+    net = BoxesNet([d.box for d in dice], frame.shape[:2])
     found = LearnedLocator(net).locate(frame)
     assert net.seen == [(1, 3, 240, 320)]
     assert len(found) == 6
@@ -238,7 +221,7 @@ def test_learned_locator_tells_a_leaning_die_by_its_footprint() -> None:
     leaning = [DieSpec(4, 1000, 300, 90, angle=15)]
     frame = make_frame(1280, 960, flat, cocked=leaning, tray="brown")
     # The net boxes the leaning die as a plain square: only its footprint shows it leans.
-    net = _BoxesNet([d.box for d in flat + leaning], frame.shape[:2])
+    net = BoxesNet([d.box for d in flat + leaning], frame.shape[:2])
     found = LearnedLocator(net).locate(frame)
     assert len(found) == 3
     cocked = [d for d in found if d.cocked]
@@ -250,7 +233,7 @@ def test_learned_locator_calls_a_die_leaning_on_another_cocked() -> None:
     flat = DieSpec(3, 300, 240, 80)
     leaning = DieSpec(6, 300 + 80 + 5, 240, 80, angle=90)
     frame = make_frame(640, 480, [flat], cocked=[leaning], tray="green")
-    found = LearnedLocator(_BoxesNet([flat.box, leaning.box], frame.shape[:2])).locate(frame)
+    found = LearnedLocator(BoxesNet([flat.box, leaning.box], frame.shape[:2])).locate(frame)
     assert len(found) == 2
     by_x = sorted(found, key=lambda d: d.centre[0])
     assert by_x[1].cocked
@@ -258,7 +241,7 @@ def test_learned_locator_calls_a_die_leaning_on_another_cocked() -> None:
 
 def test_a_net_that_sees_nothing_finds_nothing() -> None:
     frame = make_tray(640, 480, colour="grey", seed=1)
-    assert LearnedLocator(_BoxesNet([], frame.shape[:2])).locate(frame) == []
+    assert LearnedLocator(BoxesNet([], frame.shape[:2])).locate(frame) == []
 
 
 @pytest.mark.parametrize("angle", [0.0, 20.0, 45.0, 70.0])
