@@ -8,7 +8,9 @@ A face the die check takes for a die partly hidden (a card or a cup over part of
 ``uncertain`` with no value too: what shows of it can look like another face; and so is a box
 that would be dropped (no face, or a face as unsure as a phantom) that it takes for one.
 A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
-footprint shows two faces.
+footprint shows two faces. Before that, a box not read surely that the learned locator drew
+stretched over a die pressed against it is read again as a square about its centre, and a sure
+face there stands (:func:`vision.detect.pressed_squares`).
 
 The thresholds were chosen on the training photos of ``shared/data/dice`` (never on the
 held-out ones reported in ``models/MODEL_CARD.md``): a face is ``ok`` from a probability of 0.5
