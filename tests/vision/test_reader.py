@@ -667,23 +667,27 @@ def test_with_square_pressed_off_a_stretched_box_is_read_once() -> None:
 
 
 @pytest.mark.parametrize(
-    ("boxes", "first"),
+    ("boxes", "first", "read"),
     [
-        pytest.param(_ROW_BOXES, [_SURE_TWO, _SURE_FIVE, _SURE_TWO], id="read surely at once"),
-        pytest.param([_ROW_BOXES[1]], [_NO_FACE], id="alone: not pressed, a slanted view"),
+        pytest.param(
+            _ROW_BOXES, [_SURE_TWO, _SURE_FIVE, _SURE_TWO], [2, 2, 5], id="read surely at once"
+        ),
+        pytest.param([_ROW_BOXES[1]], [_NO_FACE], [], id="alone: not pressed, a slanted view"),
         pytest.param(
             # A square of four pressed together and a box the net drew over their seam.
             [*_SQUARE, (560, 450, 620, 530)],
             [_SURE_TWO, _SURE_TWO, _NO_FACE, _SURE_TWO, _SURE_TWO],
+            [2, 2, 2, 2],
             id="on the seam of dice read surely",
         ),
     ],
 )
 def test_a_box_is_not_read_again(
-    boxes: list[tuple[int, int, int, int]], first: list[list[float]]
+    boxes: list[tuple[int, int, int, int]], first: list[list[float]], read: list[int]
 ) -> None:
+    # The stand-in net and classifier decide; the frame is only something to crop.
     frame = make_frame(1280, 960, _ROW, tray="grey")
     classifier = _ReadAgain(first, _SURE_FIVE)
     reading = _pressed_reader(boxes, classifier).read(frame)
     assert classifier.batches == [len(boxes)]
-    assert 5 not in _values(reading) or first == [_SURE_TWO, _SURE_FIVE, _SURE_TWO]
+    assert _values(reading) == read
