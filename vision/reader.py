@@ -9,8 +9,8 @@ A face the die check takes for a die partly hidden (a card or a cup over part of
 that would be dropped (no face, or a face as unsure as a phantom) that it takes for one.
 A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
 footprint shows two faces. Before that, a box not read surely that the learned locator drew
-stretched over a die pressed against it is read again as a square about its centre, and a sure
-face there stands (:func:`vision.detect.pressed_squares`).
+stretched over a die pressed against it is read again as a square about its centre, and a face
+read there with at least 0.9 stands (:func:`vision.detect.pressed_squares`).
 
 The thresholds were chosen on the training photos of ``shared/data/dice`` (never on the
 held-out ones reported in ``models/MODEL_CARD.md``): a face is ``ok`` from a probability of 0.5
@@ -168,6 +168,11 @@ surely cover this share of it: it lies over their seam (models/MODEL_CARD.md, "D
 model cannot read")."""
 
 
+SURE_AGAIN = 0.9
+"""How sure the second look at a box squared over a pressed die must be for its reading to stand:
+a square is a guess at where the die lies (models/MODEL_CARD.md, "Dice pressed together, read
+again as squares": at the first look's 0.5, oblique photos under camera effects gained 16 dice
+and 7 wrong values; at 0.9, 6 and none)."""
 SEAM_OF_READ = 0.9
 """A box squared for a second look is not looked at when the squares of dice read surely cover
 this share of it: it lies on their seam (the middle of a square of four), not on a die."""
@@ -222,8 +227,8 @@ class DiceReader:
         value) the faces it takes for dice partly hidden. A box of the learned locator not read
         surely that it drew stretched over a die pressed against it (longer one way than the
         other by more than ``square_pressed``; :func:`vision.detect.pressed_squares`) is read
-        again as a square about its centre, and that reading stands when it is a sure face
-        (0 turns this off).
+        again as a square about its centre, and that reading stands when it is a face read with
+        at least ``SURE_AGAIN`` (0 turns this off).
         """
         self.classifier = classifier
         self.locator = default_locator() if locator is None else locator
@@ -302,10 +307,11 @@ class DiceReader:
     ) -> list[tuple[LocatedDie, Die]]:
         """``dice`` with the boxes not read surely that the locator stretched over a die pressed
         against them read again as squares; a square's reading replaces the box's (or adds the
-        die the box lost) only when it is a sure face, never on the seam of dice read surely.
+        die the box lost) only when it is a face read with at least ``SURE_AGAIN``, never on the
+        seam of dice read surely.
 
         On frames of dice pressed together (a renderer neither model learnt from, 400 frames)
-        this read 1439 of 1500 dice right against 1395 and invented none; on the real photos
+        this read 1422 of 1500 dice right against 1395 and invented none; on the real photos
         it changed no reading of the top-down and webcam sources (models/MODEL_CARD.md, "Dice
         pressed together, read again as squares").
         """
@@ -333,7 +339,11 @@ class DiceReader:
             return dice
         located = list(looked.values())
         read = self._decide(located, *self._probabilities(frame, located))
-        sure_again = {found.box: (found, die) for found, die in read if die.status == "ok"}
+        sure_again = {
+            found.box: (found, die)
+            for found, die in read
+            if die.status == "ok" and die.confidence >= SURE_AGAIN
+        }
         better = {
             box: sure_again[square.box]
             for box, square in looked.items()

@@ -648,12 +648,19 @@ def test_a_box_stretched_over_dice_pressed_against_it_is_read_again_as_a_square(
 
 
 @pytest.mark.parametrize("middle", [_NO_FACE, _UNSURE_FIVE], ids=["dropped", "unsure"])
-def test_a_second_look_that_is_not_sure_changes_nothing(middle: list[float]) -> None:
+@pytest.mark.parametrize(
+    "again",
+    [_UNSURE_FIVE, [0.05, 0.05, 0.05, 0.05, 0.05, 0.7, 0.05]],
+    ids=["unsure", "sure for a first look, not for a second"],
+)
+def test_a_second_look_that_is_not_sure_changes_nothing(
+    middle: list[float], again: list[float]
+) -> None:
     frame = make_frame(1280, 960, _ROW, tray="grey")
-    classifier = _ReadAgain([_SURE_TWO, middle, _SURE_TWO], _UNSURE_FIVE)
+    classifier = _ReadAgain([_SURE_TWO, middle, _SURE_TWO], again)
     reading = _pressed_reader(_ROW_BOXES, classifier).read(frame)
     assert classifier.batches == [3, 1]
-    once = _ReadAgain([_SURE_TWO, middle, _SURE_TWO], _UNSURE_FIVE)
+    once = _ReadAgain([_SURE_TWO, middle, _SURE_TWO], again)
     assert reading == _pressed_reader(_ROW_BOXES, once, square_pressed=0.0).read(frame)
     assert once.batches == [3]
 
