@@ -191,36 +191,43 @@ def pressed_squares(
     frame_shape: tuple[int, int],
     *,
     aspect: float = PRESSED_ASPECT,
+    side: float | None = None,
 ) -> list[tuple[int, int, int, int] | None]:
-    """For each box, a square about its centre with its shorter side where the net drew it
-    too large over a die pressed against it; None where the box stands as drawn.
+    """For each box, a square about its centre where the net drew it too large over a die
+    pressed against it; None where the box stands as drawn.
 
     Seen from above a die's box is square at any turn. Where dice touch, the net's size output
     blends a die with its neighbour: the box stretches over it, centred rightly, and the face
-    model, taught that a box around two dice holds no die, drops it. A box is squared when
-    another covers at least ``PRESSED_OVERLAP`` of it, it is more than ``aspect`` times longer
-    one way than the other, and it does not touch the frame's edge (where the frame, not the
-    net, cut it short). ``aspect`` 0 squares none.
+    model, taught that a box around two dice holds no die, drops it. A box over another (that
+    covers at least ``PRESSED_OVERLAP`` of it) and clear of the frame's edge (where the frame,
+    not the net, cut it short) is squared with its shorter side when it is more than ``aspect``
+    times longer one way than the other; and, given ``side`` (the dice's side in the frame),
+    squared to ``side`` when its shorter side is more than ``aspect`` times that: too large both
+    ways. ``aspect`` 0 squares none.
 
     >>> pressed_squares([(20, 10, 170, 110), (160, 10, 260, 110), (400, 20, 550, 110)], (300, 600))
     [(45, 10, 145, 110), None, None]
+    >>> pressed_squares([(20, 10, 150, 140), (140, 10, 240, 110)], (300, 600), side=100)
+    [(35, 25, 135, 125), None]
     """
     height, width = frame_shape
     squares: list[tuple[int, int, int, int] | None] = []
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         w, h = x1 - x0, y1 - y0
-        side = min(w, h)
+        square = min(w, h)
+        if side is not None and square > aspect * side:
+            square = int(round(side))
         pressed = any(
             covered_share((x0, y0, x1, y1), other) >= PRESSED_OVERLAP
             for j, other in enumerate(boxes)
             if j != i
         )
         at_edge = x0 <= 1 or y0 <= 1 or x1 >= width - 1 or y1 >= height - 1
-        if aspect <= 0 or side <= 0 or not pressed or at_edge or max(w, h) <= aspect * side:
+        if aspect <= 0 or square <= 0 or not pressed or at_edge or max(w, h) <= aspect * square:
             squares.append(None)
             continue
-        left, top = (x0 + x1 - side) // 2, (y0 + y1 - side) // 2
-        squares.append((left, top, left + side, top + side))
+        left, top = (x0 + x1 - square) // 2, (y0 + y1 - square) // 2
+        squares.append((left, top, left + square, top + square))
     return squares
 
 

@@ -153,12 +153,38 @@ _WIDE = (175, 200, 325, 300)
             [(400, 560, 560, 640), (500, 540, 600, 630)], [None, None], id="cut-at-the-bottom"
         ),
         pytest.param([(100, 100, 100, 200), _WIDE], [None, None], id="an-empty-box"),
+        pytest.param(
+            [_LEFT, (185, 185, 315, 315), _RIGHT], [None, None, None], id="too-large-both-ways"
+        ),
     ],
 )
 def test_pressed_squares_squares_a_box_stretched_over_a_neighbour(
     boxes: list[tuple[int, int, int, int]], squares: list[tuple[int, int, int, int] | None]
 ) -> None:
     assert pressed_squares(boxes, (640, 800)) == squares
+
+
+@pytest.mark.parametrize(
+    ("boxes", "squares"),
+    [
+        pytest.param(
+            [_LEFT, (185, 185, 315, 315), _RIGHT],
+            [None, (200, 200, 300, 300), None],
+            id="too-large-both-ways: the dice's side",
+        ),
+        pytest.param(
+            [_LEFT, _WIDE, _RIGHT], [None, (200, 200, 300, 300), None], id="stretched: its own"
+        ),
+        pytest.param(
+            [_LEFT, (190, 190, 300, 300), _RIGHT], [None] * 3, id="within-the-aspect-of-the-side"
+        ),
+        pytest.param([(185, 185, 315, 315)], [None], id="alone: a die nearer the camera"),
+    ],
+)
+def test_given_the_dice_side_a_box_too_large_both_ways_is_squared_to_it(
+    boxes: list[tuple[int, int, int, int]], squares: list[tuple[int, int, int, int] | None]
+) -> None:
+    assert pressed_squares(boxes, (640, 800), side=100) == squares
 
 
 def test_pressed_squares_with_no_aspect_squares_none() -> None:
@@ -171,17 +197,19 @@ def test_pressed_squares_with_no_aspect_squares_none() -> None:
             st.integers(2, 700), st.integers(2, 500), st.integers(1, 200), st.integers(1, 200)
         ),
         max_size=8,
-    )
+    ),
+    st.one_of(st.none(), st.integers(1, 150)),
 )
 def test_a_square_is_a_square_inside_its_box_about_the_same_centre(
-    corners: list[tuple[int, int, int, int]],
+    corners: list[tuple[int, int, int, int]], dice_side: int | None
 ) -> None:
     boxes = [(x, y, x + w, y + h) for x, y, w, h in corners]
-    for box, square in zip(boxes, pressed_squares(boxes, (800, 1000)), strict=True):
+    squares = pressed_squares(boxes, (800, 1000), side=dice_side)
+    for box, square in zip(boxes, squares, strict=True):
         if square is None:
             continue
         side = min(box[2] - box[0], box[3] - box[1])
-        assert (square[2] - square[0], square[3] - square[1]) == (side, side)
+        assert square[2] - square[0] == square[3] - square[1] in (side, dice_side)
         assert box[0] <= square[0] < square[2] <= box[2]
         assert box[1] <= square[1] < square[3] <= box[3]
         assert abs((square[0] + square[2]) - (box[0] + box[2])) <= 1

@@ -629,15 +629,21 @@ def _pressed_reader(
 
 
 @pytest.mark.parametrize("middle", [_NO_FACE, _UNSURE_FIVE], ids=["dropped", "unsure"])
+@pytest.mark.parametrize(
+    "box",
+    [_ROW_BOXES[1], (575, 415, 705, 545)],
+    ids=["stretched one way", "too large both ways"],
+)
 def test_a_box_stretched_over_dice_pressed_against_it_is_read_again_as_a_square(
-    middle: list[float],
+    middle: list[float], box: tuple[int, int, int, int]
 ) -> None:
-    """The learned locator draws a die between two it touches too wide; the face model, taught
-    that a box around two dice holds none, drops it. Read again as a square about the box's
-    centre, it is kept when that reading is a sure face, with the square as its box."""
+    """The learned locator draws a die between two it touches too large; the face model,
+    taught that a box around two dice holds none, drops it. Read again as a square about the
+    box's centre (the side of the dice read surely), it is kept when that reading is a sure
+    face, with the square as its box."""
     frame = make_frame(1280, 960, _ROW, tray="grey")
     classifier = _ReadAgain([_SURE_TWO, middle, _SURE_TWO], _SURE_FIVE)
-    reading = _pressed_reader(_ROW_BOXES, classifier).read(frame)
+    reading = _pressed_reader([_ROW_BOXES[0], box, _ROW_BOXES[2]], classifier).read(frame)
     assert classifier.batches == [3, 1], "only the stretched box is read again"
     dice = sorted(reading.dice, key=lambda d: d.box[0])
     assert [(d.value, d.status) for d in dice] == [(2, "ok"), (5, "ok"), (2, "ok")]
