@@ -46,9 +46,9 @@ class _Scripted:
     ("change", "want"),
     [
         ("none", Pressed(dice=30, right=30, frames=8, exact=8)),
-        ("misread", Pressed(dice=30, right=22, frames=8, exact=0)),
+        ("misread", Pressed(dice=30, right=22, wrong=8, frames=8, exact=0)),
         ("hidden", Pressed(dice=30, right=22, frames=8, exact=0, hidden=8)),
-        ("invented", Pressed(dice=30, right=30, frames=8, exact=0, extra=8)),
+        ("invented", Pressed(dice=30, right=30, wrong=8, frames=8, exact=0, extra=8)),
         ("dropped", Pressed(dice=30, right=22, frames=8, exact=0)),
     ],
 )

@@ -7,7 +7,8 @@ drawn by a renderer neither network was trained on:
 - dice pressed together (:func:`~vision.synthetic.dice_side_by_side`, seeds from 100): a pair
   and a row of three flush, a square of four and a block of six a seam (3 % of a side) apart,
   as dice that knock together come to rest. Counted: dice read right (values by multiset),
-  frames read exactly, dice asked about as partly hidden, and dice reported beyond those laid;
+  values read wrong (reported but on no die laid with that value), frames read exactly, dice
+  asked about as partly hidden, and dice reported beyond those laid;
 - a die leaning at 40-60 degrees beside two flat ones
   (:func:`~vision.synthetic.leaning_beside_two_flat`, seeds from 100): leaning dice reported
   ``cocked``, frames whose flat dice are not read right, dice reported beyond the leaning one;
@@ -53,6 +54,7 @@ class Pressed(Tally):
 
     dice: int = 0
     right: int = 0
+    wrong: int = 0
     frames: int = 0
     exact: int = 0
     hidden: int = 0
@@ -73,6 +75,7 @@ def pressed(reader: DiceReader, seeds: Sequence[int]) -> Pressed:
             total += Pressed(
                 dice=len(dice),
                 right=sum((read & laid).values()),
+                wrong=sum((read - laid).values()),
                 frames=1,
                 exact=int(read == laid and len(reported) == len(dice)),
                 hidden=sum(d.hidden for d in reported),
@@ -125,8 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     found = pressed(reader, range(FIRST_SEED, FIRST_SEED + count))
     print(  # noqa: T201
         f"dice pressed together ({found.frames} frames): {found.right} of {found.dice} read right,"
-        f" {found.exact} frames exact, {found.hidden} asked about as partly hidden,"
-        f" {found.extra} reported beyond those laid"
+        f" {found.wrong} read wrong, {found.exact} frames exact,"
+        f" {found.hidden} asked about as partly hidden, {found.extra} reported beyond those laid"
     )
     count = args.frames or 60
     cocked, misread, extra = leaning(reader, range(FIRST_SEED, FIRST_SEED + count))
