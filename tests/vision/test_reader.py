@@ -213,7 +213,7 @@ def test_shipped_model_reads_synthetic_rolls_and_empty_trays(tray: str, locator:
         pytest.param(1, 2, 0.0, 11, id="a pair pressed together"),
         pytest.param(1, 3, 0.0, 10, id="a row of three pressed together"),
         pytest.param(2, 2, 0.03, 10, id="a square of four, a seam apart"),
-        pytest.param(2, 3, 0.03, 8, id="a block of six, a seam apart"),
+        pytest.param(2, 3, 0.03, 10, id="a block of six, a seam apart"),
     ],
 )
 def test_dice_lying_side_by_side_are_read_one_by_one(
@@ -222,9 +222,10 @@ def test_dice_lying_side_by_side_are_read_one_by_one(
     """Dice that knocked together and came to rest touching, turned alike, are each found and
     read: not one box around two, which the face model rightly calls no die, so that both
     vanished (the locator before 2026-12-02 read 2, 1, 0 and 0 of these 12 frames; before boxes
-    stretched over a neighbour were read again as squares, the row of three read 8). The shipped
-    reader, on frames of a renderer neither model learnt from, one tray colour after another;
-    ``least`` is a little under what the card's measurement on other seeds (100-123) found."""
+    too large over a neighbour were read again as squares, the row of three read 8 and the
+    block of six 9). The shipped reader, on frames of a renderer neither model learnt from, one
+    tray colour after another; ``least`` is at most what the card's measurement on other seeds
+    (100-123) found, per 12 frames."""
     reader = DiceReader(OnnxClassifier(DEFAULT_MODEL))
     exact = 0
     for seed in range(12):
