@@ -217,13 +217,16 @@ def pressed_squares(
         square = min(w, h)
         if side is not None and square > aspect * side:
             square = int(round(side))
-        pressed = any(
+        at_edge = x0 <= 1 or y0 <= 1 or x1 >= width - 1 or y1 >= height - 1
+        # The box's own shape first: most boxes are square, and the neighbours need no look.
+        if aspect <= 0 or square <= 0 or at_edge or max(w, h) <= aspect * square:
+            squares.append(None)
+            continue
+        if not any(
             covered_share((x0, y0, x1, y1), other) >= PRESSED_OVERLAP
             for j, other in enumerate(boxes)
             if j != i
-        )
-        at_edge = x0 <= 1 or y0 <= 1 or x1 >= width - 1 or y1 >= height - 1
-        if aspect <= 0 or square <= 0 or not pressed or at_edge or max(w, h) <= aspect * square:
+        ):
             squares.append(None)
             continue
         left, top = (x0 + x1 - square) // 2, (y0 + y1 - square) // 2

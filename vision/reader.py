@@ -317,6 +317,8 @@ class DiceReader:
         pressed together, read again as squares").
         """
         sure = {found.box for found, die in dice if die.status == "ok"}
+        if all(found.box in sure for found in plain):
+            return dice  # a clear tray: every box read surely, none to look at again
         # The dice read surely give the dice's side in this frame: the shorter side of their
         # boxes, which a box stretched one way still has right.
         sides = sorted(min(x1 - x0, y1 - y0) for x0, y0, x1, y1 in sure)
