@@ -22,6 +22,7 @@ __all__ = [
     "STRIDE",
     "FloatBox",
     "Found",
+    "at_frame_edge",
     "centre_inside",
     "covered_share",
     "decode",
@@ -210,16 +211,19 @@ def pressed_squares(
     >>> pressed_squares([(20, 10, 150, 140), (140, 10, 240, 110)], (300, 600), side=100)
     [(35, 25, 135, 125), None]
     """
-    height, width = frame_shape
     squares: list[tuple[int, int, int, int] | None] = []
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         w, h = x1 - x0, y1 - y0
         square = min(w, h)
         if side is not None and square > aspect * side:
             square = int(round(side))
-        at_edge = x0 <= 1 or y0 <= 1 or x1 >= width - 1 or y1 >= height - 1
         # The box's own shape first: most boxes are square, and the neighbours need no look.
-        if aspect <= 0 or square <= 0 or at_edge or max(w, h) <= aspect * square:
+        if (
+            aspect <= 0
+            or square <= 0
+            or at_frame_edge((x0, y0, x1, y1), frame_shape)
+            or max(w, h) <= aspect * square
+        ):
             squares.append(None)
             continue
         if not any(
@@ -232,6 +236,17 @@ def pressed_squares(
         left, top = (x0 + x1 - square) // 2, (y0 + y1 - square) // 2
         squares.append((left, top, left + square, top + square))
     return squares
+
+
+def at_frame_edge(box: Sequence[float], frame_shape: tuple[int, int]) -> bool:
+    """Whether ``box`` reaches the edge of a frame of ``frame_shape`` (height, width): the die
+    in it may go on beyond the frame, cut short by the camera's view, not by the net.
+
+    >>> at_frame_edge((1, 40, 60, 99), (480, 640)), at_frame_edge((2, 40, 60, 99), (480, 640))
+    (True, False)
+    """
+    height, width = frame_shape
+    return box[0] <= 1 or box[1] <= 1 or box[2] >= width - 1 or box[3] >= height - 1
 
 
 def covered_share(inner: Sequence[float], outer: Sequence[float]) -> float:
