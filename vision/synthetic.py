@@ -18,6 +18,7 @@ __all__ = [
     "TRAYS",
     "DieSpec",
     "dice_side_by_side",
+    "die_cut_by_edge",
     "draw_cocked_die",
     "draw_die",
     "draw_hand",
@@ -334,3 +335,32 @@ def leaning_beside_two_flat(seed: int) -> tuple[Frame, list[DieSpec], DieSpec]:
     frame = make_frame(1280, 960, flat, tray=tray_of(seed), seed=seed)
     draw_cocked_die(frame, leaning, tilt=float(rng.uniform(40, 60)))
     return frame, flat, leaning
+
+
+def die_cut_by_edge(seed: int, visible: float) -> tuple[Frame, DieSpec, DieSpec]:
+    """A 1280x960 frame with one die cut by the frame's edge and one whole die in the middle.
+
+    The cut die lies against one of the four edges (by ``seed``), with ``visible`` of its box
+    across that edge inside the frame, as a die that came to rest against a tray's wall where
+    the camera's view ends; returns the frame, the cut die and the whole one.
+    """
+    rng = np.random.default_rng(seed)
+    width, height = 1280, 960
+    side = float(rng.uniform(70, 110))
+    angle = float(rng.uniform(0, 90))
+    turned = math.radians(angle)
+    half = side / 2.0 * (abs(math.cos(turned)) + abs(math.sin(turned)))  # as DieSpec.box
+    inside = -half + visible * 2 * half
+    edge = int(rng.integers(4))
+    along = float(rng.uniform(0.2, 0.8))
+    cx, cy = {
+        0: (inside, height * along),
+        1: (width - inside, height * along),
+        2: (width * along, inside),
+        3: (width * along, height - inside),
+    }[edge]
+    cut = DieSpec(int(rng.integers(1, 7)), cx, cy, side, angle=angle)
+    whole = DieSpec(
+        int(rng.integers(1, 7)), width / 2, height / 2, side, angle=float(rng.uniform(0, 90))
+    )
+    return make_frame(width, height, [cut, whole], tray=tray_of(seed), seed=seed), cut, whole

@@ -10,8 +10,8 @@ import numpy.typing as npt
 import pytest
 
 from vision.reader import DiceReader, DiceReading, Die
-from vision.synthetic import dice_side_by_side
-from vision.train.trays import LAYOUTS, Pressed, main, pressed
+from vision.synthetic import dice_side_by_side, die_cut_by_edge
+from vision.train.trays import CUT_VISIBLE, LAYOUTS, Cut, Pressed, cut, main, pressed
 
 Frame = npt.NDArray[np.uint8]
 
@@ -61,6 +61,64 @@ def test_dice_pressed_together_are_counted_as_the_players_would_see_them(
     assert not reader.laid
 
 
+class _ScriptedCut:
+    """A reader that reports the whole die laid for each frame and the cut one as ``change``
+    says, at the cut die's place."""
+
+    def __init__(self, seeds: range, change: str) -> None:
+        self.laid = [die_cut_by_edge(seed, 0.7)[1:] for seed in seeds]
+        self.change = change
+
+    def read(self, frame: Frame) -> DiceReading:
+        del frame
+        edge, whole = self.laid.pop(0)
+        at = (int(edge.cx) - 5, int(edge.cy) - 5, int(edge.cx) + 5, int(edge.cy) + 5)
+        cut_die = {
+            "right": Die(edge.value, 0.99, "ok", at),
+            "wrong": Die(edge.value % 6 + 1, 0.99, "ok", at),
+            "hidden": Die(None, 0.6, "uncertain", at, hidden=True),
+            "cocked": Die(None, 0.6, "cocked", at),
+            "asked": Die(edge.value, 0.4, "uncertain", at),
+        }.get(self.change)
+        centre = (int(whole.cx) - 40, int(whole.cy) - 40, int(whole.cx) + 40, int(whole.cy) + 40)
+        dice = [Die(whole.value, 0.99, "ok", centre)] + ([cut_die] if cut_die else [])
+        return DiceReading("settled", tuple(dice))
+
+
+@pytest.mark.parametrize(
+    ("change", "want"),
+    [
+        ("right", Cut(dice=3, right=3)),
+        ("wrong", Cut(dice=3, wrong=3)),
+        ("hidden", Cut(dice=3, hidden=3)),
+        ("cocked", Cut(dice=3, cocked=3)),
+        ("asked", Cut(dice=3, asked=3)),
+        ("missed", Cut(dice=3, missed=3)),
+    ],
+)
+def test_dice_cut_by_the_frames_edge_are_counted_by_what_the_players_are_told(
+    change: str, want: Cut
+) -> None:
+    seeds = range(100, 103)
+    reader = _ScriptedCut(seeds, change)
+    assert cut(cast(DiceReader, reader), seeds, 0.7) == want
+    assert not reader.laid
+
+
+@pytest.mark.parametrize("visible", [0.3, 0.6, 0.9])
+@pytest.mark.parametrize("seed", range(8))
+def test_a_die_cut_by_the_frames_edge_shows_the_share_asked_for(seed: int, visible: float) -> None:
+    frame, edge, whole = die_cut_by_edge(seed, visible)
+    height, width = frame.shape[:2]
+    x0, y0, x1, y1 = edge.box
+    # The share of its box on the frame's side of the one edge it crosses (to a pixel).
+    shares = [x1 / (x1 - x0), (width - x0) / (x1 - x0), y1 / (y1 - y0), (height - y0) / (y1 - y0)]
+    crossing = [s for s in shares if s < 1]
+    assert len(crossing) == 1
+    assert crossing[0] == pytest.approx(visible, abs=2 / (x1 - x0))
+    assert (whole.cx, whole.cy) == (width / 2, height / 2)
+
+
 def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -68,12 +126,15 @@ def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
     first = capsys.readouterr().out
     assert main(["--frames", "2"]) == 0
     assert capsys.readouterr().out == first
-    pressed_line, leaning_line, bare_line = first.splitlines()
+    pressed_line, leaning_line, bare_line, *cut_lines = first.splitlines()
     assert pressed_line.startswith("dice pressed together (8 frames): ")
     assert pressed_line.endswith(", 0 reported beyond those laid")
     assert leaning_line.startswith("a die leaning beside two flat ones (2 frames): ")
     assert leaning_line.endswith(" 0 reported beyond those laid")
     assert bare_line == "bare trays (2 frames): 0 dice reported"
+    assert [line.split(" (")[0] for line in cut_lines] == [
+        f"a die cut by the frame's edge, {visible:.0%} in view" for visible in CUT_VISIBLE
+    ]
 
 
 @pytest.mark.parametrize(

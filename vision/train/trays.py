@@ -1,7 +1,7 @@
 """How the whole reader reads trays no model learnt from: ``python -m vision.train.trays
 [--model M] [--locator-model L] [--die-check C] [--frames N]``.
 
-Three kinds of frame of :mod:`vision.synthetic` (1280x960; green, grey and brown trays in turn),
+Four kinds of frame of :mod:`vision.synthetic` (1280x960; green, grey and brown trays in turn),
 drawn by a renderer neither network was trained on:
 
 - dice pressed together (:func:`~vision.synthetic.dice_side_by_side`, seeds from 100): a pair
@@ -12,7 +12,11 @@ drawn by a renderer neither network was trained on:
 - a die leaning at 40-60 degrees beside two flat ones
   (:func:`~vision.synthetic.leaning_beside_two_flat`, seeds from 100): leaning dice reported
   ``cocked``, frames whose flat dice are not read right, dice reported beyond the leaning one;
-- bare trays (:func:`~vision.synthetic.make_tray`, seeds from 0): dice reported on them.
+- bare trays (:func:`~vision.synthetic.make_tray`, seeds from 0): dice reported on them;
+- a die cut by the frame's edge beside a whole one (:func:`~vision.synthetic.die_cut_by_edge`,
+  seeds from 100), with 60, 70 and 80 % of it in view: cut dice read right, read wrong,
+  asked about as partly hidden, called ``cocked`` (which they are not), otherwise asked about,
+  and not reported; frames whose whole die is not read right.
 
 A die reported beyond those laid, and a bare tray with dice, are the harms to avoid (the issue:
 a die is never invented). The model card's tables on dice pressed together and leaning dice
@@ -31,7 +35,9 @@ from vision.classify import DEFAULT_MODEL
 from vision.errors import ModelLoadError
 from vision.reader import DiceReader
 from vision.synthetic import (
+    DieSpec,
     dice_side_by_side,
+    die_cut_by_edge,
     leaning_beside_two_flat,
     make_frame,
     make_tray,
@@ -40,12 +46,14 @@ from vision.synthetic import (
 from vision.train.readers import add_reader_options, reader_from
 from vision.train.tally import Tally
 
-__all__ = ["LAYOUTS", "Pressed", "bare", "leaning", "main", "pressed"]
+__all__ = ["CUT_VISIBLE", "LAYOUTS", "Cut", "Pressed", "bare", "cut", "leaning", "main", "pressed"]
 
 WIDTH, HEIGHT = 1280, 960
 LAYOUTS = ((1, 2, 0.0), (1, 3, 0.0), (2, 2, 0.03), (2, 3, 0.03))
 """Rows, columns and gap (in sides) of the dice pressed together."""
 FIRST_SEED = 100
+CUT_VISIBLE = (0.6, 0.7, 0.8)
+"""How much of a die cut by the frame's edge is in view (of its box, across the edge)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,49 @@ def leaning(reader: DiceReader, seeds: Sequence[int]) -> tuple[int, int, int]:
     return cocked, misread, extra
 
 
+@dataclass(frozen=True)
+class Cut(Tally):
+    """How the reader read the dice cut by the frame's edge, and the whole dice beside them."""
+
+    dice: int = 0
+    right: int = 0
+    wrong: int = 0
+    hidden: int = 0
+    cocked: int = 0
+    asked: int = 0
+    missed: int = 0
+    whole_misread: int = 0
+
+
+def cut(reader: DiceReader, seeds: Sequence[int], visible: float) -> Cut:
+    """The dice cut by the frame's edge of ``seeds``, ``visible`` of each in view, read."""
+    total = Cut()
+    for seed in seeds:
+        frame, edge_die, whole = die_cut_by_edge(seed, visible)
+        reading = reader.read(frame)
+        reported = reading.dice + reading.set_aside
+        # The whole die lies in the middle of the frame, the cut one at an edge.
+        middle = [d for d in reported if _near(d.box, whole)]
+        at_edge = [d for d in reported if not _near(d.box, whole)]
+        total += Cut(
+            dice=1,
+            right=sum(d.status == "ok" and d.value == edge_die.value for d in at_edge),
+            wrong=sum(d.status == "ok" and d.value != edge_die.value for d in at_edge),
+            hidden=sum(d.status != "ok" and d.hidden for d in at_edge),
+            cocked=sum(d.status == "cocked" for d in at_edge),
+            asked=sum(d.status == "uncertain" and not d.hidden for d in at_edge),
+            missed=int(not at_edge),
+            whole_misread=int([(d.value, d.status) for d in middle] != [(whole.value, "ok")]),
+        )
+    return total
+
+
+def _near(box: tuple[int, int, int, int], die: DieSpec) -> bool:
+    """Whether ``box``'s centre lies within ``die``'s side of its centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return abs(cx - die.cx) < die.side and abs(cy - die.cy) < die.side
+
+
 def bare(reader: DiceReader, seeds: Sequence[int]) -> int:
     """Dice reported on the bare trays of ``seeds``."""
     return sum(
@@ -108,14 +159,17 @@ def bare(reader: DiceReader, seeds: Sequence[int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the reader's counts on the three kinds of frame; returns the exit status."""
+    """Print the reader's counts on the four kinds of frame; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.trays", description=__doc__)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     add_reader_options(parser)
     parser.add_argument(
         "--frames",
         type=int,
-        help="frames of each kind (default: 24 of each layout pressed, 60 leaning, 60 bare)",
+        help=(
+            "frames of each kind (default: 24 of each layout pressed, 60 leaning, 60 bare,"
+            " 40 of each share of a die cut by the frame's edge)"
+        ),
     )
     args = parser.parse_args(argv)
     if args.frames is not None and args.frames < 1:
@@ -138,6 +192,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" {misread} frames with a flat die not read right, {extra} reported beyond those laid"
     )
     print(f"bare trays ({count} frames): {bare(reader, range(count))} dice reported")  # noqa: T201
+    count = args.frames or 40
+    for visible in CUT_VISIBLE:
+        edge = cut(reader, range(FIRST_SEED, FIRST_SEED + count), visible)
+        print(  # noqa: T201
+            f"a die cut by the frame's edge, {visible:.0%} in view ({edge.dice} frames):"
+            f" {edge.right} read right, {edge.wrong} read wrong,"
+            f" {edge.hidden} asked about as partly hidden, {edge.cocked} called cocked,"
+            f" {edge.asked} asked about otherwise, {edge.missed} not reported;"
+            f" {edge.whole_misread} frames with the whole die not read right"
+        )
     return 0
 
 
