@@ -10,7 +10,9 @@ that would be dropped (no face, or a face as unsure as a phantom) that it takes 
 A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
 footprint shows two faces. Before that, a box not read surely that the learned locator drew
 too large over a die pressed against it is read again as a square about its centre, and a face
-read there with at least 0.9 stands (:func:`vision.detect.pressed_squares`).
+read there with at least 0.9 stands (:func:`vision.detect.pressed_squares`). After it, a die not
+read surely whose box the frame's edge cuts is ``uncertain``, partly hidden, with no value:
+the camera's view cut it short, not a lean.
 
 The thresholds were chosen on the training photos of ``shared/data/dice`` (never on the
 held-out ones reported in ``models/MODEL_CARD.md``): a face is ``ok`` from a probability of 0.5
@@ -26,6 +28,7 @@ ones, the webcam ones unchanged; sure faces, nearly all of a clear tray, are rea
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -45,7 +48,7 @@ from vision.classify import (
     Probabilities,
     read_unsure_turned,
 )
-from vision.detect import PRESSED_ASPECT, pressed_squares
+from vision.detect import PRESSED_ASPECT, at_frame_edge, pressed_squares
 from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
 
@@ -258,7 +261,8 @@ class DiceReader:
         """Return the reading of ``frame``; ``status`` comes from settle detection if known.
 
         Without a ``status`` the frame is taken as still (a photo): ``empty`` if no die is seen,
-        else ``settled``.
+        else ``settled``. A die not read surely whose box reaches the frame's edge is asked about
+        as partly hidden (``uncertain``, ``hidden``, no value), never called ``cocked``.
         """
         dice = self._locate_and_read(frame)
         height, width = frame.shape[:2]
@@ -266,6 +270,10 @@ class DiceReader:
         inside: list[Die] = []
         aside: list[Die] = []
         for found, die in dice:
+            if die.status != "ok" and not die.blurred and at_frame_edge(die.box, (height, width)):
+                # Cut short by the camera's view: neither leaning nor a guess at its face (what
+                # shows can look like another), but a die partly hidden, asked about.
+                die = dataclasses.replace(die, value=None, status="uncertain", hidden=True)
             cx, cy = found.centre
             (inside if zone.contains(cx, cy, width, height) else aside).append(die)
         if status is None:

@@ -135,6 +135,7 @@ def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
     assert [line.split(" (")[0] for line in cut_lines] == [
         f"a die cut by the frame's edge, {visible:.0%} in view" for visible in CUT_VISIBLE
     ]
+    assert all(" 0 called cocked," in line for line in cut_lines)
 
 
 @pytest.mark.parametrize(
