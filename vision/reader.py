@@ -48,7 +48,7 @@ from vision.classify import (
     Probabilities,
     read_unsure_turned,
 )
-from vision.detect import PRESSED_ASPECT, at_frame_edge, pressed_squares
+from vision.detect import PRESSED_ASPECT, at_frame_edge, covered_share, pressed_squares
 from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
 
@@ -170,6 +170,13 @@ COVERED_BY_READ = 0.5
 surely cover this share of it: it lies over their seam (models/MODEL_CARD.md, "Dice the face
 model cannot read")."""
 
+
+SAME_DIE = 0.6
+"""A die not read surely whose box lies this much inside the box of one die read surely is that
+die seen again (a box round its top face or a part of it beside its whole body's, too unlike in
+size for the locator's overlap rule), and is dropped: on black dice on a black tray they were
+asked about as partly hidden. Dice pressed together lie less inside any one neighbour's box,
+though their neighbours together may cover more (models/MODEL_CARD.md, "A die seen twice")."""
 
 SURE_AGAIN = 0.9
 """How sure the second look at a box squared over a pressed die must be for its reading to stand:
@@ -429,7 +436,8 @@ class DiceReader:
         dropped, but for the class-0 ones the die check takes for dice, of which the blurred
         ones are ``uncertain`` and the others ``cocked``; faces it takes for dice partly hidden
         are ``uncertain``, with no value, and so are the boxes otherwise dropped that it takes
-        for dice partly hidden)."""
+        for dice partly hidden). A die not read surely whose box lies ``SAME_DIE`` inside the
+        box of one die read surely is that die seen again, and dropped."""
         dies, blurred, hidden, hidden_dropped = judged
         dice: list[tuple[LocatedDie, Die]] = []
         read = [
@@ -486,5 +494,10 @@ class DiceReader:
                 # An unsure face: its best guess, unless it is a die partly hidden.
                 value = None if is_hidden else best
                 die = Die(value, confidence, "uncertain", found.box, hidden=bool(is_hidden))
+            if die.status != "ok" and any(
+                covered_share(found.box, box) >= SAME_DIE for box in read if box != found.box
+            ):
+                # Mostly inside the box of one die read surely: that die seen again.
+                continue
             dice.append((found, die))
         return dice

@@ -686,6 +686,44 @@ def _pressed_reader(
     )
 
 
+_DIE = DieSpec(2, 540, 480, 100)
+
+
+@pytest.mark.parametrize(
+    ("inner", "reported"),
+    [
+        pytest.param((495, 435, 555, 495), 1, id="inside it: the same die"),
+        pytest.param((520, 450, 620, 530), 1, id="seven tenths inside it"),
+        pytest.param((560, 440, 660, 520), 2, id="two fifths: another die"),
+    ],
+)
+def test_an_unsure_box_mostly_inside_a_die_read_surely_is_that_die_seen_again(
+    inner: tuple[int, int, int, int], reported: int
+) -> None:
+    """A second box round part of a die (its top face, say) is too small beside the die's
+    own for the locator's overlap rule to drop it; read unsurely, it was asked about as another
+    die. A box that lies less inside it is another die, as where dice lie pressed together."""
+    frame = make_frame(1280, 960, [_DIE], tray="grey")
+    boxes = sorted([_DIE.box, inner], key=lambda b: ((b[1] + b[3]) // 8, (b[0] + b[2]) // 8))
+    rows = [_SURE_TWO if box == _DIE.box else _UNSURE_FIVE for box in boxes]
+    reading = _pressed_reader(boxes, _ReadAgain(rows, _UNSURE_FIVE), square_pressed=0).read(frame)
+    assert len(reading.dice) == reported
+    assert [(d.value, d.box) for d in reading.dice if d.status == "ok"] == [(2, _DIE.box)]
+
+
+def test_black_dice_on_a_black_tray_are_not_read_twice() -> None:
+    """On black dice on a black felt the shipped locator drew a second, smaller box on two of
+    these ten frames' dice, and the reader asked about it as a die partly hidden."""
+    reader = DiceReader(OnnxClassifier(DEFAULT_MODEL))
+    for seed in range(10):
+        dice = [
+            dataclasses.replace(d, body=(30, 30, 30), pip=(235, 235, 235))
+            for d in six_dice(1280, 960, seed=seed)
+        ]
+        reading = reader.read(make_frame(1280, 960, dice, tray=(35, 35, 35), seed=seed))
+        assert len(reading.dice) <= len(dice), f"a die was invented at seed {seed}"
+
+
 @pytest.mark.parametrize("middle", [_NO_FACE, _UNSURE_FIVE], ids=["dropped", "unsure"])
 @pytest.mark.parametrize(
     "box",
