@@ -10,8 +10,19 @@ import numpy.typing as npt
 import pytest
 
 from vision.reader import DiceReader, DiceReading, Die
-from vision.synthetic import dice_side_by_side, die_cut_by_edge
-from vision.train.trays import CUT_VISIBLE, LAYOUTS, Cut, Pressed, cut, main, pressed
+from vision.synthetic import dice_side_by_side, die_cut_by_edge, six_dice
+from vision.train.trays import (
+    CUT_VISIBLE,
+    LAYOUTS,
+    OWN_COLOUR,
+    Cut,
+    OwnColour,
+    Pressed,
+    cut,
+    main,
+    own_colour,
+    pressed,
+)
 
 Frame = npt.NDArray[np.uint8]
 
@@ -119,6 +130,47 @@ def test_a_die_cut_by_the_frames_edge_shows_the_share_asked_for(seed: int, visib
     assert (whole.cx, whole.cy) == (width / 2, height / 2)
 
 
+class _ScriptedSix:
+    """A reader that reports the six dice laid for each frame, the first as ``change`` says."""
+
+    def __init__(self, seeds: range, change: str) -> None:
+        self.laid = [six_dice(1280, 960, seed=seed) for seed in seeds]
+        self.change = change
+
+    def read(self, frame: Frame) -> DiceReading:
+        del frame
+        laid = self.laid.pop(0)
+        dice = [Die(d.value, 0.99, "ok", d.box) for d in laid]
+        first = laid[0]
+        if self.change == "wrong":
+            dice[0] = Die(first.value % 6 + 1, 0.99, "ok", first.box)
+        elif self.change == "asked":
+            dice[0] = Die(None, 0.4, "uncertain", first.box)
+        elif self.change == "invented":
+            dice.append(Die(None, 0.4, "uncertain", (0, 0, 9, 9)))
+        elif self.change == "missed":
+            dice.pop(0)
+        return DiceReading("settled", tuple(dice))
+
+
+@pytest.mark.parametrize(
+    ("change", "want"),
+    [
+        ("none", OwnColour(dice=12, right=12, frames=2, exact=2)),
+        ("wrong", OwnColour(dice=12, right=10, wrong=2, frames=2)),
+        ("asked", OwnColour(dice=12, right=10, asked=2, frames=2)),
+        ("invented", OwnColour(dice=12, right=12, asked=2, extra=2, frames=2)),
+        ("missed", OwnColour(dice=12, right=10, frames=2)),
+    ],
+)
+def test_dice_on_a_tray_of_their_own_colour_are_counted_as_the_players_would_see_them(
+    change: str, want: OwnColour
+) -> None:
+    reader = _ScriptedSix(range(2), change)
+    assert own_colour(cast(DiceReader, reader), range(2), "black on black") == want
+    assert not reader.laid
+
+
 def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -127,6 +179,7 @@ def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
     assert main(["--frames", "2"]) == 0
     assert capsys.readouterr().out == first
     pressed_line, leaning_line, bare_line, *cut_lines = first.splitlines()
+    cut_lines, colour_lines = cut_lines[: len(CUT_VISIBLE)], cut_lines[len(CUT_VISIBLE) :]
     assert pressed_line.startswith("dice pressed together (8 frames): ")
     assert pressed_line.endswith(", 0 reported beyond those laid")
     assert leaning_line.startswith("a die leaning beside two flat ones (2 frames): ")
@@ -136,6 +189,10 @@ def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
         f"a die cut by the frame's edge, {visible:.0%} in view" for visible in CUT_VISIBLE
     ]
     assert all(" 0 called cocked," in line for line in cut_lines)
+    assert [line.split(" (")[0] for line in colour_lines] == [
+        f"six dice {scheme}" for scheme in OWN_COLOUR
+    ]
+    assert all(" 0 reported beyond those laid" in line for line in colour_lines)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """How the whole reader reads trays no model learnt from: ``python -m vision.train.trays
 [--model M] [--locator-model L] [--die-check C] [--frames N]``.
 
-Four kinds of frame of :mod:`vision.synthetic` (1280x960; green, grey and brown trays in turn),
+Five kinds of frame of :mod:`vision.synthetic` (1280x960; green, grey and brown trays in turn),
 drawn by a renderer neither network was trained on:
 
 - dice pressed together (:func:`~vision.synthetic.dice_side_by_side`, seeds from 100): a pair
@@ -16,7 +16,10 @@ drawn by a renderer neither network was trained on:
 - a die cut by the frame's edge beside a whole one (:func:`~vision.synthetic.die_cut_by_edge`,
   seeds from 100), with 60, 70 and 80 % of it in view: cut dice read right, read wrong,
   asked about as partly hidden, called ``cocked`` (which they are not), otherwise asked about,
-  and not reported; frames whose whole die is not read right.
+  and not reported; frames whose whole die is not read right;
+- six dice the colour of their tray (:data:`OWN_COLOUR`: black on black felt, white on white,
+  red on red, blue on blue; :func:`~vision.synthetic.six_dice`, seeds from 0): dice read right,
+  read wrong, asked about, reported beyond those laid, frames read exactly.
 
 A die reported beyond those laid, and a bare tray with dice, are the harms to avoid (the issue:
 a die is never invented). The model card's tables on dice pressed together and leaning dice
@@ -28,25 +31,40 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vision.classify import DEFAULT_MODEL
 from vision.errors import ModelLoadError
 from vision.reader import DiceReader
 from vision.synthetic import (
+    Colour,
     DieSpec,
     dice_side_by_side,
     die_cut_by_edge,
     leaning_beside_two_flat,
     make_frame,
     make_tray,
+    six_dice,
     tray_of,
 )
 from vision.train.readers import add_reader_options, reader_from
 from vision.train.tally import Tally
 
-__all__ = ["CUT_VISIBLE", "LAYOUTS", "Cut", "Pressed", "bare", "cut", "leaning", "main", "pressed"]
+__all__ = [
+    "CUT_VISIBLE",
+    "LAYOUTS",
+    "OWN_COLOUR",
+    "Cut",
+    "OwnColour",
+    "Pressed",
+    "bare",
+    "cut",
+    "leaning",
+    "main",
+    "own_colour",
+    "pressed",
+]
 
 WIDTH, HEIGHT = 1280, 960
 LAYOUTS = ((1, 2, 0.0), (1, 3, 0.0), (2, 2, 0.03), (2, 3, 0.03))
@@ -54,6 +72,13 @@ LAYOUTS = ((1, 2, 0.0), (1, 3, 0.0), (2, 2, 0.03), (2, 3, 0.03))
 FIRST_SEED = 100
 CUT_VISIBLE = (0.6, 0.7, 0.8)
 """How much of a die cut by the frame's edge is in view (of its box, across the edge)."""
+OWN_COLOUR: dict[str, tuple[Colour, Colour, Colour]] = {
+    "black on black": ((30, 30, 30), (235, 235, 235), (35, 35, 35)),
+    "white on white": ((235, 238, 240), (25, 25, 25), (225, 228, 230)),
+    "red on red": ((40, 40, 200), (235, 235, 235), (40, 40, 170)),
+    "blue on blue": ((170, 60, 20), (235, 235, 235), (150, 70, 30)),
+}
+"""Dice on a tray of their own colour: body, pips and tray (BGR)."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +175,41 @@ def _near(box: tuple[int, int, int, int], die: DieSpec) -> bool:
     return abs(cx - die.cx) < die.side and abs(cy - die.cy) < die.side
 
 
+@dataclass(frozen=True)
+class OwnColour(Tally):
+    """How the reader read six dice on a tray of their own colour, frame after frame."""
+
+    dice: int = 0
+    right: int = 0
+    wrong: int = 0
+    asked: int = 0
+    extra: int = 0
+    frames: int = 0
+    exact: int = 0
+
+
+def own_colour(reader: DiceReader, seeds: Sequence[int], scheme: str) -> OwnColour:
+    """Six dice of :data:`OWN_COLOUR`'s ``scheme`` at each seed, read by ``reader``."""
+    body, pip, tray = OWN_COLOUR[scheme]
+    total = OwnColour()
+    for seed in seeds:
+        dice = [replace(d, body=body, pip=pip) for d in six_dice(WIDTH, HEIGHT, seed=seed)]
+        reading = reader.read(make_frame(WIDTH, HEIGHT, dice, tray=tray, seed=seed))
+        reported = reading.dice + reading.set_aside
+        read = Counter(d.value for d in reported if d.status == "ok" and d.value is not None)
+        laid = Counter(d.value for d in dice)
+        total += OwnColour(
+            dice=len(dice),
+            right=sum((read & laid).values()),
+            wrong=sum((read - laid).values()),
+            asked=sum(d.status != "ok" for d in reported),
+            extra=max(len(reported) - len(dice), 0),
+            frames=1,
+            exact=int(read == laid and len(reported) == len(dice)),
+        )
+    return total
+
+
 def bare(reader: DiceReader, seeds: Sequence[int]) -> int:
     """Dice reported on the bare trays of ``seeds``."""
     return sum(
@@ -159,7 +219,7 @@ def bare(reader: DiceReader, seeds: Sequence[int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the reader's counts on the four kinds of frame; returns the exit status."""
+    """Print the reader's counts on the five kinds of frame; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.trays", description=__doc__)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     add_reader_options(parser)
@@ -168,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help=(
             "frames of each kind (default: 24 of each layout pressed, 60 leaning, 60 bare,"
-            " 40 of each share of a die cut by the frame's edge)"
+            " 40 of each share of a die cut by the frame's edge, 10 of each colour of tray)"
         ),
     )
     args = parser.parse_args(argv)
@@ -201,6 +261,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" {edge.hidden} asked about as partly hidden, {edge.cocked} called cocked,"
             f" {edge.asked} asked about otherwise, {edge.missed} not reported;"
             f" {edge.whole_misread} frames with the whole die not read right"
+        )
+    count = args.frames or 10
+    for scheme in OWN_COLOUR:
+        own = own_colour(reader, range(count), scheme)
+        print(  # noqa: T201
+            f"six dice {scheme} ({own.frames} frames): {own.right} of {own.dice} read right,"
+            f" {own.wrong} read wrong, {own.asked} asked about,"
+            f" {own.extra} reported beyond those laid, {own.exact} frames exact"
         )
     return 0
 
