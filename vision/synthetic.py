@@ -19,6 +19,7 @@ __all__ = [
     "DieSpec",
     "dice_side_by_side",
     "die_cut_by_edge",
+    "die_across_shadow",
     "draw_cocked_die",
     "draw_die",
     "draw_hand",
@@ -364,3 +365,24 @@ def die_cut_by_edge(seed: int, visible: float) -> tuple[Frame, DieSpec, DieSpec]
         int(rng.integers(1, 7)), width / 2, height / 2, side, angle=float(rng.uniform(0, 90))
     )
     return make_frame(width, height, [cut, whole], tray=tray_of(seed), seed=seed), cut, whole
+
+
+def die_across_shadow(seed: int, light: float) -> tuple[Frame, list[DieSpec], DieSpec]:
+    """Six dice (:func:`six_dice`) under a hard shadow whose edge runs through one die's centre
+    (and may cross another on its way).
+
+    The light on one side of the edge (at any angle, by ``seed``) is ``light`` times the rest,
+    the edge blurred over a few pixels, as the tray's wall under one bulb casts it. Returns the
+    frame, the six dice and the one the edge crosses.
+    """
+    rng = np.random.default_rng(seed)
+    width, height = 1280, 960
+    dice = six_dice(width, height, seed=seed)
+    frame = make_frame(width, height, dice, tray=tray_of(seed), seed=seed)
+    crossed = dice[int(rng.integers(len(dice)))]
+    angle = float(rng.uniform(0, 2 * math.pi))
+    rows, cols = np.mgrid[0:height, 0:width]
+    along = (cols - crossed.cx) * math.cos(angle) + (rows - crossed.cy) * math.sin(angle)
+    gain = cv2.GaussianBlur(np.where(along > 0, 1.0, light).astype(np.float32), (5, 5), 0)
+    shaded = np.clip(frame * gain[:, :, None], 0, 255).astype(np.uint8)
+    return shaded, dice, crossed

@@ -10,14 +10,17 @@ import numpy.typing as npt
 import pytest
 
 from vision.reader import DiceReader, DiceReading, Die
-from vision.synthetic import dice_side_by_side, die_cut_by_edge, six_dice
+from vision.synthetic import dice_side_by_side, die_across_shadow, die_cut_by_edge, six_dice
 from vision.train.trays import (
     CUT_VISIBLE,
     LAYOUTS,
     OWN_COLOUR,
+    SHADOW_LIGHT,
+    Crossed,
     Cut,
     OwnColour,
     Pressed,
+    crossed,
     cut,
     main,
     own_colour,
@@ -171,6 +174,57 @@ def test_dice_on_a_tray_of_their_own_colour_are_counted_as_the_players_would_see
     assert not reader.laid
 
 
+class _ScriptedShadow:
+    """A reader that reports the dice laid under each shadow, the crossed one as ``change`` says."""
+
+    def __init__(self, seeds: range, change: str) -> None:
+        self.laid = [die_across_shadow(seed, 0.3)[1:] for seed in seeds]
+        self.change = change
+
+    def read(self, frame: Frame) -> DiceReading:
+        del frame
+        dice, edge = self.laid.pop(0)
+        read = {
+            "right": [Die(edge.value, 0.99, "ok", edge.box)],
+            "wrong": [Die(edge.value % 6 + 1, 0.99, "ok", edge.box)],
+            "asked": [Die(None, 0.3, "cocked", edge.box)],
+            "missed": [],
+        }[self.change]
+        others = [Die(d.value, 0.99, "ok", d.box) for d in dice if d is not edge]
+        return DiceReading("settled", tuple(others + read))
+
+
+@pytest.mark.parametrize(
+    ("change", "want"),
+    [
+        ("right", Crossed(dice=2, right=2)),
+        ("wrong", Crossed(dice=2, wrong=2)),
+        ("asked", Crossed(dice=2, asked=2)),
+        ("missed", Crossed(dice=2, missed=2)),
+    ],
+)
+def test_dice_a_hard_shadow_crosses_are_counted_apart_from_the_others(
+    change: str, want: Crossed
+) -> None:
+    reader = _ScriptedShadow(range(2), change)
+    assert crossed(cast(DiceReader, reader), range(2), 0.3) == want
+    assert not reader.laid
+
+
+def test_a_hard_shadow_darkens_one_side_of_a_line_through_the_crossed_die() -> None:
+    frame, dice, edge = die_across_shadow(3, 0.3)
+    lit, _, _ = die_across_shadow(3, 1.0)
+    ratio = frame.astype(np.float32).mean(axis=2) / np.maximum(lit.mean(axis=2), 1.0)
+    x, y = int(edge.cx), int(edge.cy)
+    patch = ratio[y - 20 : y + 21, x - 20 : x + 21]
+    # Both sides of the edge meet at the crossed die's centre; far from it the frame is one or
+    # the other.
+    assert patch.min() == pytest.approx(0.3, abs=0.05)
+    assert patch.max() == pytest.approx(1.0, abs=0.05)
+    assert edge in dice
+    assert 0.2 < float((ratio < 0.65).mean()) < 0.8
+
+
 def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -179,7 +233,11 @@ def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
     assert main(["--frames", "2"]) == 0
     assert capsys.readouterr().out == first
     pressed_line, leaning_line, bare_line, *cut_lines = first.splitlines()
-    cut_lines, colour_lines = cut_lines[: len(CUT_VISIBLE)], cut_lines[len(CUT_VISIBLE) :]
+    cut_lines, colour_lines, shadow_lines = (
+        cut_lines[: len(CUT_VISIBLE)],
+        cut_lines[len(CUT_VISIBLE) : len(CUT_VISIBLE) + len(OWN_COLOUR)],
+        cut_lines[len(CUT_VISIBLE) + len(OWN_COLOUR) :],
+    )
     assert pressed_line.startswith("dice pressed together (8 frames): ")
     assert pressed_line.endswith(", 0 reported beyond those laid")
     assert leaning_line.startswith("a die leaning beside two flat ones (2 frames): ")
@@ -193,6 +251,9 @@ def test_the_command_reads_the_shipped_reader_on_the_same_frames_each_time(
         f"six dice {scheme}" for scheme in OWN_COLOUR
     ]
     assert all(" 0 reported beyond those laid" in line for line in colour_lines)
+    assert [line.split(" (")[0] for line in shadow_lines] == [
+        f"a hard shadow at {light:.0%} of the light across a die" for light in SHADOW_LIGHT
+    ]
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """How the whole reader reads trays no model learnt from: ``python -m vision.train.trays
 [--model M] [--locator-model L] [--die-check C] [--frames N]``.
 
-Five kinds of frame of :mod:`vision.synthetic` (1280x960; green, grey and brown trays in turn),
+Six kinds of frame of :mod:`vision.synthetic` (1280x960; green, grey and brown trays in turn),
 drawn by a renderer neither network was trained on:
 
 - dice pressed together (:func:`~vision.synthetic.dice_side_by_side`, seeds from 100): a pair
@@ -19,7 +19,11 @@ drawn by a renderer neither network was trained on:
   and not reported; frames whose whole die is not read right;
 - six dice the colour of their tray (:data:`OWN_COLOUR`: black on black felt, white on white,
   red on red, blue on blue; :func:`~vision.synthetic.six_dice`, seeds from 0): dice read right,
-  read wrong, asked about, reported beyond those laid, frames read exactly.
+  read wrong, asked about, reported beyond those laid, frames read exactly;
+- six dice under a hard shadow whose edge crosses one of them
+  (:func:`~vision.synthetic.die_across_shadow`, seeds from 0, the shadow at 0.5 and 0.3 of the
+  light): the crossed dice read right, read wrong, asked about, not reported; the other dice
+  not read right.
 
 A die reported beyond those laid, and a bare tray with dice, are the harms to avoid (the issue:
 a die is never invented). The model card's tables on dice pressed together and leaning dice
@@ -41,6 +45,7 @@ from vision.synthetic import (
     Colour,
     DieSpec,
     dice_side_by_side,
+    die_across_shadow,
     die_cut_by_edge,
     leaning_beside_two_flat,
     make_frame,
@@ -55,10 +60,13 @@ __all__ = [
     "CUT_VISIBLE",
     "LAYOUTS",
     "OWN_COLOUR",
+    "SHADOW_LIGHT",
+    "Crossed",
     "Cut",
     "OwnColour",
     "Pressed",
     "bare",
+    "crossed",
     "cut",
     "leaning",
     "main",
@@ -79,6 +87,8 @@ OWN_COLOUR: dict[str, tuple[Colour, Colour, Colour]] = {
     "blue on blue": ((170, 60, 20), (235, 235, 235), (150, 70, 30)),
 }
 """Dice on a tray of their own colour: body, pips and tray (BGR)."""
+SHADOW_LIGHT = (0.5, 0.3)
+"""The light in a hard shadow crossing a die, as a share of the light beside it."""
 
 
 @dataclass(frozen=True)
@@ -210,6 +220,43 @@ def own_colour(reader: DiceReader, seeds: Sequence[int], scheme: str) -> OwnColo
     return total
 
 
+@dataclass(frozen=True)
+class Crossed(Tally):
+    """How the reader read the dice a hard shadow's edge crosses, and the dice beside them."""
+
+    dice: int = 0
+    right: int = 0
+    wrong: int = 0
+    asked: int = 0
+    missed: int = 0
+    others_misread: int = 0
+
+
+def crossed(reader: DiceReader, seeds: Sequence[int], light: float) -> Crossed:
+    """The frames of ``seeds`` with a hard shadow at ``light`` across one die, read."""
+    total = Crossed()
+    for seed in seeds:
+        frame, dice, edge_die = die_across_shadow(seed, light)
+        reading = reader.read(frame)
+        reported = reading.dice + reading.set_aside
+        at = [d for d in reported if _near(d.box, edge_die)]
+        others = Counter(
+            d.value
+            for d in reported
+            if d.status == "ok" and d.value is not None and not _near(d.box, edge_die)
+        )
+        laid = Counter(d.value for d in dice if d is not edge_die)
+        total += Crossed(
+            dice=1,
+            right=sum(d.status == "ok" and d.value == edge_die.value for d in at),
+            wrong=sum(d.status == "ok" and d.value != edge_die.value for d in at),
+            asked=sum(d.status != "ok" for d in at),
+            missed=int(not at),
+            others_misread=sum((laid - others).values()) + sum((others - laid).values()),
+        )
+    return total
+
+
 def bare(reader: DiceReader, seeds: Sequence[int]) -> int:
     """Dice reported on the bare trays of ``seeds``."""
     return sum(
@@ -219,7 +266,7 @@ def bare(reader: DiceReader, seeds: Sequence[int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the reader's counts on the five kinds of frame; returns the exit status."""
+    """Print the reader's counts on the six kinds of frame; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.trays", description=__doc__)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     add_reader_options(parser)
@@ -228,7 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help=(
             "frames of each kind (default: 24 of each layout pressed, 60 leaning, 60 bare,"
-            " 40 of each share of a die cut by the frame's edge, 10 of each colour of tray)"
+            " 40 of each share of a die cut by the frame's edge, 10 of each colour of tray,"
+            " 12 of each shadow)"
         ),
     )
     args = parser.parse_args(argv)
@@ -269,6 +317,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"six dice {scheme} ({own.frames} frames): {own.right} of {own.dice} read right,"
             f" {own.wrong} read wrong, {own.asked} asked about,"
             f" {own.extra} reported beyond those laid, {own.exact} frames exact"
+        )
+    count = args.frames or 12
+    for light in SHADOW_LIGHT:
+        shade = crossed(reader, range(count), light)
+        print(  # noqa: T201
+            f"a hard shadow at {light:.0%} of the light across a die ({shade.dice} frames):"
+            f" {shade.right} crossed dice read right, {shade.wrong} read wrong,"
+            f" {shade.asked} asked about, {shade.missed} not reported;"
+            f" {shade.others_misread} other dice not read right or reported beyond those laid"
         )
     return 0
 
