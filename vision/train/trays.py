@@ -40,7 +40,7 @@ from pathlib import Path
 
 from vision.classify import DEFAULT_MODEL
 from vision.errors import ModelLoadError
-from vision.reader import DiceReader
+from vision.reader import DiceReader, Die
 from vision.synthetic import (
     Colour,
     DieSpec,
@@ -113,14 +113,13 @@ def pressed(reader: DiceReader, seeds: Sequence[int]) -> Pressed:
             frame = make_frame(WIDTH, HEIGHT, dice, tray=tray_of(seed), seed=seed)
             reading = reader.read(frame)
             reported = reading.dice + reading.set_aside
-            read = Counter(d.value for d in reported if d.status == "ok" and d.value is not None)
-            laid = Counter(d.value for d in dice)
+            right, wrong, exact = _against(reported, dice)
             total += Pressed(
                 dice=len(dice),
-                right=sum((read & laid).values()),
-                wrong=sum((read - laid).values()),
+                right=right,
+                wrong=wrong,
                 frames=1,
-                exact=int(read == laid and len(reported) == len(dice)),
+                exact=exact,
                 hidden=sum(d.hidden for d in reported),
                 extra=max(len(reported) - len(dice), 0),
             )
@@ -166,10 +165,11 @@ def cut(reader: DiceReader, seeds: Sequence[int], visible: float) -> Cut:
         # The whole die lies in the middle of the frame, the cut one at an edge.
         middle = [d for d in reported if _near(d.box, whole)]
         at_edge = [d for d in reported if not _near(d.box, whole)]
+        right, wrong = _at_one(at_edge, edge_die)
         total += Cut(
             dice=1,
-            right=sum(d.status == "ok" and d.value == edge_die.value for d in at_edge),
-            wrong=sum(d.status == "ok" and d.value != edge_die.value for d in at_edge),
+            right=right,
+            wrong=wrong,
             hidden=sum(d.status != "ok" and d.hidden for d in at_edge),
             cocked=sum(d.status == "cocked" for d in at_edge),
             asked=sum(d.status == "uncertain" and not d.hidden for d in at_edge),
@@ -177,6 +177,23 @@ def cut(reader: DiceReader, seeds: Sequence[int], visible: float) -> Cut:
             whole_misread=int([(d.value, d.status) for d in middle] != [(whole.value, "ok")]),
         )
     return total
+
+
+def _against(reported: Sequence[Die], dice: Sequence[DieSpec]) -> tuple[int, int, int]:
+    """Dice laid whose values were read surely, values read surely that no die laid carries
+    (as multisets), and 1 when the frame was read exactly (every die, nothing else)."""
+    read = Counter(d.value for d in reported if d.status == "ok" and d.value is not None)
+    laid = Counter(d.value for d in dice)
+    exact = read == laid and len(reported) == len(dice)
+    return sum((read & laid).values()), sum((read - laid).values()), int(exact)
+
+
+def _at_one(reported: Sequence[Die], die: DieSpec) -> tuple[int, int]:
+    """Of the dice ``reported`` where ``die`` lies, how many read its value surely, and how many
+    read another value surely."""
+    right = sum(d.status == "ok" and d.value == die.value for d in reported)
+    wrong = sum(d.status == "ok" and d.value != die.value for d in reported)
+    return right, wrong
 
 
 def _near(box: tuple[int, int, int, int], die: DieSpec) -> bool:
@@ -206,16 +223,15 @@ def own_colour(reader: DiceReader, seeds: Sequence[int], scheme: str) -> OwnColo
         dice = [replace(d, body=body, pip=pip) for d in six_dice(WIDTH, HEIGHT, seed=seed)]
         reading = reader.read(make_frame(WIDTH, HEIGHT, dice, tray=tray, seed=seed))
         reported = reading.dice + reading.set_aside
-        read = Counter(d.value for d in reported if d.status == "ok" and d.value is not None)
-        laid = Counter(d.value for d in dice)
+        right, wrong, exact = _against(reported, dice)
         total += OwnColour(
             dice=len(dice),
-            right=sum((read & laid).values()),
-            wrong=sum((read - laid).values()),
+            right=right,
+            wrong=wrong,
             asked=sum(d.status != "ok" for d in reported),
             extra=max(len(reported) - len(dice), 0),
             frames=1,
-            exact=int(read == laid and len(reported) == len(dice)),
+            exact=exact,
         )
     return total
 
@@ -246,10 +262,11 @@ def crossed(reader: DiceReader, seeds: Sequence[int], light: float) -> Crossed:
             if d.status == "ok" and d.value is not None and not _near(d.box, edge_die)
         )
         laid = Counter(d.value for d in dice if d is not edge_die)
+        right, wrong = _at_one(at, edge_die)
         total += Crossed(
             dice=1,
-            right=sum(d.status == "ok" and d.value == edge_die.value for d in at),
-            wrong=sum(d.status == "ok" and d.value != edge_die.value for d in at),
+            right=right,
+            wrong=wrong,
             asked=sum(d.status != "ok" for d in at),
             missed=int(not at),
             others_misread=sum((laid - others).values()) + sum((others - laid).values()),
