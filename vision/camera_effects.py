@@ -92,6 +92,24 @@ def _flicker(depth: float, bands: float) -> Callable[[Frame], Frame]:
     return apply
 
 
+def _shadow(light: float, slant: float) -> Callable[[Frame], Frame]:
+    """A lamp's hard shadow over part of the tray (a wall or a hand under one bulb): beyond a
+    line through the frame's middle, ``slant`` degrees off upright, ``light`` times the light
+    (linear), the edge softened over a hundredth of the frame's width."""
+
+    def apply(frame: Frame) -> Frame:
+        height, width = frame.shape[:2]
+        rows, cols = np.mgrid[0:height, 0:width].astype(np.float32)
+        turn = np.radians(slant)
+        across = (cols - width / 2) * np.cos(turn) + (rows - height / 2) * np.sin(turn)
+        soft = max(width / 100.0, 1.0)
+        lit = np.clip(0.5 + across / soft, 0.0, 1.0)
+        gain = light + (1.0 - light) * lit
+        return to_levels(to_linear(frame) * gain[:, :, None])
+
+    return apply
+
+
 def _trapezoid(narrow: float) -> Callable[[int, int], npt.NDArray[np.float64]]:
     """The homography of a camera tilted off straight down: the far (top) side of the photo
     ``narrow`` times as wide as the near one, the rows shrinking towards it as perspective
@@ -186,6 +204,12 @@ EFFECTS: Mapping[str, Effect] = {
         Effect("noisy", "sensor noise, sigma 10", _noise(10.0)),
         Effect(
             "flat", "flat, hazy light: contrast x0.6, lifted by 70", _levels(0.6, 0.6, 0.6, 70.0)
+        ),
+        Effect(
+            "shadow",
+            "a lamp's hard shadow over half the tray: a quarter of the light beyond a slanted"
+            " line through the middle",
+            _shadow(0.25, 20.0),
         ),
         Effect("jpeg40", "hard JPEG compression, quality 40", _jpeg(40)),
         Effect("defocus", "the lens slightly out of focus (Gaussian, sigma 1.5 px)", _defocus(1.5)),

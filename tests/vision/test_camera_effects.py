@@ -102,6 +102,18 @@ def test_flicker_lights_each_row_alike_in_bands_from_0_7_to_1_3() -> None:
     assert crossings == 4
 
 
+def test_shadow_gives_a_quarter_of_the_light_beyond_a_slanted_line_through_the_middle() -> None:
+    grey = np.full((300, 400, 3), 150, np.uint8)
+    light = to_linear(EFFECTS["shadow"].apply(grey))[:, :, 1] / to_linear(grey)[0, 0, 1]
+    # The corners on either side of the line, 20 degrees off upright: one lit, one shaded.
+    assert light[0, -1] == pytest.approx(1.0, abs=0.02)
+    assert light[-1, 0] == pytest.approx(0.25, abs=0.02)
+    assert light[150, 200] == pytest.approx(0.625, abs=0.05)
+    # Half the frame in shadow, the edge a few pixels wide.
+    assert float((light < 0.3).mean()) == pytest.approx(0.5, abs=0.02)
+    assert float(((light > 0.3) & (light < 0.95)).mean()) < 0.02
+
+
 def test_tilt_narrows_the_far_side_and_maps_boxes_back() -> None:
     """A white square near each top corner and one at the bottom: tilted, the top ones move
     inwards and shrink, the bottom one barely; the boxes read in the tilted frame come back
