@@ -163,8 +163,7 @@ def cut(reader: DiceReader, seeds: Sequence[int], visible: float) -> Cut:
         reading = reader.read(frame)
         reported = reading.dice + reading.set_aside
         # The whole die lies in the middle of the frame, the cut one at an edge.
-        middle = [d for d in reported if _near(d.box, whole)]
-        at_edge = [d for d in reported if not _near(d.box, whole)]
+        middle, at_edge = _split_near(reported, whole)
         right, wrong = _at_one(at_edge, edge_die)
         total += Cut(
             dice=1,
@@ -194,6 +193,15 @@ def _at_one(reported: Sequence[Die], die: DieSpec) -> tuple[int, int]:
     right = sum(d.status == "ok" and d.value == die.value for d in reported)
     wrong = sum(d.status == "ok" and d.value != die.value for d in reported)
     return right, wrong
+
+
+def _split_near(reported: Sequence[Die], die: DieSpec) -> tuple[list[Die], list[Die]]:
+    """The dice ``reported`` where ``die`` lies (:func:`_near`), and the others."""
+    near: list[Die] = []
+    rest: list[Die] = []
+    for reported_die in reported:
+        (near if _near(reported_die.box, die) else rest).append(reported_die)
+    return near, rest
 
 
 def _near(box: tuple[int, int, int, int], die: DieSpec) -> bool:
@@ -255,12 +263,8 @@ def crossed(reader: DiceReader, seeds: Sequence[int], light: float) -> Crossed:
         frame, dice, edge_die = die_across_shadow(seed, light)
         reading = reader.read(frame)
         reported = reading.dice + reading.set_aside
-        at = [d for d in reported if _near(d.box, edge_die)]
-        others = Counter(
-            d.value
-            for d in reported
-            if d.status == "ok" and d.value is not None and not _near(d.box, edge_die)
-        )
+        at, beside = _split_near(reported, edge_die)
+        others = Counter(d.value for d in beside if d.status == "ok" and d.value is not None)
         laid = Counter(d.value for d in dice if d is not edge_die)
         right, wrong = _at_one(at, edge_die)
         total += Crossed(
