@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from pipcam.config import PHOTO_LIMIT, ConfigError, table_config
-from pipcam.store import NO_DIE, Store, StoredReading, StoreError, die_json
+from pipcam.store import BLURRED, CUT, HIDDEN, NO_DIE, Store, StoredReading, StoreError, die_json
 
 log = logging.getLogger("pipcam.photos")
 
@@ -276,7 +276,7 @@ def _label(
                 continue
             entry.update(_as_read(die), unclear=True)
         elif die["status"] != "ok" or die["value"] is None:
-            why = [key for key in ("blurred", "hidden") if die.get(key)]
+            why = [key for key in (BLURRED, HIDDEN, CUT) if die.get(key)]
             said = ", ".join([die["status"], *why])
             problems.append(f"{where} ({said}) was never corrected")
             continue

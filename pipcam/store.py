@@ -30,6 +30,7 @@ from scoring.transcript import dump, parse_header, start
 
 __all__ = [
     "BLURRED",
+    "CUT",
     "EVENT_KINDS",
     "HIDDEN",
     "NO_DIE",
@@ -52,11 +53,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """``PRAGMA user_version`` of the layout below; a file with a higher one is refused, a lower one
 is upgraded when opened (version 2: a correction may say no die is there, value 0; version 3: a
-die read may say ``"blurred": true``, and version 4 ``"hidden": true``, which a pipcam before
-it refuses to read)."""
+die read may say ``"blurred": true``, version 4 ``"hidden": true`` and version 5 ``"cut":
+true``, which a pipcam before it refuses to read)."""
 
 EVENT_KINDS = ("action", "undo", "redo")
 
@@ -198,10 +199,12 @@ _LAST_ID = 2**63 - 1
 """SQLite's largest rowid: no bound."""
 _DIE_KEYS = frozenset({"value", "confidence", "status", "box"})
 # Written only when true: an ``uncertain`` die too blurred to read (vision.reader.Die.blurred),
-# or one partly hidden (vision.reader.Die.hidden).
+# or one partly hidden (vision.reader.Die.hidden), by the edge of the camera's view when it
+# says ``cut`` besides (vision.reader.Die.cut).
 BLURRED = "blurred"
 HIDDEN = "hidden"
-_WHY_UNREAD = (BLURRED, HIDDEN)
+CUT = "cut"
+_WHY_UNREAD = (BLURRED, HIDDEN, CUT)
 # The status of a die a person said is not there: a phantom the camera read (see _corrected).
 NO_DIE = "no_die"
 
@@ -382,6 +385,8 @@ class DieLike(Protocol):
     def blurred(self) -> bool: ...
     @property
     def hidden(self) -> bool: ...
+    @property
+    def cut(self) -> bool: ...
 
 
 def _dice_of_readings(rows: Iterable[tuple[int, int]]) -> dict[int, set[int]]:
@@ -394,7 +399,8 @@ def _dice_of_readings(rows: Iterable[tuple[int, int]]) -> dict[int, set[int]]:
 
 def die_json(die: DieLike) -> dict[str, JSON]:
     """A die of a reading as JSON (the phones and the store); ``"blurred": true`` only on a
-    die too blurred to read, ``"hidden": true`` only on one partly hidden."""
+    die too blurred to read, ``"hidden": true`` only on one partly hidden, and ``"cut": true``
+    besides when the edge of the camera's view hides it."""
     out: dict[str, JSON] = {
         "value": die.value,
         "confidence": round(float(die.confidence), 3),
@@ -405,6 +411,8 @@ def die_json(die: DieLike) -> dict[str, JSON]:
         out[BLURRED] = True
     if die.hidden:
         out[HIDDEN] = True
+    if die.cut:
+        out[CUT] = True
     return out
 
 
@@ -425,13 +433,15 @@ def _check_dice(dice: list[dict[str, JSON]]) -> None:
             raise ValueError(
                 "a die read is an object with value, confidence, status and box (and"
                 " blurred: true on a die too blurred to read, hidden: true on one partly"
-                f" hidden), not {die!r}"
+                f" hidden, with cut: true when the frame's edge hides it), not {die!r}"
             )
         for why in _WHY_UNREAD:
             if why in die and (die[why] is not True or die["status"] != "uncertain"):
                 raise ValueError(
                     f"only an uncertain die is {why}, and it says {why}: true, not {die!r}"
                 )
+        if CUT in die and HIDDEN not in die:
+            raise ValueError(f"a die cut by the frame's edge is hidden: true too, not {die!r}")
         value = die["value"]
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise ValueError(f"a die's value is a face number or null, not {value!r}")

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from coach.report import Coach, coach_for, coach_problem
 from pipcam.store import (
+    CUT,
     HIDDEN,
     NO_DIE,
     DieLike,
@@ -111,6 +112,9 @@ class TableRefusal(RefusalCode):
     COVERED = "covered"
     """``n`` dice of the reading are partly hidden (a card or a cup over them), and no other die
     is doubtful: what covers them is to be moved, not the dice thrown again."""
+    OUT_OF_VIEW = "out_of_view"
+    """``n`` dice of the reading lie where the edge of the camera's view cuts them, and no other
+    die is doubtful: they are to be slid into view without turning them, not thrown again."""
     LEFT_LYING = "left_lying"
     """``still`` of the ``n`` dice to throw lie where they lay, showing the same faces."""
     WHICH_ASIDE = "which_aside"
@@ -1434,10 +1438,24 @@ class Table:
         lying = reading.lying
         dice = [d for d in dice if d["status"] != NO_DIE]  # a person said nothing is there
         doubtful = [d for d in dice if d["status"] != "ok" or d["value"] is None]
+        if doubtful and all(d.get(CUT) for d in doubtful):
+            # The camera's view ends across these dice (a tray larger than the view, no roll
+            # zone set): nothing lies over them to move, but they can be slid into view.
+            what = "; ".join(f"a die at {d['box']} is cut by the camera's edge" for d in doubtful)
+            return [], Reason(
+                f"{what}: slide it into the camera's view without turning it, or correct it on"
+                " a phone",
+                TableRefusal.OUT_OF_VIEW,
+                {"n": len(doubtful)},
+            )
         if doubtful and all(d.get(HIDDEN) for d in doubtful):
             # The camera saw something over these dice: moving it lets the camera read them
             # where they lie, while throwing them again would cost the throw.
-            what = "; ".join(f"a die at {d['box']} is partly hidden" for d in doubtful)
+            what = "; ".join(
+                f"a die at {d['box']} is "
+                + ("cut by the camera's edge" if d.get(CUT) else "partly hidden")
+                for d in doubtful
+            )
             return [], Reason(
                 f"{what}: move what covers it or correct it on a phone",
                 TableRefusal.COVERED,

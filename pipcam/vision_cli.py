@@ -252,6 +252,8 @@ def _die_text(die: Die) -> str:
         return "cocked"
     if die.blurred:
         return "blurred"
+    if die.cut:
+        return "cut"
     if die.hidden:
         return "hidden"
     if die.value is None:
@@ -260,7 +262,8 @@ def _die_text(die: Die) -> str:
 
 
 def describe_reading(reading: DiceReading) -> str:
-    """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked blurred hidden``."""
+    """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked blurred hidden``
+    (``cut``: a die hidden by the edge of the camera's view)."""
     if not reading.dice and not reading.set_aside:
         return f"{reading.status}: no dice"
     text = f"{reading.status}: " + (" ".join(_die_text(d) for d in reading.dice) or "no dice")

@@ -11,8 +11,8 @@ A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value)
 footprint shows two faces. Before that, a box not read surely that the learned locator drew
 too large over a die pressed against it is read again as a square about its centre, and a face
 read there with at least 0.9 stands (:func:`vision.detect.pressed_squares`). After it, a die not
-read surely whose box the frame's edge cuts is ``uncertain``, partly hidden, with no value:
-the camera's view cut it short, not a lean.
+read surely whose box the frame's edge cuts is ``uncertain``, partly hidden and ``cut``, with no
+value: the camera's view cut it short, not a lean.
 
 The thresholds were chosen on the training photos of ``shared/data/dice`` (never on the
 held-out ones reported in ``models/MODEL_CARD.md``): a face is ``ok`` from a probability of 0.5
@@ -80,7 +80,8 @@ DieStatus = Literal["ok", "uncertain", "cocked"]
 class Die:
     """One die as read: face value (None when unknown), confidence, status and box in pixels;
     ``blurred`` for an ``uncertain`` die too blurred to read (out of focus, or still moving),
-    ``hidden`` for one partly hidden (something lies over part of it)."""
+    ``hidden`` for one partly hidden (something lies over part of it), and ``cut`` besides when
+    what hides it is the edge of the camera's view."""
 
     value: int | None
     confidence: float
@@ -88,10 +89,12 @@ class Die:
     box: Box
     blurred: bool = False
     hidden: bool = False
+    cut: bool = False
 
     def to_json(self) -> dict[str, object]:
         """Return the die as the JSON object ``pipcam read --json`` prints (``"blurred": true``
-        only on a blurred die, ``"hidden": true`` only on a partly hidden one)."""
+        only on a blurred die, ``"hidden": true`` only on a partly hidden one, ``"cut": true``
+        only on one the frame's edge cuts)."""
         out: dict[str, object] = {
             "value": self.value,
             "confidence": round(self.confidence, 4),
@@ -102,6 +105,8 @@ class Die:
             out["blurred"] = True
         if self.hidden:
             out["hidden"] = True
+        if self.cut:
+            out["cut"] = True
         return out
 
 
@@ -269,7 +274,7 @@ class DiceReader:
 
         Without a ``status`` the frame is taken as still (a photo): ``empty`` if no die is seen,
         else ``settled``. A die not read surely whose box reaches the frame's edge is asked about
-        as partly hidden (``uncertain``, ``hidden``, no value), never called ``cocked``.
+        as partly hidden (``uncertain``, ``hidden`` and ``cut``, no value), never called ``cocked``.
         """
         dice = self._locate_and_read(frame)
         height, width = frame.shape[:2]
@@ -280,7 +285,9 @@ class DiceReader:
             if die.status != "ok" and not die.blurred and at_frame_edge(die.box, (height, width)):
                 # Cut short by the camera's view: neither leaning nor a guess at its face (what
                 # shows can look like another), but a die partly hidden, asked about.
-                die = dataclasses.replace(die, value=None, status="uncertain", hidden=True)
+                die = dataclasses.replace(
+                    die, value=None, status="uncertain", hidden=True, cut=True
+                )
             cx, cy = found.centre
             (inside if zone.contains(cx, cy, width, height) else aside).append(die)
         if status is None:

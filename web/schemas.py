@@ -257,6 +257,10 @@ class DieReadPublic(BaseModel):
     hidden: bool = Field(
         default=False, description="an uncertain die partly hidden (a card or a cup over it)"
     )
+    cut: bool = Field(
+        default=False,
+        description="a hidden die whose part hidden is beyond the edge of the camera's view",
+    )
 
 
 class StepDicePublic(BaseModel):

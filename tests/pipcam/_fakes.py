@@ -16,6 +16,7 @@ class FakeDie:
     box: tuple[int, int, int, int] = (0, 0, 10, 10)
     blurred: bool = False
     hidden: bool = False
+    cut: bool = False
 
 
 @dataclass(frozen=True)

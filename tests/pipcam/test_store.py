@@ -499,8 +499,8 @@ def test_append_to_a_finished_game_is_refused(store: Store, db: Path) -> None:
             lambda s: s.record_reading(1, [{"value": 3}], status="settled"),
             ValueError,
             "a die read is an object with value, confidence, status and box (and blurred: true"
-            " on a die too blurred to read, hidden: true on one partly hidden), not"
-            " {'value': 3}",
+            " on a die too blurred to read, hidden: true on one partly hidden, with cut: true"
+            " when the frame's edge hides it), not {'value': 3}",
             id="reading-die-incomplete",
         ),
         pytest.param(
@@ -528,6 +528,15 @@ def test_append_to_a_finished_game_is_refused(store: Store, db: Path) -> None:
             "only an uncertain die is hidden, and it says hidden: true, not {'value': None, "
             "'confidence': 0.97, 'status': 'cocked', 'box': [10, 20, 50, 60], 'hidden': True}",
             id="reading-die-hidden-but-cocked",
+        ),
+        pytest.param(
+            lambda s: s.record_reading(
+                1, [{**die(None, "uncertain"), "cut": True}], status="settled"
+            ),
+            ValueError,
+            "a die cut by the frame's edge is hidden: true too, not {'value': None, "
+            "'confidence': 0.97, 'status': 'uncertain', 'box': [10, 20, 50, 60], 'cut': True}",
+            id="reading-die-cut-but-not-hidden",
         ),
     ],
 )
@@ -716,12 +725,15 @@ def test_a_version_1_store_is_upgraded_and_keeps_its_corrections(
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
-@pytest.mark.parametrize(("version", "why"), [(2, "blurred"), (2, "hidden"), (3, "hidden")])
+@pytest.mark.parametrize(
+    ("version", "whys"),
+    [(2, ("blurred",)), (2, ("hidden",)), (3, ("hidden",)), (4, ("hidden", "cut"))],
+)
 def test_an_older_store_is_upgraded_and_then_keeps_dice_blurred_or_hidden(
-    tmp_path: Path, version: int, why: str
+    tmp_path: Path, version: int, whys: tuple[str, ...]
 ) -> None:
-    """A store from before blurred (version 2) or partly hidden dice (version 3) opens as it
-    was and then takes one."""
+    """A store from before blurred (version 2), partly hidden (version 3) or cut dice (version
+    4) opens as it was and then takes one."""
     db = tmp_path / "pipcam.db"
     with Store(db) as store:
         game = store.new_game(HEADER)
@@ -730,8 +742,9 @@ def test_an_older_store_is_upgraded_and_then_keeps_dice_blurred_or_hidden(
         con.execute(f"PRAGMA user_version = {version}")
         con.commit()
     with Store(db) as store:
-        store.record_reading(game, [{**die(None, "uncertain", 0.2), why: True}], status="settled")
-        assert [[d.get(why, False) for d in r.dice] for r in store.readings()] == [
+        unread = {**die(None, "uncertain", 0.2), **dict.fromkeys(whys, True)}
+        store.record_reading(game, [unread], status="settled")
+        assert [[d.get(whys[-1], False) for d in r.dice] for r in store.readings()] == [
             [False, False],
             [True],
         ]
@@ -918,17 +931,21 @@ def test_readings_are_recorded_and_counted(store: Store, db: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("why", ["blurred", "hidden"])
+@pytest.mark.parametrize("whys", [("blurred",), ("hidden",), ("hidden", "cut")])
 def test_a_die_blurred_or_hidden_is_kept_so_until_a_person_says_what_it_shows(
-    store: Store, db: Path, why: str
+    store: Store, db: Path, whys: tuple[str, ...]
 ) -> None:
-    """The reader's word that a die was too blurred to read, or partly hidden, survives the
-    store; a correction, to a face or to "no die", ends it."""
+    """The reader's word that a die was too blurred to read, or partly hidden (by the frame's
+    edge, cut), survives the store; a correction, to a face or to "no die", ends it."""
     game = store.new_game(HEADER)
-    unread = {**die(None, "uncertain", 0.3), why: True}
+    unread = {**die(None, "uncertain", 0.3), **dict.fromkeys(whys, True)}
     first = store.record_reading(game, [unread, die(2), unread], status="settled")
     (got,) = store.readings()
-    assert [d.get(why) for d in got.dice] == [True, None, True]
+    assert [[d.get(why) for why in whys] for d in got.dice] == [
+        [True] * len(whys),
+        [None] * len(whys),
+        [True] * len(whys),
+    ]
     store.record_correction(first, 0, 6, events=[], source="phone")
     store.record_correction(first, 2, 0, events=[], source="phone")
     (got,) = store.readings()
@@ -939,7 +956,8 @@ def test_a_die_blurred_or_hidden_is_kept_so_until_a_person_says_what_it_shows(
     ]
     with contextlib.closing(sqlite3.connect(db)) as con:
         (raw,) = con.execute("SELECT dice FROM readings").fetchone()
-    assert raw.count(f'"{why}": true') == 2  # the reading as read stays as it was
+    for why in whys:
+        assert raw.count(f'"{why}": true') == 2  # the reading as read stays as it was
 
 
 def test_readings_come_back_as_last_corrected(store: Store) -> None:

@@ -139,6 +139,17 @@ def covered(table: Table) -> None:
     table.on_reading(FakeReading((FakeDie(1), under, *[FakeDie(2)] * 4)), settled_now=True)
 
 
+def cut_by_the_view(table: Table) -> None:
+    at_edge = FakeDie(None, 0.6, "uncertain", (0, 6, 25, 31), hidden=True, cut=True)
+    table.on_reading(FakeReading((FakeDie(1), at_edge, *[FakeDie(2)] * 4)), settled_now=True)
+
+
+def covered_and_cut(table: Table) -> None:
+    under = FakeDie(None, 0.97, "uncertain", (50, 6, 80, 31), hidden=True)
+    at_edge = FakeDie(None, 0.6, "uncertain", (0, 6, 25, 31), hidden=True, cut=True)
+    table.on_reading(FakeReading((FakeDie(1), at_edge, under, *[FakeDie(2)] * 3)), settled_now=True)
+
+
 def covered_and_cocked(table: Table) -> None:
     under = FakeDie(None, 0.97, "uncertain", (5, 6, 30, 31), hidden=True)
     cocked = FakeDie(None, 0.4, "cocked", (50, 6, 80, 31))
@@ -206,6 +217,22 @@ PROBLEMS: list[tuple[Callable[[Table], None], str, dict[str, Any], str]] = [
         "covered",
         {"n": 1},
         "a die at [5, 6, 30, 31] is partly hidden: move what covers it or correct it on a phone",
+    ),
+    (
+        # Nothing lies over it: the camera's view ends across it.
+        cut_by_the_view,
+        "out_of_view",
+        {"n": 1},
+        "a die at [0, 6, 25, 31] is cut by the camera's edge: slide it into the camera's view"
+        " without turning it, or correct it on a phone",
+    ),
+    (
+        # Something to move all the same: each die is named for what hides it.
+        covered_and_cut,
+        "covered",
+        {"n": 2},
+        "a die at [0, 6, 25, 31] is cut by the camera's edge; a die at [50, 6, 80, 31] is"
+        " partly hidden: move what covers it or correct it on a phone",
     ),
     (
         # One die to throw again among them: the dice are asked about as before.

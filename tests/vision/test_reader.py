@@ -269,25 +269,28 @@ WHOLE = [DieSpec(2, 500, 300, 100, angle=10), DieSpec(4, 900, 600, 100, angle=50
 @pytest.mark.parametrize(
     ("confidence", "cut", "whole"),
     [
-        pytest.param(0.4, (None, "uncertain", True), (3, "uncertain", False), id="unsure"),
-        pytest.param(0.95, (3, "ok", False), (3, "ok", False), id="sure"),
+        pytest.param(
+            0.4, (None, "uncertain", True, True), (3, "uncertain", False, False), id="unsure"
+        ),
+        pytest.param(0.95, (3, "ok", False, False), (3, "ok", False, False), id="sure"),
     ],
 )
 def test_a_die_cut_by_the_frames_edge_is_asked_about_as_partly_hidden(
     confidence: float,
-    cut: tuple[int | None, str, bool],
-    whole: tuple[int, str, bool],
+    cut: tuple[int | None, str, bool, bool],
+    whole: tuple[int, str, bool, bool],
 ) -> None:
     """What shows of a die the frame cuts can look like another face: not read surely, it is
-    asked about as partly hidden, with no guess; a die read surely there stands, and the
-    whole dice are decided as ever. (The learned locator: the classical one leaves out what
+    asked about as partly hidden, cut by the frame (what to move is the die, not something
+    over it), with no guess; a die read surely there stands, and the whole dice are decided
+    as ever. (The learned locator: the classical one leaves out what
     the frame's edge cuts, mostly arms and the tray's wall.)"""
     frame = make_frame(1280, 960, [CUT, *WHOLE], tray="grey")
     reader = DiceReader(FakeClassifier(_constant(3, confidence)), locator=default_locator())
     reading = reader.read(frame)
     by_place = sorted(reading.dice, key=lambda d: d.box[0])
     assert by_place[0].box[0] <= 1, "the cut die was not found"
-    assert [(d.value, d.status, d.hidden) for d in by_place] == [cut, whole, whole]
+    assert [(d.value, d.status, d.hidden, d.cut) for d in by_place] == [cut, whole, whole]
 
 
 def test_a_die_read_by_its_box_alone_is_not_taken_for_one_cut_by_the_frame() -> None:
@@ -296,7 +299,7 @@ def test_a_die_read_by_its_box_alone_is_not_taken_for_one_cut_by_the_frame() -> 
     frame = make_frame(120, 120, [DieSpec(4, 60, 60, 100)], tray="grey")
     die = DiceReader(FakeClassifier(_constant(4, 0.4))).read_box(frame, (0, 0, 120, 120))
     assert die is not None
-    assert (die.value, die.status, die.hidden) == (4, "uncertain", False)
+    assert (die.value, die.status, die.hidden, die.cut) == (4, "uncertain", False, False)
 
 
 def test_the_shipped_reader_calls_no_die_cut_by_the_frame_cocked() -> None:
@@ -311,7 +314,7 @@ def test_the_shipped_reader_calls_no_die_cut_by_the_frame_cocked() -> None:
         reading = reader.read(frame)
         assert all(d.status != "cocked" for d in reading.dice)
         unsure = [d for d in reading.dice if d.status != "ok"]
-        assert all(d.hidden and d.value is None for d in unsure)
+        assert all(d.hidden and d.cut and d.value is None for d in unsure)
         hidden += len(unsure)
         assert whole.value in [d.value for d in reading.dice if d.status == "ok"]
     assert hidden >= 4

@@ -870,10 +870,11 @@ def test_the_text_line_says_why_a_die_was_not_read() -> None:
         Die(None, 0.9, "cocked", box),
         Die(None, 0.2, "uncertain", box, blurred=True),
         Die(None, 0.97, "uncertain", box, hidden=True),
+        Die(None, 0.6, "uncertain", box, hidden=True, cut=True),
     )
     reading = DiceReading(
         "settled", dice, set_aside=(Die(None, 0.9, "uncertain", box, hidden=True),)
     )
     assert vision_cli.describe_reading(reading) == (
-        "settled: 3 5? ? cocked blurred hidden; set aside: hidden"
+        "settled: 3 5? ? cocked blurred hidden cut; set aside: hidden"
     )

@@ -224,9 +224,11 @@ function shownValue(d) {
 }
 
 /** A die of the last reading as a button that corrects it (number i: the zone's, then on). */
-// Why a die was not read, as the phones say it: blurred or partly hidden, else its status.
+// Why a die was not read, as the phones say it: blurred, at the camera's edge or partly
+// hidden, else its status.
 function unreadKey(d) {
   if (d.blurred) return "dice.blurred";
+  if (d.cut) return "dice.cut";
   if (d.hidden) return "dice.hidden";
   return `dice.${d.status}`;
 }
@@ -551,7 +553,9 @@ function button(label, onclick, cls = "", key = null) {
 
 // The problems of a throw the camera read but the game could not take: too few or too many
 // dice, some unreadable, or faces the rules refuse. The dice it read surely start the typing.
-const THROW_PROBLEMS = ["roll_zone_count", "roll_zone_missing", "doubtful", "covered", "dice_read"];
+const THROW_PROBLEMS = [
+  "roll_zone_count", "roll_zone_missing", "doubtful", "covered", "out_of_view", "dice_read",
+];
 
 function readOfThrow(state) {
   const table = state.table || {};
