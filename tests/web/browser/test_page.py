@@ -245,9 +245,16 @@ def test_correct_a_misread_die(served: Served, phone: Any) -> None:
 
 
 def _unread(why: str, confidence: float, box: tuple[int, int, int, int]) -> FakeDie:
-    """A die the camera could not read, and why: "blurred" or "hidden"."""
+    """A die the camera could not read, and why: "blurred", "hidden" or "cut" (hidden by the
+    edge of the camera's view)."""
     return FakeDie(
-        None, confidence, "uncertain", box, blurred=why == "blurred", hidden=why == "hidden"
+        None,
+        confidence,
+        "uncertain",
+        box,
+        blurred=why == "blurred",
+        hidden=why in ("hidden", "cut"),
+        cut=why == "cut",
     )
 
 
@@ -256,15 +263,21 @@ def _unread(why: str, confidence: float, box: tuple[int, int, int, int]) -> Fake
     [
         ("blurred", "blurred", "A die leans on something or cannot be read: throw it again"),
         ("hidden", "partly hidden", "A die is partly hidden: move what covers it, or correct it"),
+        (
+            "cut",
+            "at the camera's edge",
+            "A die lies at the edge of the camera's view: slide it into view without turning it",
+        ),
     ],
 )
 def test_a_die_too_blurred_to_read_or_partly_hidden_says_so(
     served: Served, phone: Any, why: str, said: str, problem: str
 ) -> None:
-    """A die the camera saw blurred (still rolling, out of focus) or partly hidden (a card over
-    it) is flagged so, not merely uncertain, with no confidence shown for the value it has not,
-    and the problem says what to do (a hidden die is not thrown again: what covers it is
-    moved); a value from the phone takes the flag away."""
+    """A die the camera saw blurred (still rolling, out of focus), partly hidden (a card over
+    it) or cut by the edge of its view is flagged so, not merely uncertain, with no confidence
+    shown for the value it has not, and the problem says what to do (a hidden die is not
+    thrown again: what covers it is moved, or the die slid into view); a value from the phone
+    takes the flag away."""
     served.new_game("kymppitonni", ["Ann", "Bob"])
     dice = reading([1, 1, 2, 3, 4]).dice
     unread = _unread(why, 0.12, (300, 10, 340, 50))
