@@ -856,20 +856,29 @@ def test_the_ring_logo_never_rings_a_lone_dot() -> None:
         assert ink.sum() / (np.pi * radius**2) < 0.8, seed
 
 
-def test_the_card_names_streaks_duotones_and_mixstyle_when_a_member_was_trained_with_them(
+def test_the_card_names_streaks_duotones_shadows_and_mixstyle_when_a_member_was_trained_with_them(
     tmp_path: Path,
 ) -> None:
     from vision.train.card import write_composed_card
 
     plain = _face_report(threads=2, synthetic_train=500)
-    styled = _face_report(threads=2, synthetic_train=500, streaks=0.25, duotone=0.3, mixstyle=0.5)
+    styled = _face_report(
+        threads=2,
+        synthetic_train=500,
+        streaks=0.25,
+        duotone=0.3,
+        hard_shadows=0.15,
+        mixstyle=0.5,
+    )
     card = tmp_path / "MODEL_CARD.md"
     write_composed_card([plain, styled], card, sha256="cd" * 32, size_bytes=3, rotations=False)
     text = card.read_text()
     first, second = text.split("## Member 2")
     assert "--streaks" not in first.split("## Member 1")[1]
-    assert "--streaks 0.25 --duotone 0.3 --mixstyle 0.5 --synthetic 500" in text
+    assert "--streaks 0.25 --duotone 0.3 --hard-shadows 0.15 --mixstyle 0.5 --synthetic 500" in text
     assert "30 % of crops repainted in two random colours" in second
+    assert "15 % of crops with a hard shadow's edge" in second
+    assert "hard shadow" not in first
     assert "25 % of crops with a thin bright curve" in second
     assert "on 50 % of batches" in second
     assert "MixStyle" in second

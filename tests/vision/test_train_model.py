@@ -19,6 +19,7 @@ from vision.train.train import (  # noqa: E402
     MixStyle,
     TrainConfig,
     _augment,
+    add_hard_shadows,
     add_streaks,
     duotone,
     evaluate_crops,
@@ -124,6 +125,27 @@ def test_streaks_draw_a_thin_bright_curve_on_the_die_and_leave_the_rest() -> Non
     # A lamp's reflection is bright.
     assert bool((drawn >= dark - 1e-6).all())
     assert float(drawn.amax()) > 0.8
+
+
+def test_hard_shadows_darken_one_side_of_a_line_across_the_die() -> None:
+    flat = torch.full((16, 3, 64, 64), 0.8)
+    assert torch.equal(add_hard_shadows(flat.clone(), 0.0, torch.Generator().manual_seed(3)), flat)
+    shaded = add_hard_shadows(flat.clone(), 1.0, torch.Generator().manual_seed(3))
+    again = add_hard_shadows(flat.clone(), 1.0, torch.Generator().manual_seed(3))
+    assert torch.equal(shaded, again)
+    assert bool((shaded <= flat + 1e-6).all())  # a shadow only darkens
+    for crop in shaded[:, 0]:
+        dark = crop < 0.75
+        # One side of a line: a good share of the crop, not a spot or a streak...
+        assert 0.1 < float(dark.float().mean()) < 0.9
+        # ...as dark as 25-60 % of the light (linear), and the lit side untouched.
+        assert 0.8 * 0.25 ** (1 / 2.2) - 0.01 <= float(crop.min()) <= 0.8 * 0.6 ** (1 / 2.2) + 0.01
+        assert float(crop.max()) == pytest.approx(0.8, abs=1e-3)
+        # ...and its edge crosses the die's middle third: both sides show well within the
+        # middle half.
+        middle = crop[16:48, 16:48]
+        assert float(middle.min()) < 0.7
+        assert float(middle.max()) > 0.78
 
 
 def test_mixstyle_mixes_while_training_and_is_the_identity_when_evaluating() -> None:

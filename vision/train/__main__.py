@@ -66,10 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         ("arcs", "share of rendered dice with bold light swirls across every face (decorated)"),
         ("translucent", "share of rendered dice that are see-through: pips underneath show"),
         ("occluded", "share of dice also cut partly hidden by something over them, as class 0"),
+        ("hard_shadows", "share of training crops with a hard shadow's edge across the die"),
         ("mixstyle", "chance per batch of mixing feature statistics between crops (plain CNN)"),
     ):
         default = getattr(TrainConfig, name)
-        parser.add_argument(f"--{name}", type=float, default=default, help=meaning)
+        flag = f"--{name.replace('_', '-')}"
+        parser.add_argument(flag, type=float, default=default, help=meaning)
     parser.add_argument(
         "--occluded-least",
         type=float,
@@ -105,7 +107,16 @@ def main(argv: list[str] | None = None) -> int:
     add_source_option(parser)
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
-    shares = ("invert", "streaks", "duotone", "faint", "arcs", "translucent", "occluded")
+    shares = (
+        "invert",
+        "streaks",
+        "duotone",
+        "faint",
+        "arcs",
+        "translucent",
+        "occluded",
+        "hard_shadows",
+    )
     for name in (*shares, "occluded_photos", "mixstyle"):
         share = getattr(args, name)
         if share is not None and not 0.0 <= share <= 1.0:
@@ -131,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         occluded_photos=args.occluded_photos,
         more_logos=args.more_logos,
         mixstyle=args.mixstyle,
+        hard_shadows=args.hard_shadows,
         view=args.view,
         exclude=tuple(args.exclude),
     )

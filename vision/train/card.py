@@ -214,11 +214,12 @@ def _member_commands(
             "arcs",
             "translucent",
             "occluded",
+            "hard_shadows",
             "mixstyle",
         )
         for option in options_with_share:
             if config.get(option):
-                options.append(f"--{option} {config[option]:g}")
+                options.append(f"--{option.replace('_', '-')} {config[option]:g}")
         if config.get("more_logos"):
             options.append("--more-logos")
         hides = config.get("occluded") or config.get("occluded_photos")
@@ -459,6 +460,12 @@ def _member_sections(report: dict[str, Any], *, level: str) -> list[str]:
             f" {int(round(100 * config['duotone']))} % of crops repainted in two random colours"
             " by their brightness (any pips on any body),"
             if config.get("duotone")
+            else ""
+        )
+        + (
+            f" {int(round(100 * config['hard_shadows']))} % of crops with a hard shadow's edge"
+            " across the die (one side at 25-60 % of the light),"
+            if config.get("hard_shadows")
             else ""
         ),
         "  gain, contrast, brightness, 10 % greyscale, Gaussian noise.",

@@ -108,6 +108,8 @@ class TrainConfig:
     """The least share of a hidden die's box that ``occluded`` covers (at most 0.65)."""
     occluded_photos: float | None = None
     """Share of the training photos' dice cut partly hidden; None: ``occluded``, 0: renders only."""
+    hard_shadows: float = 0.0
+    """Share of training crops with a hard shadow's edge across the die (one side darkened)."""
     mixstyle: float = 0.0
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
     view: int = 64
@@ -388,6 +390,37 @@ def add_streaks(batch: torch.Tensor, share: float, generator: torch.Generator) -
     return out
 
 
+def add_hard_shadows(batch: torch.Tensor, share: float, generator: torch.Generator) -> torch.Tensor:
+    """Darken one side of a straight line across the die on a ``share`` of the crops.
+
+    A tray's wall or a lamp's edge casts a hard shadow whose edge can cross a die: the face is
+    then half in light, half in 25-60 % of it (linear light), and the edge, soft over a pixel or
+    two, runs at any angle through the die's middle third. The pips stay where they are and the
+    label does not change: a reader that sees the line as pips' edges reads a wrong value.
+    """
+    size, _, height, width = batch.shape
+    chosen = torch.nonzero(torch.rand(size, generator=generator) < share).flatten()
+    if chosen.numel() == 0:
+        return batch
+    count = chosen.numel()
+    side = float(min(height, width))
+    centre = (1 / 3 + torch.rand(count, 2, generator=generator) / 3) * side
+    angle = torch.rand(count, generator=generator) * 2 * torch.pi
+    soft = 0.3 + 1.2 * torch.rand(count, generator=generator)
+    light = 0.25 + 0.35 * torch.rand(count, generator=generator)
+    rows = torch.arange(height, dtype=batch.dtype)[None, :, None]
+    cols = torch.arange(width, dtype=batch.dtype)[None, None, :]
+    along = (cols + 0.5 - centre[:, 0, None, None]) * angle.cos()[:, None, None] + (
+        rows + 0.5 - centre[:, 1, None, None]
+    ) * angle.sin()[:, None, None]
+    lit = torch.sigmoid(along / soft[:, None, None])  # 1 in the light, 0 in the shadow
+    gain = (light[:, None, None] + (1 - light[:, None, None]) * lit)[:, None]
+    out = batch.clone()
+    # sRGB values darkened in linear light, as a shadow darkens what the camera saw.
+    out[chosen] = (batch[chosen].clamp(0.0, 1.0) ** 2.2 * gain) ** (1 / 2.2)
+    return out
+
+
 def duotone(batch: torch.Tensor, share: float, generator: torch.Generator) -> torch.Tensor:
     """Repaint a ``share`` of the crops in two random colours by their brightness.
 
@@ -428,6 +461,7 @@ def _augment(
     invert: float = 0.0,
     streaks: float = 0.0,
     duotones: float = 0.0,
+    hard_shadows: float = 0.0,
 ) -> torch.Tensor:
     """Cheap augmentation: dihedral turns, colour shuffles, inversions, contrast, noise.
 
@@ -441,6 +475,8 @@ def _augment(
         batch = add_streaks(batch, streaks, generator)
     if duotones > 0:
         batch = duotone(batch, duotones, generator)
+    if hard_shadows > 0:
+        batch = add_hard_shadows(batch, hard_shadows, generator)
     turns = int(torch.randint(0, 4, (1,), generator=generator))
     batch = torch.rot90(batch, turns, dims=(2, 3))
     if bool(torch.rand(1, generator=generator) < 0.5):
@@ -637,6 +673,7 @@ def train(
                 invert=config.invert,
                 streaks=config.streaks,
                 duotones=config.duotone,
+                hard_shadows=config.hard_shadows,
             )
             loss = loss_fn(model(batch), labels[index])
             optimiser.zero_grad(set_to_none=True)
