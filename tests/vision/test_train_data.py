@@ -440,6 +440,8 @@ def test_the_card_says_whether_the_photos_dice_were_hidden_too(
     [
         (["--occluded", "20"], "--occluded 20: a share is from 0 to 1"),
         (["--occluded-photos", "-0.1"], "--occluded-photos -0.1: a share is from 0 to 1"),
+        (["--hard-shadows", "1.5"], "--hard-shadows 1.5: a share is from 0 to 1"),
+        (["--mixstyle", "-1"], "--mixstyle -1: a share is from 0 to 1"),
         (["--occluded-least", "0.8"], "--occluded-least 0.8: give a share from 0 to 0.65"),
     ],
 )

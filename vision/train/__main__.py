@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from vision.errors import LabelsError
-from vision.train.card import write_model_card
+from vision.train.card import SHARE_OPTIONS, write_model_card
 from vision.train.data import (
     DEFAULT_DATA,
     SourceFolderError,
@@ -107,17 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     add_source_option(parser)
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
-    shares = (
-        "invert",
-        "streaks",
-        "duotone",
-        "faint",
-        "arcs",
-        "translucent",
-        "occluded",
-        "hard_shadows",
-    )
-    for name in (*shares, "occluded_photos", "mixstyle"):
+    for name in (*SHARE_OPTIONS, "occluded_photos"):
         share = getattr(args, name)
         if share is not None and not 0.0 <= share <= 1.0:
             parser.error(f"--{name.replace('_', '-')} {share:g}: a share is from 0 to 1")

@@ -187,6 +187,19 @@ def _name(report: dict[str, Any]) -> str:
 
 
 COMMAND_DEFAULTS: dict[str, float] = {"label_smoothing": 0.05, "seed": 4}
+SHARE_OPTIONS = (
+    "invert",
+    "streaks",
+    "duotone",
+    "faint",
+    "arcs",
+    "translucent",
+    "occluded",
+    "hard_shadows",
+    "mixstyle",
+)
+"""The training options that are shares (from 0 to 1, 0: off), as ``TrainConfig`` names them;
+each is written in a member's command when it was on."""
 """``TrainConfig``'s defaults for options a card's command names only when a run changed them
 (``vision.train.train`` imports torch, which a card written by the ensemble need not have)."""
 
@@ -206,18 +219,7 @@ def _member_commands(
         for option, default in COMMAND_DEFAULTS.items():
             if option in config and config[option] != default:
                 options.append(f"--{option.replace('_', '-')} {config[option]:g}")
-        options_with_share = (
-            "invert",
-            "streaks",
-            "duotone",
-            "faint",
-            "arcs",
-            "translucent",
-            "occluded",
-            "hard_shadows",
-            "mixstyle",
-        )
-        for option in options_with_share:
+        for option in SHARE_OPTIONS:
             if config.get(option):
                 options.append(f"--{option.replace('_', '-')} {config[option]:g}")
         if config.get("more_logos"):

@@ -338,6 +338,11 @@ def _to_tensor(images: npt.NDArray[np.uint8]) -> torch.Tensor:
     return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
 
 
+def _chosen(size: int, share: float, generator: torch.Generator) -> torch.Tensor:
+    """The indices of a random ``share`` of a batch of ``size`` crops (one draw per crop)."""
+    return torch.nonzero(torch.rand(size, generator=generator) < share).flatten()
+
+
 def add_streaks(batch: torch.Tensor, share: float, generator: torch.Generator) -> torch.Tensor:
     """Draw a thin bright curve, a lamp reflected in a glossy die, on a ``share`` of the crops.
 
@@ -347,7 +352,7 @@ def add_streaks(batch: torch.Tensor, share: float, generator: torch.Generator) -
     never round like one; a value's pips stay where they are and the label does not change.
     """
     size, _, height, width = batch.shape
-    chosen = torch.nonzero(torch.rand(size, generator=generator) < share).flatten()
+    chosen = _chosen(size, share, generator)
     if chosen.numel() == 0:
         return batch
     count = chosen.numel()
@@ -399,7 +404,7 @@ def add_hard_shadows(batch: torch.Tensor, share: float, generator: torch.Generat
     label does not change: a reader that sees the line as pips' edges reads a wrong value.
     """
     size, _, height, width = batch.shape
-    chosen = torch.nonzero(torch.rand(size, generator=generator) < share).flatten()
+    chosen = _chosen(size, share, generator)
     if chosen.numel() == 0:
         return batch
     count = chosen.numel()
@@ -430,7 +435,7 @@ def duotone(batch: torch.Tensor, share: float, generator: torch.Generator) -> to
     The two colours are at least 0.35 apart (in 0..1 RGB), so the pips always remain visible.
     """
     size = batch.shape[0]
-    chosen = torch.nonzero(torch.rand(size, generator=generator) < share).flatten()
+    chosen = _chosen(size, share, generator)
     if chosen.numel() == 0:
         return batch
     count = chosen.numel()
