@@ -94,6 +94,7 @@ class Question:
     doubted: bool = False
     blurred: bool = False  # the camera saw it too blurred to read (a die still rolling, say)
     hidden: bool = False  # the camera saw it partly hidden (a card or a cup over part of it)
+    cut: bool = False  # what hid it was the edge of the camera's view
 
     def as_json(self) -> dict[str, Any]:
         """What a phone gets (the box stays here: the phone gets the crop or the photo)."""
@@ -111,6 +112,7 @@ class Question:
             "doubted": self.doubted,
             "blurred": self.blurred,
             "hidden": self.hidden,
+            "cut": self.cut,
         }
 
 
@@ -223,6 +225,7 @@ class Teacher:
                         doubted=doubted,
                         blurred=bool(die.get("blurred")),
                         hidden=bool(die.get("hidden")),
+                        cut=bool(die.get("cut")),
                     )
                 )
         # Python's sort is stable: among equals the newest photo stays first.

@@ -128,6 +128,7 @@ class QuestionPublic(BaseModel):
     status: str = Field(description="ok (read, unsurely), uncertain, cocked or missed")
     blurred: bool = Field(default=False, description="uncertain: too blurred for the camera")
     hidden: bool = Field(default=False, description="uncertain: partly hidden from the camera")
+    cut: bool = Field(default=False, description="hidden: by the edge of the camera's view")
     time: str = Field(description="when the photo was taken (UTC, ISO 8601)")
     disputed: bool = Field(
         description="read surely, but the last tuned model reads it otherwise: the answer decides"

@@ -76,20 +76,27 @@ def test_the_sheet_asks_about_unsure_dice_newest_first(teacher: Teacher) -> None
         "doubted": False,
         "blurred": False,
         "hidden": False,
+        "cut": False,
     }
 
 
-@pytest.mark.parametrize("why", ["blurred", "hidden"])
+@pytest.mark.parametrize("why", ["blurred", "hidden", "cut"])
 def test_a_die_blurred_or_hidden_is_said_so_on_the_board_the_sheet_and_the_export(
     tmp_path: Path, store: Store, why: str
 ) -> None:
-    """The reader's word that a die was blurred past reading, or partly hidden, reaches the
-    phones' board and the teach sheet, and the export says why the photo is not fully
-    labelled."""
+    """The reader's word that a die was blurred past reading, or partly hidden (by the edge of
+    the camera's view: cut), reaches the phones' board and the teach sheet, and the export
+    says why the photo is not fully labelled."""
     table = Table(store)
     table.new_game({"game": "kymppitonni", "players": ["Ann", "Bob"]})
     unread = FakeDie(
-        None, 0.2, "uncertain", (20, 0, 29, 9), blurred=why == "blurred", hidden=why == "hidden"
+        None,
+        0.2,
+        "uncertain",
+        (20, 0, 29, 9),
+        blurred=why == "blurred",
+        hidden=why in ("hidden", "cut"),
+        cut=why == "cut",
     )
     reading = FakeReading((FakeDie(2, box=(0, 0, 9, 9)), unread))
     reading_id = table.on_reading(reading, settled_now=True)
@@ -99,11 +106,16 @@ def test_a_die_blurred_or_hidden_is_said_so_on_the_board_the_sheet_and_the_expor
     _, (question,) = Teacher(store, tmp_path / "photos").questions()
     assert (question.die, question.status, getattr(question, why)) == (1, "uncertain", True)
     said = question.as_json()
-    assert (said["blurred"], said["hidden"]) == (why == "blurred", why == "hidden")
+    assert (said["blurred"], said["hidden"], said["cut"]) == (
+        why == "blurred",
+        why in ("hidden", "cut"),
+        why == "cut",
+    )
     export_photos(store, tmp_path / "photos", tmp_path / "out")
     lines = (tmp_path / "out" / "labels.jsonl").read_text().splitlines()
     (record,) = (json.loads(line) for line in lines)
-    said_in_export = f"die 1 in the roll zone (uncertain, {why}) was never corrected"
+    whys = "hidden, cut" if why == "cut" else why
+    said_in_export = f"die 1 in the roll zone (uncertain, {whys}) was never corrected"
     assert said_in_export in record["known_issue"]
     table.correct(1, 4)
     assert [d.get(why) for d in table.state_json()["table"]["dice_read"]] == [None, None]

@@ -555,7 +555,10 @@ def test_teach_the_dice_the_camera_was_unsure_of(served: Served, phone: Any) -> 
     expect(phone.locator("#teach-open")).to_have_text("Check the die the camera was unsure of")
 
 
-@pytest.mark.parametrize(("why", "said"), [("blurred", "blurred"), ("hidden", "partly hidden")])
+@pytest.mark.parametrize(
+    ("why", "said"),
+    [("blurred", "blurred"), ("hidden", "partly hidden"), ("cut", "at the camera's edge")],
+)
 def test_teach_takes_cannot_tell_for_a_die_blurred_or_hidden(
     served: Served, phone: Any, why: str, said: str
 ) -> None:
