@@ -187,6 +187,8 @@ def _name(report: dict[str, Any]) -> str:
 
 
 COMMAND_DEFAULTS: dict[str, float] = {"label_smoothing": 0.05, "seed": 4}
+"""``TrainConfig``'s defaults for options a card's command names only when a run changed them
+(``vision.train.train`` imports torch, which a card written by the ensemble need not have)."""
 SHARE_OPTIONS = (
     "invert",
     "streaks",
@@ -200,8 +202,6 @@ SHARE_OPTIONS = (
 )
 """The training options that are shares (from 0 to 1, 0: off), as ``TrainConfig`` names them;
 each is written in a member's command when it was on."""
-"""``TrainConfig``'s defaults for options a card's command names only when a run changed them
-(``vision.train.train`` imports torch, which a card written by the ensemble need not have)."""
 
 
 def _member_commands(
