@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import math
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -47,7 +48,10 @@ __all__ = [
     "image_view",
     "match_dice",
     "merge_reports",
+    "photo_cost",
+    "photos_cheaper",
     "reading_cost",
+    "sign_test",
     "write_confusion_png",
 ]
 
@@ -279,17 +283,48 @@ about less is within the noise of a few held-out photos (models/MODEL_CARD.md, "
 tunes itself")."""
 
 
-def reading_cost(reports: EvalReport | Sequence[EvalReport]) -> int:
-    """What reading the photos costs the players: each wrong value ``WRONG_COST``, each labelled
+def photo_cost(photo: ImageResult) -> int:
+    """What reading one photo costs the players: each wrong value ``WRONG_COST``, each labelled
     die not read right for another reason (missed, unread) 1."""
-    total = 0
-    for report in [reports] if isinstance(reports, EvalReport) else reports:
-        for photo in report.results:
-            read = Counter(v for v in photo.reported if v is not None)
-            right = sum((Counter(photo.labelled) & read).values())
-            wrong = sum(read.values()) - right  # misread dice and dice that are not there
-            total += WRONG_COST * wrong + max(0, len(photo.labelled) - right - wrong)
-    return total
+    read = Counter(v for v in photo.reported if v is not None)
+    right = sum((Counter(photo.labelled) & read).values())
+    wrong = sum(read.values()) - right  # misread dice and dice that are not there
+    return WRONG_COST * wrong + max(0, len(photo.labelled) - right - wrong)
+
+
+def reading_cost(reports: EvalReport | Sequence[EvalReport]) -> int:
+    """What reading the photos costs the players: :func:`photo_cost` summed."""
+    return sum(
+        photo_cost(photo)
+        for report in ([reports] if isinstance(reports, EvalReport) else reports)
+        for photo in report.results
+    )
+
+
+def photos_cheaper(before: Sequence[EvalReport], after: Sequence[EvalReport]) -> tuple[int, int]:
+    """The same photos read twice: how many cost less after, and how many cost less before.
+
+    Photos pair by folder and name; a total of two or three dice either way can come from a
+    few photos, and this says whether it did."""
+    cheaper_after = cheaper_before = 0
+    for old, new in zip(before, after, strict=True):
+        costs = {photo.image: photo_cost(photo) for photo in old.results}
+        for photo in new.results:
+            if photo.image not in costs:
+                continue
+            cheaper_after += photo_cost(photo) < costs[photo.image]
+            cheaper_before += photo_cost(photo) > costs[photo.image]
+    return cheaper_after, cheaper_before
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact sign test: the chance of a split at least this uneven between ``wins``
+    and ``losses`` if each changed photo were a coin toss (ties left out before)."""
+    trials = wins + losses
+    if not trials:
+        return 1.0
+    tail = sum(math.comb(trials, k) for k in range(min(wins, losses) + 1))
+    return min(1.0, 2 * tail / (1 << trials))
 
 
 @dataclass(frozen=True)
@@ -342,9 +377,13 @@ class Comparison:
         for old, new in zip(self.before, self.after, strict=True):
             lines += [f"{self.measured} read by {self.baseline}:", format_report(old)]
             lines += [later, format_report(new)]
+        after, before = photos_cheaper(self.before, self.after)
         lines.append(
             f"cost to the players (a wrong value {WRONG_COST}, a die not read 1):"
-            f" {reading_cost(self.before)} before, {reading_cost(self.after)} after"
+            f" {reading_cost(self.before)} before, {reading_cost(self.after)} after;"
+            f" {after} photos cheaper after, {before} cheaper before"
+            f" (sign test p = {sign_test(after, before):.2f}: how often chance alone splits"
+            " them that unevenly)"
         )
         return lines
 

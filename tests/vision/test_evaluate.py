@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,7 +23,10 @@ from vision.evaluate import (
     evaluate_folder,
     format_report,
     match_dice,
+    photo_cost,
+    photos_cheaper,
     reading_cost,
+    sign_test,
     split_view,
     write_confusion_png,
 )
@@ -302,6 +306,49 @@ def test_a_candidate_is_better_only_when_it_saves_more_than_the_noise(
         [EvalReport(Path("t"), images=10, results=after)],
     )
     assert comparison.better == better
+
+
+@pytest.mark.parametrize(
+    ("wins", "losses", "p"),
+    [
+        (0, 0, 1.0),  # nothing changed: nothing to tell
+        (3, 3, 1.0),  # an even split
+        (5, 0, 2 / 32),  # five of five: 1 in 16 by chance
+        (0, 5, 2 / 32),  # either way
+        (7, 14, 2 * sum(math.comb(21, k) for k in range(8)) / 2**21),  # about 0.19
+        (10, 0, 2 / 1024),
+    ],
+)
+def test_sign_test_is_the_exact_two_sided_binomial_tail(wins: int, losses: int, p: float) -> None:
+    assert sign_test(wins, losses) == pytest.approx(p)
+
+
+def test_photos_cheaper_pairs_the_same_photos_read_twice() -> None:
+    """Two photos cost less after, one more, one the same; a photo only one side read is not
+    counted, and the line printed says how uneven the split is."""
+    before = [
+        ImageResult("a.png", (1, 2), (1, None)),  # asked about: 1
+        ImageResult("b.png", (3,), (4,)),  # wrong: 3
+        ImageResult("c.png", (5,), (5,)),  # right: 0
+        ImageResult("d.png", (6,), (6,)),
+        ImageResult("gone.png", (6,), ()),
+    ]
+    after = [
+        ImageResult("a.png", (1, 2), (1, 2)),  # 0: cheaper after
+        ImageResult("b.png", (3,), (None,)),  # 1: cheaper after
+        ImageResult("c.png", (5,), (2,)),  # 3: cheaper before
+        ImageResult("d.png", (6,), (6,)),  # the same
+    ]
+    old = [EvalReport(Path("t"), images=5, results=before)]
+    new = [EvalReport(Path("t"), images=4, results=after)]
+    assert photos_cheaper(old, new) == (2, 1)
+    assert photos_cheaper(new, old) == (1, 2)
+    assert [photo_cost(r) for r in before] == [1, WRONG_COST, 0, 0, 1]
+    line = Comparison(Path("old.onnx"), Path("new.onnx"), old, new).lines()[-1]
+    assert line.endswith(
+        "2 photos cheaper after, 1 cheaper before (sign test p = 1.00: how often chance alone"
+        " splits them that unevenly)"
+    )
 
 
 def test_reports_of_parts_merge_into_the_report_of_the_whole() -> None:
