@@ -310,10 +310,10 @@ def photos_cheaper(before: Sequence[EvalReport], after: Sequence[EvalReport]) ->
     for old, new in zip(before, after, strict=True):
         costs = {photo.image: photo_cost(photo) for photo in old.results}
         for photo in new.results:
-            if photo.image not in costs:
-                continue
-            cheaper_after += photo_cost(photo) < costs[photo.image]
-            cheaper_before += photo_cost(photo) > costs[photo.image]
+            if photo.image in costs:
+                cost = photo_cost(photo)
+                cheaper_after += cost < costs[photo.image]
+                cheaper_before += cost > costs[photo.image]
     return cheaper_after, cheaper_before
 
 
