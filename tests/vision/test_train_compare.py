@@ -51,7 +51,10 @@ def test_a_die_check_fitted_to_another_model_is_refused(
         DEFAULT_DIE_CHECK.read_text().replace('"features_sha256": "', '"features_sha256": "0')
     )
     with pytest.raises(SystemExit) as exit_:
-        main([str(DEFAULT_MODEL), str(DEFAULT_MODEL), "--candidate-check", str(other)])
+        main(
+            [str(DEFAULT_MODEL), str(DEFAULT_MODEL), "--candidate-check", str(other)]
+            + ["--data", str(DATA), "--source", "dice"]
+        )
     assert exit_.value.code == 2
     assert "was not fitted to" in capsys.readouterr().err
 
