@@ -11,8 +11,8 @@ dice read right, values and questions reported, photos exact and the players' co
 reader, and how many photos each reads cheaper; then the totals, with an exact sign test over
 the photos that changed (``vision.evaluate.sign_test``). A cost a few dice apart can come from a
 few photos; the test says how often chance alone splits them so (models/MODEL_CARD.md, "Hard
-shadows: a second seed pair"). Needs no torch; the held-out photos of the four public sources
-take about 15 seconds a reader.
+shadows: a second seed pair"). Needs no torch; two int8 readers read the held-out photos of
+the public sources in about 8 seconds.
 """
 
 from __future__ import annotations
