@@ -37,6 +37,7 @@ __all__ = [
     "COLUMNS",
     "ROWS",
     "Comparison",
+    "chance_note",
     "MIN_GAIN",
     "WRONG_COST",
     "EvalReport",
@@ -327,6 +328,14 @@ def sign_test(wins: int, losses: int) -> float:
     return min(1.0, 2 * tail / (1 << trials))
 
 
+def chance_note(wins: int, losses: int) -> str:
+    """The sign test of ``wins`` and ``losses`` as the comparisons print it."""
+    return (
+        f"sign test p = {sign_test(wins, losses):.2f}: how often chance alone splits them that"
+        " unevenly"
+    )
+
+
 @dataclass(frozen=True)
 class Comparison:
     """The same photos read by a baseline model and a candidate, folder by folder."""
@@ -382,8 +391,7 @@ class Comparison:
             f"cost to the players (a wrong value {WRONG_COST}, a die not read 1):"
             f" {reading_cost(self.before)} before, {reading_cost(self.after)} after;"
             f" {after} photos cheaper after, {before} cheaper before"
-            f" (sign test p = {sign_test(after, before):.2f}: how often chance alone splits"
-            " them that unevenly)"
+            f" ({chance_note(after, before)})"
         )
         return lines
 

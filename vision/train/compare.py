@@ -27,11 +27,11 @@ from vision.errors import ModelLoadError
 from vision.evaluate import (
     EvalReport,
     box_reader,
+    chance_note,
     crop_reader,
     evaluate_folder,
     photos_cheaper,
     reading_cost,
-    sign_test,
     split_view,
 )
 from vision.reader import DiceReader
@@ -42,8 +42,11 @@ from vision.train.readers import reader_from
 __all__ = ["compare", "main", "pair_line"]
 
 
-def pair_line(name: str, before: Sequence[EvalReport], after: Sequence[EvalReport]) -> str:
-    """One line: both readings of the same photos and how many each reads cheaper."""
+def pair_line(
+    name: str, before: Sequence[EvalReport], after: Sequence[EvalReport], *, test: bool = False
+) -> str:
+    """One line: both readings of the same photos and how many each reads cheaper (with
+    ``test``, and the sign test of that split)."""
     cheaper_after, cheaper_before = photos_cheaper(before, after)
 
     def total(reports: Sequence[EvalReport], field: str) -> int:
@@ -62,6 +65,7 @@ def pair_line(name: str, before: Sequence[EvalReport], after: Sequence[EvalRepor
         f"{name} ({total(before, 'images')} photos): {counts}"
         f" cost {reading_cost(before)} -> {reading_cost(after)};"
         f" photos cheaper with the candidate {cheaper_after}, with the baseline {cheaper_before}"
+        + (f"; {chance_note(cheaper_after, cheaper_before)}" if test else "")
     )
 
 
@@ -138,12 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if effect != "none":
             out.write(f"effect {effect}: {EFFECTS[effect].description}\n")
         out.write("".join(line + "\n" for line in lines))
-        wins, losses = photos_cheaper(before, after)
-        out.write(
-            pair_line("all", before, after)
-            + f"; sign test p = {sign_test(wins, losses):.2f} (how often chance alone splits"
-            " the photos that changed so unevenly)\n"
-        )
+        out.write(pair_line("all", before, after, test=True) + "\n")
     return 0
 
 
