@@ -19,6 +19,11 @@ more than a third hidden often reads as "no face", as training taught, and the c
 shows of it from a phantom, so that the players are told to move what covers it instead of
 finding a die missing.
 
+A fifth reads the rows of the faces again and tells a die that leans (on another die or on the
+tray's wall) yet shows enough of a face to be read from a die lying flat: its value is not the
+throw's, so the reader calls it ``cocked`` (models/MODEL_CARD.md, "Leaning dice read as a face,
+checked").
+
 A check is fitted to one face model's features: it keeps a fingerprint of what computes them
 (the first member without its last layer), so it serves that model and any whose last layers
 alone were tuned (``pipcam tune``); a reader on any other face model runs without it, dropping
@@ -34,7 +39,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +66,7 @@ __all__ = [
     "DieCheck",
     "DieChecker",
     "HIDDEN_EXTRAS",
+    "Judgement",
     "die_checker_for",
     "dropped",
     "fit_die_check",
@@ -218,6 +224,9 @@ class DieCheck:
     """(D, H): the standardised features to H units, None for a check without a layer."""
     layer_bias: Features | None = None
     """(H,): the units' biases, with :attr:`layer_weight`."""
+    leaning: DieCheck | None = None
+    """The check for boxes read as a face: P(a die leaning, not flat), on :func:`hidden_rows`;
+    None: none is called ``cocked`` for it."""
 
     def probability(self, features: Features) -> Features:
         """P(a die) for each row of ``features`` (N, D).
@@ -271,6 +280,7 @@ class DieCheck:
                     ("blurred", self.blurred),
                     ("hidden", self.hidden),
                     ("hidden_dropped", self.hidden_dropped),
+                    ("leaning", self.leaning),
                 )
                 if check is not None
             }
@@ -302,6 +312,7 @@ class DieCheck:
                 layer_bias=None
                 if data.get("layer_bias") is None
                 else np.asarray(data["layer_bias"], np.float32),
+                leaning=None if data.get("leaning") is None else cls.from_json(data["leaning"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"not a die check: {err!r}") from err
@@ -333,13 +344,17 @@ class DieCheck:
         ):
             raise ValueError("not a die check: its blurred-die check reads other features")
         rows = len(check.mean) + HIDDEN_EXTRAS
-        for hidden in (check.hidden, check.hidden_dropped):
-            if hidden is not None and (
-                (hidden.features, hidden.features_sha256) != (check.features, check.features_sha256)
-                or len(hidden.mean) not in (rows, rows + EDGE_FEATURES)
+        for what, inner in (
+            ("partly-hidden", check.hidden),
+            ("partly-hidden", check.hidden_dropped),
+            ("leaning-face", check.leaning),
+        ):
+            if inner is not None and (
+                (inner.features, inner.features_sha256) != (check.features, check.features_sha256)
+                or len(inner.mean) not in (rows, rows + EDGE_FEATURES)
             ):
                 raise ValueError(
-                    "not a die check: its partly-hidden check reads other features (it reads"
+                    f"not a die check: its {what} check reads other features (it reads"
                     f" the die check's {len(check.mean)} and {HIDDEN_EXTRAS} more, or"
                     f" {HIDDEN_EXTRAS + EDGE_FEATURES} more with the crop's edges)"
                 )
@@ -469,6 +484,22 @@ def load_die_check(path: Path) -> DieCheck:
         raise ModelLoadError(f"cannot load the die check {str(path)!r}: {err}; {what}") from err
 
 
+class Judgement(NamedTuple):
+    """The die check's judgement of a frame's boxes (:meth:`DieChecker.judge_frame`), one
+    flag a box; False where a check was not asked."""
+
+    dies: npt.NDArray[np.bool_]
+    """Of the "no face" boxes: a die (leaning, or blurred)."""
+    blurred: npt.NDArray[np.bool_]
+    """Of those: a die blurred past reading."""
+    hidden: npt.NDArray[np.bool_]
+    """Of the faces: a die partly hidden."""
+    hidden_dropped: npt.NDArray[np.bool_]
+    """Of the boxes the reader would drop (:func:`dropped`): a die partly hidden."""
+    leaning: npt.NDArray[np.bool_]
+    """Of the faces: a die leaning, its face not the throw's."""
+
+
 class DieChecker:
     """A die check run on its face model: the first member's features, then the regression."""
 
@@ -564,15 +595,13 @@ class DieChecker:
         probs: Features,
         *,
         features: Features | None = None,
-    ) -> tuple[
-        npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
-    ]:
+    ) -> Judgement:
         """For every located box of one frame, read as ``probs`` by the face model: whether a
         "no face" box is a die and whether a blurred one (:meth:`judge`); whether a box read
-        as a face is a die partly hidden; and whether a box the reader would drop
-        (:func:`dropped`) is a die partly hidden (False where a check is not asked). One run of
-        the model for all, none if the face model's reading gave the crops' ``features``
-        (:meth:`reads_features_of`).
+        as a face is a die partly hidden, and whether one leaning; and whether a box the reader
+        would drop (:func:`dropped`) is a die partly hidden (False where a check is not asked).
+        One run of the model for all, none if the face model's reading gave the crops'
+        ``features`` (:meth:`reads_features_of`).
         """
         count = len(crops)
         if features is not None and features.shape != (count, len(self.check.mean)):
@@ -581,13 +610,15 @@ class DieChecker:
                 f" {len(self.check.mean)} features a crop"
             )
         check = self.check
-        dies, blurred, hidden, hidden_dropped = (np.zeros(count, np.bool_) for _ in range(4))
-        noface = np.asarray(probs.argmax(axis=1) == 0, np.bool_) if count else dies.copy()
-        face = ~noface if check.hidden is not None else np.zeros(count, np.bool_)
-        drop = dropped(probs) if check.hidden_dropped is not None else np.zeros(count, np.bool_)
-        asked = noface | face | drop
+        judged = Judgement(*(np.zeros(count, np.bool_) for _ in range(5)))
+        nowhere = np.zeros(count, np.bool_)
+        noface = np.asarray(probs.argmax(axis=1) == 0, np.bool_) if count else nowhere
+        face = ~noface if check.hidden is not None else nowhere
+        leaning = ~noface if check.leaning is not None else nowhere
+        drop = dropped(probs) if check.hidden_dropped is not None else nowhere
+        asked = noface | face | leaning | drop
         if not asked.any():
-            return dies, blurred, hidden, hidden_dropped
+            return judged
         if features is None:
             features = np.zeros((count, len(check.mean)), np.float32)
             features[asked] = self.features(crops[asked])
@@ -595,11 +626,12 @@ class DieChecker:
             sharp = np.ones(int(noface.sum()), np.float32)
             if check.blurred is not None:
                 sharp = sharpness(crops[noface])
-            dies[noface], blurred[noface] = check.judge(features[noface], sharp)
+            judged.dies[noface], judged.blurred[noface] = check.judge(features[noface], sharp)
         faces = [boxes[int(i)] for i in np.flatnonzero(~noface)]
-        for judged, these, inner in (
-            (hidden, face, check.hidden),
-            (hidden_dropped, drop, check.hidden_dropped),
+        for flags, these, inner in (
+            (judged.hidden, face, check.hidden),
+            (judged.hidden_dropped, drop, check.hidden_dropped),
+            (judged.leaning, leaning, check.leaning),
         ):
             if inner is None or not these.any():
                 continue
@@ -612,8 +644,8 @@ class DieChecker:
                 reference=faces,
                 crops=crops[these] if edges else None,
             )
-            judged[these] = inner.probability(rows) >= inner.threshold
-        return dies, blurred, hidden, hidden_dropped
+            flags[these] = inner.probability(rows) >= inner.threshold
+        return judged
 
 
 def die_checker_for(

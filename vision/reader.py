@@ -49,6 +49,7 @@ from vision.classify import (
     read_unsure_turned,
 )
 from vision.detect import PRESSED_ASPECT, at_frame_edge, covered_share, pressed_squares
+from vision.die_check import Judgement
 from vision.locate import ClassicalLocator, LearnedLocator, LocatedDie, Locator, TrayColour
 from vision.preprocess import crops_for_model
 
@@ -67,11 +68,6 @@ __all__ = [
 
 Frame = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
-Judged = tuple[
-    npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
-]
-"""The die check's judgement of a frame's boxes: a die (of the "no face" ones), a blurred
-one, a die partly hidden (of the faces), and one partly hidden of the boxes otherwise dropped."""
 FrameStatus = Literal["empty", "moving", "settled"]
 DieStatus = Literal["ok", "uncertain", "cocked"]
 
@@ -405,18 +401,18 @@ class DiceReader:
 
     def _probabilities(
         self, frame: Frame, located: list[LocatedDie]
-    ) -> tuple[Probabilities, Judged]:
+    ) -> tuple[Probabilities, Judgement]:
         """The face model's reading of each located die, unsure ones read again at turns, and
         the die check's judgement of each (:meth:`vision.die_check.DieChecker.judge_frame`;
         all False without a check)."""
-        none = np.zeros(len(located), np.bool_)
+        none = Judgement(*(np.zeros(len(located), np.bool_) for _ in Judgement._fields))
         if not located:
-            return np.zeros((0, CLASSES), np.float32), (none, none, none, none)
+            return np.zeros((0, CLASSES), np.float32), none
         boxes = [d.box for d in located]
         crops = crops_for_model(frame, boxes)
         check = self.die_check
         if check is None:
-            return self.read_crops(crops), (none, none, none, none)
+            return self.read_crops(crops), none
         features = None
         if check.reads_features_of(self.classifier):
             # The check reads what the face model's first member computes anyway: one run.
@@ -437,23 +433,24 @@ class DiceReader:
         return self._decide(located, *self._probabilities(frame, located))
 
     def _decide(
-        self, located: list[LocatedDie], probs: Probabilities, judged: Judged
+        self, located: list[LocatedDie], probs: Probabilities, judged: Judgement
     ) -> list[tuple[LocatedDie, Die]]:
         """Each located die's status and value from its reading (class-0 and unsure boxes
         dropped, but for the class-0 ones the die check takes for dice, of which the blurred
         ones are ``uncertain`` and the others ``cocked``; faces it takes for dice partly hidden
         are ``uncertain``, with no value, and so are the boxes otherwise dropped that it takes
-        for dice partly hidden). A die not read surely whose box lies ``SAME_DIE`` inside the
-        box of one die read surely is that die seen again, and dropped."""
-        dies, blurred, hidden, hidden_dropped = judged
+        for dice partly hidden); a face it takes for a die leaning is ``cocked``, with no value.
+        A die not read surely whose box lies ``SAME_DIE`` inside the box of one die read surely
+        is that die seen again, and dropped."""
+        dies, blurred, hidden, hidden_dropped, leaning = judged
         dice: list[tuple[LocatedDie, Die]] = []
         read = [
             found.box
             for found, row in zip(located, probs, strict=True)
             if int(np.argmax(row)) != 0 and float(row.max()) >= self.min_confidence
         ]
-        for found, row, is_die, is_blurred, is_hidden, is_hidden_dropped in zip(
-            located, probs, dies, blurred, hidden, hidden_dropped, strict=True
+        for found, row, is_die, is_blurred, is_hidden, is_hidden_dropped, is_leaning in zip(
+            located, probs, dies, blurred, hidden, hidden_dropped, leaning, strict=True
         ):
             best = int(np.argmax(row))
             confidence = float(row[best])
@@ -501,6 +498,10 @@ class DiceReader:
                 # An unsure face: its best guess, unless it is a die partly hidden.
                 value = None if is_hidden else best
                 die = Die(value, confidence, "uncertain", found.box, hidden=bool(is_hidden))
+            if die.value is not None and is_leaning:
+                # A face, but of a die leaning (the check, fitted on rendered leaning dice
+                # read as a face against flat ones): the face up is not the throw's.
+                die = Die(None, confidence, "cocked", found.box)
             if die.status != "ok" and any(
                 covered_share(found.box, box) >= SAME_DIE for box in read if box != found.box
             ):
