@@ -13,6 +13,7 @@ import numpy.typing as npt
 import pytest
 
 from vision.classify import DEFAULT_MODEL, FLOAT_MODEL, OnnxClassifier
+from vision.detect import iou
 from vision.die_check import (
     DEFAULT_DIE_CHECK,
     HIDDEN_EXTRAS,
@@ -458,7 +459,7 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     assert "val dice flat:" in printed  # the committed photos (held out), all flat
     leaning = load_die_check(again)
     assert leaning.leaning is not None
-    assert len(leaning.leaning.mean) == len(check.mean) + HIDDEN_EXTRAS + EDGE_FEATURES
+    assert len(leaning.leaning.mean) == len(check.mean) + HIDDEN_EXTRAS  # not the edges
     with_leaning = leaning.to_json()
     assert with_leaning.pop("leaning")
     assert with_leaning == refitted.to_json()
@@ -571,6 +572,34 @@ def test_the_shipped_check_asks_about_dice_partly_hidden() -> None:
     # The check of the boxes otherwise dropped reads the crop's edges too.
     edges = len(check.mean) + HIDDEN_EXTRAS + EDGE_FEATURES
     assert check.hidden_dropped.mean.shape == (edges,)
+
+
+def test_the_shipped_leaning_check_calls_leaning_dice_cocked_and_leaves_flat_ones() -> None:
+    """The trays probe's leaning dice (seeds 100-159, drawn by a renderer the check was never
+    fitted on): with the shipped leaning check fewer are given a value than without it, and
+    every flat die beside them is still read right."""
+    from vision.synthetic import leaning_beside_two_flat
+
+    check = load_die_check(DEFAULT_DIE_CHECK)
+    assert check.leaning is not None
+    assert check.leaning.mean.shape == (len(check.mean) + HIDDEN_EXTRAS,)  # not the edges
+    model = OnnxClassifier(DEFAULT_MODEL)
+    given: dict[bool, int] = {}
+    for leaning in (True, False):
+        used = check if leaning else dataclasses.replace(check, leaning=None)
+        reader = DiceReader(model, die_check=DieChecker(DEFAULT_MODEL, used))
+        given[leaning] = 0
+        for seed in range(100, 160):
+            frame, flat, lean = leaning_beside_two_flat(seed)
+            dice = reader.read(frame).dice
+            given[leaning] += sum(
+                1 for d in dice if iou(d.box, lean.box) >= 0.3 and d.value is not None
+            )
+            for die in flat:
+                assert [(d.value, d.status) for d in dice if iou(d.box, die.box) >= 0.5] == [
+                    (die.value, "ok")
+                ], seed
+    assert given[True] < given[False]
 
 
 def test_the_rows_of_the_hidden_check_need_one_box_and_reading_a_feature_row() -> None:

@@ -509,7 +509,12 @@ _LIMITS = [
     "- The line between readable (< 28 degrees) and cocked (> 40 degrees) is our choice,",
     "  made on renders; real cocked dice were not labelled in any source. A die the model calls",
     '  "no face" is reported `cocked` only when the die check (fitted on renders of leaning dice',
-    "  and the phantoms of real photos) takes it for a die.",
+    "  and the phantoms of real photos) takes it for a die. A die that leans yet shows a face",
+    "  the model reads is called `cocked` when the die check's leaning check of the faces",
+    "  (fitted on 3D renders alone) takes it; of 360 leaning dice drawn by the trays probe's own",
+    "  renderer (`vision.synthetic.leaning_beside_two_flat`, seeds 100-159, 300-399 and",
+    '  1000-1199), 27 are still given a value (50 without that check): "Leaning dice read as',
+    '  a face, checked".',
     "- Dice with symbols other than pips (and logos on faces other than the six) are not",
     "  modelled; a logo six is learned from renders and the few nell-byler examples. The row",
     f"  'unseen logos' is sixes whose logos are of families training never draws"

@@ -27,10 +27,11 @@ clear of every die). ``--only-hidden`` refits those two alone and keeps the othe
 ``--out``.
 
 A fifth, for the boxes read as a face, tells a die that leans from one lying flat, on the same
-rows: the leaning dice of renders with most dice cocked (seeds ``--seed`` plus 300000) that the
-face model reads as a face, against the flat dice of the same renders and of the photos (every
-labelled die is flat). ``--only-leaning`` refits it alone. Needs no torch; forty to fifty
-minutes on two cores (ten to fifteen with ``--only-hidden`` or ``--only-leaning``).
+rows but the crop's edges: the leaning dice of renders with most dice cocked (seeds ``--seed``
+plus 300000) that the face model reads as a face, against the flat dice of the same renders and
+of the photos (every labelled die is flat). ``--only-leaning`` refits it alone. Needs no torch;
+thirty to forty minutes on two cores for the first four (ten to fifteen with
+``--only-hidden``), and about thirteen more for the fifth (``--only-leaning``: 12.5).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
-from vision.classify import DEFAULT_MODEL
+from vision.classify import CLASSES, DEFAULT_MODEL
 from vision.detect import iou
 from vision.die_check import (
     BLURRED_BELOW,
@@ -597,10 +598,10 @@ def _hidden_rows(
 
 
 LEANING_SHARE = 0.7
-"""The share of the dice cocked in the leaning check's renders: at 1.0 about 5 % of the
-leaning dice are read as a face (20 of 396 in 150 scenes) but few dice lie flat beside them; at
-0.5, 7 % fewer leaning faces for six times the flat dice. Between, both kinds come from the same
-scenes, so the check cannot tell them apart by the scene."""
+"""The share of the dice cocked in the leaning check's renders. In 150 scenes at 1.0, 20 of 396
+leaning dice are read as a face, with 68 flat dice beside them; at 0.5, 13 of 187, with 398
+flat. Between, both kinds come in numbers from the same scenes, so the check cannot tell them
+apart by the scene."""
 
 
 def _faces(
@@ -612,7 +613,7 @@ def _faces(
         for x0, y0, x1, y1 in (d.box for d in reader.locate(image))
     ]
     if not boxes:
-        return [], np.zeros((0, 3, 64, 64), np.float32), np.zeros((0, 7), np.float32)
+        return [], np.zeros((0, 3, 64, 64), np.float32), np.zeros((0, CLASSES), np.float32)
     crops = crops_for_model(image, boxes)
     probs = reader.read_crops(crops)
     face = np.flatnonzero(probs.argmax(axis=1) != 0)
@@ -838,6 +839,13 @@ def main(argv: list[str] | None = None) -> int:
         " counted three times a question, 0.9 and 0.95 cost alike, and 0.95 takes half the flat"
         " dice: 5 of 1355 against 10)",
     )
+    parser.add_argument(
+        "--leaning-edges",
+        action="store_true",
+        help="the leaning check reads the crop's edges too (vision.preprocess.edge_features;"
+        " measured on 2026-12-05: as many leaning dice called cocked, more right dice lost, a"
+        " millisecond more a frame; models/MODEL_CARD.md, 'Leaning dice read as a face, checked')",
+    )
     only = parser.add_mutually_exclusive_group()
     only.add_argument(
         "--only-hidden",
@@ -928,6 +936,8 @@ def main(argv: list[str] | None = None) -> int:
             threshold=args.leaning_threshold,
             what="leaning check of the faces",
             units=args.leaning_units,
+            # The rows hold the crop's edges last; without them the check reads those before.
+            columns=None if args.leaning_edges else len(rows.rows[0]) - EDGE_FEATURES,
             positive="leaning",
         )
 
