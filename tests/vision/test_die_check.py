@@ -316,6 +316,7 @@ def test_the_fitter_refuses_a_negative_count_of_units(
             ["--only-leaning", "--leaning-scenes", "0"], "--leaning-scenes 0: give 1", id="none"
         ),
         pytest.param(["--only-leaning"], "cannot load the die check", id="no file to refit"),
+        pytest.param(["--leaning-touching", "1.5"], "give a share from 0 to 1", id="touching"),
         pytest.param(["--only-leaning", "--only-hidden"], "not allowed with", id="both"),
     ],
 )
