@@ -9,8 +9,14 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from vision.reader import DiceReader, DiceReading, Die
-from vision.synthetic import dice_side_by_side, die_across_shadow, die_cut_by_edge, six_dice
+from vision.reader import DiceReader, DiceReading, Die, DieStatus
+from vision.synthetic import (
+    dice_side_by_side,
+    die_across_shadow,
+    die_cut_by_edge,
+    leaning_beside_two_flat,
+    six_dice,
+)
 from vision.train.trays import (
     CUT_VISIBLE,
     LAYOUTS,
@@ -22,6 +28,7 @@ from vision.train.trays import (
     Pressed,
     crossed,
     cut,
+    leaning,
     main,
     own_colour,
     pressed,
@@ -54,6 +61,48 @@ class _Scripted:
         elif self.change == "dropped":
             dice.pop()
         return DiceReading("settled", tuple(dice))
+
+
+class _Leaning:
+    """A reader that reads each frame of :func:`leaning_beside_two_flat` in turn: the flat dice
+    right, and the leaning die as ``lean`` says (None: not reported)."""
+
+    def __init__(self, seeds: range, lean: tuple[int | None, str] | None) -> None:
+        self.laid = [leaning_beside_two_flat(seed) for seed in seeds]
+        self.lean = lean
+
+    def read(self, frame: Frame) -> DiceReading:
+        del frame
+        _, flat, die = self.laid.pop(0)
+        dice = [Die(d.value, 0.99, "ok", _box(d.box)) for d in flat]
+        if self.lean is not None:
+            value, status = self.lean
+            dice.append(Die(value, 0.7, cast(DieStatus, status), _box(die.box)))
+        return DiceReading("settled", tuple(dice))
+
+
+def _box(box: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    return x0, y0, x1, y1
+
+
+@pytest.mark.parametrize(
+    ("lean", "want"),
+    [
+        pytest.param((None, "cocked"), (3, 0, 0, 0), id="cocked"),
+        pytest.param((4, "ok"), (0, 3, 0, 0), id="read as a face"),
+        pytest.param((4, "uncertain"), (0, 3, 0, 0), id="an unsure guess"),
+        pytest.param((None, "uncertain"), (0, 0, 0, 0), id="asked"),
+        pytest.param(None, (0, 0, 0, 0), id="not reported"),
+    ],
+)
+def test_a_leaning_die_is_counted_cocked_or_given_a_value(
+    lean: tuple[int | None, str] | None, want: tuple[int, int, int, int]
+) -> None:
+    seeds = range(100, 103)
+    reader = _Leaning(seeds, lean)
+    assert leaning(cast(DiceReader, reader), seeds) == want
+    assert not reader.laid
 
 
 @pytest.mark.parametrize(

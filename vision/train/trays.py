@@ -126,10 +126,11 @@ def pressed(reader: DiceReader, seeds: Sequence[int]) -> Pressed:
     return total
 
 
-def leaning(reader: DiceReader, seeds: Sequence[int]) -> tuple[int, int, int]:
-    """Leaning dice reported ``cocked``, frames whose flat dice are not all read right, and
-    dice reported beyond the leaning one, over the frames of ``seeds``."""
-    cocked = misread = extra = 0
+def leaning(reader: DiceReader, seeds: Sequence[int]) -> tuple[int, int, int, int]:
+    """Leaning dice reported ``cocked``, leaning dice given a value (a throw that did not
+    happen), frames whose flat dice are not all read right, and dice reported beyond the leaning
+    one, over the frames of ``seeds``."""
+    cocked = valued = misread = extra = 0
     for seed in seeds:
         frame, flat, _ = leaning_beside_two_flat(seed)
         reading = reader.read(frame)
@@ -137,8 +138,9 @@ def leaning(reader: DiceReader, seeds: Sequence[int]) -> tuple[int, int, int]:
         right = [d for d in reading.dice if d.box[2] >= 800]
         misread += [(d.value, d.status) for d in left] != [(d.value, "ok") for d in flat]
         cocked += any(d.status == "cocked" for d in right)
+        valued += any(d.value is not None for d in right)
         extra += max(len(right) - 1, 0) + max(len(left) - len(flat), 0)
-    return cocked, misread, extra
+    return cocked, valued, misread, extra
 
 
 @dataclass(frozen=True)
@@ -315,10 +317,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" {found.hidden} asked about as partly hidden, {found.extra} reported beyond those laid"
     )
     count = args.frames or 60
-    cocked, misread, extra = leaning(reader, range(FIRST_SEED, FIRST_SEED + count))
+    cocked, valued, misread, extra = leaning(reader, range(FIRST_SEED, FIRST_SEED + count))
     print(  # noqa: T201
         f"a die leaning beside two flat ones ({count} frames): {cocked} reported cocked,"
-        f" {misread} frames with a flat die not read right, {extra} reported beyond those laid"
+        f" {valued} given a value, {misread} frames with a flat die not read right,"
+        f" {extra} reported beyond those laid"
     )
     print(f"bare trays ({count} frames): {bare(reader, range(count))} dice reported")  # noqa: T201
     count = args.frames or 40
