@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -386,6 +387,17 @@ class HiddenRows:
     split: list[str] = dataclasses.field(default_factory=list)
     right: list[bool] = dataclasses.field(default_factory=list)
 
+    def append(
+        self, row: npt.NDArray[np.float32], *, label: bool, kind: str, split: str, right: bool
+    ) -> None:
+        """Add one row: whether it is what the check asks about, its kind and split, and
+        whether the face model read its value right."""
+        self.rows.append(row)
+        self.is_hidden.append(label)
+        self.kind.append(kind)
+        self.split.append(split)
+        self.right.append(right)
+
     def add(
         self,
         reader: DiceReader,
@@ -445,11 +457,9 @@ class HiddenRows:
                     truth = (False, dice[int(np.argmax(overlaps))][1])
             if truth is None:
                 continue
-            self.rows.append(row)
-            self.is_hidden.append(truth[0])
-            self.kind.append(f"{source} {'hidden' if truth[0] else 'whole'}")
-            self.split.append(split)
-            self.right.append(int(np.argmax(probs[i])) == truth[1])
+            kind_of = f"{source} {'hidden' if truth[0] else 'whole'}"
+            right = int(np.argmax(probs[i])) == truth[1]
+            self.append(row, label=truth[0], kind=kind_of, split=split, right=right)
 
     def add_dropped(
         self,
@@ -485,11 +495,8 @@ class HiddenRows:
                 label = False
             else:
                 continue
-            self.rows.append(row)
-            self.is_hidden.append(label)
-            self.kind.append(f"{kind} {'hidden' if label else 'phantom'}")
-            self.split.append(split)
-            self.right.append(False)
+            kind_of = f"{kind} {'hidden' if label else 'phantom'}"
+            self.append(row, label=label, kind=kind_of, split=split, right=False)
 
 
 def _hide(image: UInt8Image, box: FloatBox, rng: np.random.Generator) -> UInt8Image:
@@ -645,11 +652,8 @@ def _add_leaning(
             label, right = False, int(np.argmax(read)) == flat[int(np.argmax(overlaps))][1]
         else:
             continue
-        rows.rows.append(row)
-        rows.is_hidden.append(label)
-        rows.kind.append(f"{kind} {'leaning' if label else 'flat'}")
-        rows.split.append(split)
-        rows.right.append(right)
+        kind_of = f"{kind} {'leaning' if label else 'flat'}"
+        rows.append(row, label=label, kind=kind_of, split=split, right=right)
 
 
 def _leaning_rows(
@@ -902,6 +906,8 @@ def main(argv: list[str] | None = None) -> int:
         1.0,
     )
     checker = DieChecker(args.model, probe, threads=args.threads)
+    # The checks of the faces and of the boxes otherwise dropped: one fit, their own options.
+    fit_rows = functools.partial(_fit_hidden, sha=sha, name=name, l2=args.l2)
 
     def fit_hidden() -> tuple[DieCheck, DieCheck, list[str]]:
         first = args.seed + 200_000
@@ -916,20 +922,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         # The rows hold the crop's edges last; a check without them reads the numbers before.
         plain = len(hidden.rows[0]) - EDGE_FEATURES
-        face, lines = _fit_hidden(
+        face, lines = fit_rows(
             hidden,
-            sha=sha,
-            name=name,
-            l2=args.l2,
             threshold=args.hidden_threshold,
             units=args.hidden_units,
             columns=None if args.edges == "both" else plain,
         )
-        drop, more = _fit_hidden(
+        drop, more = fit_rows(
             drops,
-            sha=sha,
-            name=name,
-            l2=args.l2,
             threshold=args.hidden_dropped_threshold,
             what="partly-hidden check of the boxes otherwise dropped",
             units=args.hidden_dropped_units,
@@ -952,11 +952,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         if not any(rows.is_hidden):
             return None, ["no leaning die was read as a face: no leaning check"]
-        return _fit_hidden(
+        return fit_rows(
             rows,
-            sha=sha,
-            name=name,
-            l2=args.l2,
             threshold=args.leaning_threshold,
             what="leaning check of the faces",
             units=args.leaning_units,
