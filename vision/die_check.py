@@ -499,6 +499,11 @@ class Judgement(NamedTuple):
     leaning: npt.NDArray[np.bool_]
     """Of the faces: a die leaning, its face not the throw's."""
 
+    @classmethod
+    def nothing(cls, count: int) -> Judgement:
+        """``count`` boxes, none flagged: a frame no check was asked about."""
+        return cls(*(np.zeros(count, np.bool_) for _ in cls._fields))
+
 
 class DieChecker:
     """A die check run on its face model: the first member's features, then the regression."""
@@ -610,7 +615,7 @@ class DieChecker:
                 f" {len(self.check.mean)} features a crop"
             )
         check = self.check
-        judged = Judgement(*(np.zeros(count, np.bool_) for _ in range(5)))
+        judged = Judgement.nothing(count)
         nowhere = np.zeros(count, np.bool_)
         noface = np.asarray(probs.argmax(axis=1) == 0, np.bool_) if count else nowhere
         face = ~noface if check.hidden is not None else nowhere

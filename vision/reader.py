@@ -6,7 +6,8 @@ the model cannot read, a die leaning on another or on the wall: that one is ``co
 value, or ``uncertain`` with no value when its crop is blurred (a die out of focus, likely flat).
 A face the die check takes for a die partly hidden (a card or a cup over part of it) is
 ``uncertain`` with no value too: what shows of it can look like another face; and so is a box
-that would be dropped (no face, or a face as unsure as a phantom) that it takes for one.
+that would be dropped (no face, or a face as unsure as a phantom) that it takes for one. A face
+it takes for a die leaning is ``cocked``, with no value: the face up is not the throw's.
 A die it cannot read surely is ``uncertain``, or ``cocked`` (and given no value) when its
 footprint shows two faces. Before that, a box not read surely that the learned locator drew
 too large over a die pressed against it is read again as a square about its centre, and a face
@@ -405,7 +406,7 @@ class DiceReader:
         """The face model's reading of each located die, unsure ones read again at turns, and
         the die check's judgement of each (:meth:`vision.die_check.DieChecker.judge_frame`;
         all False without a check)."""
-        none = Judgement(*(np.zeros(len(located), np.bool_) for _ in Judgement._fields))
+        none = Judgement.nothing(len(located))
         if not located:
             return np.zeros((0, CLASSES), np.float32), none
         boxes = [d.box for d in located]
