@@ -464,6 +464,14 @@ def test_the_fitter_writes_a_check_for_the_shipped_model_and_prints_its_figures(
     with_leaning = leaning.to_json()
     assert with_leaning.pop("leaning")
     assert with_leaning == refitted.to_json()
+    # With the flat dice's boxes stretched as well, read right, as flat ones.
+    assert main([*args, "--only-leaning", "--leaning-spilled", "--out", str(again)]) == 0
+    printed = capsys.readouterr().out
+    assert "train render spilled flat:" in printed
+    assert "val dice spilled flat:" in printed
+    spilled = load_die_check(again).to_json()
+    assert spilled.pop("leaning") != leaning.to_json()["leaning"]
+    assert spilled == refitted.to_json()
 
 
 @pytest.mark.parametrize("option", ["--model", "--locator-model"])

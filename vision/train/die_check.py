@@ -612,19 +612,23 @@ apart by the scene."""
 
 
 def _faces(
-    reader: DiceReader, image: UInt8Image
-) -> tuple[list[FloatBox], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-    """The located boxes the face model reads as a face, their crops and readings."""
+    reader: DiceReader, image: UInt8Image, extra: Sequence[FloatBox] = ()
+) -> tuple[list[FloatBox], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """The located boxes, and the ``extra`` ones, that the face model reads as a face: their
+    crops and readings, and which are of ``extra``."""
     boxes = [
         (float(x0), float(y0), float(x1), float(y1))
         for x0, y0, x1, y1 in (d.box for d in reader.locate(image))
     ]
+    count = len(boxes)
+    boxes += extra
     if not boxes:
-        return [], np.zeros((0, 3, 64, 64), np.float32), np.zeros((0, CLASSES), np.float32)
+        crops = np.zeros((0, 3, 64, 64), np.float32)
+        return [], crops, np.zeros((0, CLASSES), np.float32), np.zeros(0, np.bool_)
     crops = crops_for_model(image, boxes)
     probs = reader.read_crops(crops)
     face = np.flatnonzero(probs.argmax(axis=1) != 0)
-    return [boxes[int(i)] for i in face], crops[face], probs[face]
+    return [boxes[int(i)] for i in face], crops[face], probs[face], face >= count
 
 
 def _add_leaning(
@@ -636,16 +640,23 @@ def _add_leaning(
     flat: Sequence[tuple[FloatBox, int]],
     kind: str,
     split: str,
+    spilled: Sequence[tuple[FloatBox, int]] = (),
 ) -> None:
     """Add the boxes of ``image`` read as a face that lie on a ``leaning`` die (IoU 0.4 or
-    more: a leaning die's box holds its sides too) or on a ``flat`` one (IoU 0.5)."""
-    boxes, crops, probs = _faces(reader, image)
+    more: a leaning die's box holds its sides too) or on a ``flat`` one (IoU 0.5); and the
+    ``spilled`` boxes (box and the value of the flat die they hold) read right, as flat."""
+    boxes, crops, probs, extra = _faces(reader, image, [box for box, _ in spilled])
     if not boxes:
         return
+    values = dict(spilled)
     found = hidden_rows(checker.features(crops), boxes, probs, crops=crops)
-    for row, box, read in zip(found, boxes, probs, strict=True):
+    for row, box, read, stretched in zip(found, boxes, probs, extra, strict=True):
         lean = max((iou(box, die) for die in leaning), default=0.0)
         overlaps = [iou(box, die) for die, _ in flat]
+        if stretched:
+            if int(np.argmax(read)) == values[box]:
+                rows.append(row, label=False, kind=f"{kind} spilled flat", split=split, right=True)
+            continue
         if lean >= 0.4:
             label, right = True, False
         elif overlaps and max(overlaps) >= 0.5:
@@ -665,12 +676,19 @@ def _leaning_rows(
     measured: int,
     *,
     touching: float = 0.0,
+    spill: bool = False,
 ) -> HiddenRows:
     """The rows the leaning check is fitted and measured on: the faces read on rendered trays
     with :data:`LEANING_SHARE` of the dice cocked (and a ``touching`` share of the others pushed
     against a die, lying flat), from seed ``first`` (``fitted`` to fit, ``measured`` more to
-    measure), and on every labelled photo (flat dice all)."""
+    measure), and on every labelled photo (flat dice all); with ``spill``, the flat dice's
+    boxes stretched too (:func:`_spilled`: as the locator boxes a die pressed against another)."""
     rows = HiddenRows()
+
+    def spilling(flat: Sequence[tuple[FloatBox, int]], *key: int) -> list[tuple[FloatBox, int]]:
+        # Its own generator, so the other rows stay what they were for a seed.
+        return _spilled(flat, np.random.default_rng([*key, 9])) if spill else []
+
     frame = (0.0, 0.0, float(SCENE_SIZE[1]), float(SCENE_SIZE[0]))
     for seed in tqdm(range(first, first + fitted + measured), desc="leaning dice", unit="scene"):
         scene = _tray(np.random.default_rng(seed), cocked_share=LEANING_SHARE, touching=touching)
@@ -678,12 +696,14 @@ def _leaning_rows(
         leaning = [d.box for d in scene.dice if d.label == 0 and _within(d.box, frame)]
         flat = [(d.box, d.label) for d in scene.dice if d.label and _within(d.box, frame)]
         split = "train" if seed < first + fitted else "val"
-        _add_leaning(rows, reader, checker, scene.image, leaning, flat, "render", split)
+        spilled = spilling(flat, seed)
+        _add_leaning(rows, reader, checker, scene.image, leaning, flat, "render", split, spilled)
     records = [r for r in load_sources(data) if not r.is_crop and r.dice and not r.known_issue]
-    for record in tqdm(records, desc="leaning dice", unit="photo"):
+    for index, record in enumerate(tqdm(records, desc="leaning dice", unit="photo")):
         image = read_image(record.path)
         flat = list(zip(die_boxes(record, image), [d.value for d in record.dice], strict=True))
-        _add_leaning(rows, reader, checker, image, [], flat, record.source, record.split)
+        spilled = spilling(flat, index)
+        _add_leaning(rows, reader, checker, image, [], flat, record.source, record.split, spilled)
     return rows
 
 
@@ -860,6 +880,12 @@ def main(argv: list[str] | None = None) -> int:
         " leaning ones caught; models/MODEL_CARD.md, 'Leaning dice read as a face, checked')",
     )
     parser.add_argument(
+        "--leaning-spilled",
+        action="store_true",
+        help="fit the leaning check on flat dice boxed with a strip of the table or a neighbour"
+        " too, read right, as flat",
+    )
+    parser.add_argument(
         "--leaning-edges",
         action="store_true",
         help="the leaning check reads the crop's edges too (vision.preprocess.edge_features;"
@@ -949,6 +975,7 @@ def main(argv: list[str] | None = None) -> int:
             args.leaning_scenes,
             args.leaning_scenes // 3,
             touching=args.leaning_touching,
+            spill=args.leaning_spilled,
         )
         if not any(rows.is_hidden):
             return None, ["no leaning die was read as a face: no leaning check"]
