@@ -513,7 +513,7 @@ _LIMITS = [
     "  the model reads is called `cocked` when the die check's leaning check of the faces",
     "  (fitted on 3D renders alone) takes it; of 360 leaning dice drawn by the trays probe's own",
     "  renderer (`vision.synthetic.leaning_beside_two_flat`, seeds 100-159, 300-399 and",
-    '  1000-1199), 27 are still given a value (50 without that check): "Leaning dice read as',
+    '  1000-1199), 24 are still given a value (50 without that check): "Leaning dice read as',
     '  a face, checked".',
     "- Dice with symbols other than pips (and logos on faces other than the six) are not",
     "  modelled; a logo six is learned from renders and the few nell-byler examples. The row",
