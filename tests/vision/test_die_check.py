@@ -698,6 +698,35 @@ def test_a_face_the_check_takes_for_a_leaning_die_is_cocked(
     ]
 
 
+@pytest.mark.parametrize(
+    ("which", "counts"),
+    [
+        pytest.param(None, (0, 0, 2), id="no check: read, as another value"),
+        pytest.param("leaning", (0, 2, 0), id="leaning: asked (to be thrown again)"),
+        pytest.param("hidden", (0, 2, 0), id="partly hidden: asked"),
+    ],
+)
+def test_the_logo_probe_counts_what_the_checks_flag_as_asked(
+    tiny_model: Path, which: str | None, counts: tuple[int, int, int]
+) -> None:
+    """Two red crops, sure 1s to the tiny model (so not sixes): counted as read wrong, unless a
+    check of the faces flags them, as the reader would ask about them then."""
+    from vision.train.logos import LogoCounts, read_logo_sixes
+
+    images = np.zeros((2, 64, 64, 3), np.uint8)
+    images[..., 0] = 255  # RGB, as rendered
+    everything = _check(tiny_model, [0.0] * (3 + HIDDEN_EXTRAS), 5.0)
+    check = _check(tiny_model, [-10.0, -10.0, -10.0], 5.0)
+    if which == "leaning":
+        check = dataclasses.replace(check, leaning=everything)
+    elif which == "hidden":
+        check = dataclasses.replace(check, hidden=everything)
+    reader = DiceReader(
+        OnnxClassifier(tiny_model), locator=_Fixed([]), die_check=DieChecker(tiny_model, check)
+    )
+    assert read_logo_sixes(reader, images) == LogoCounts(*counts)
+
+
 def test_a_leaning_check_on_other_features_is_refused() -> None:
     def check(sha: str, size: int) -> DieCheck:
         ones = np.ones(size, np.float32)

@@ -47,7 +47,8 @@ class LogoCounts:
 
 def read_logo_sixes(reader: DiceReader, images: np.ndarray) -> LogoCounts:
     """Read crops of sixes (uint8 [N, H, W, 3] RGB, as rendered) as ``reader`` reads a die: a
-    sure face that the die check takes for a die partly hidden is asked about too."""
+    sure face that the die check takes for a die partly hidden, or leaning, is asked about too
+    (counted so: the players are asked about it either way)."""
     crops = np.ascontiguousarray(images.transpose(0, 3, 1, 2).astype(np.float32) / 255.0)
     probs = reader.read_crops(crops)
     best, confidence = probs.argmax(axis=1), probs.max(axis=1)
@@ -56,7 +57,9 @@ def read_logo_sixes(reader: DiceReader, images: np.ndarray) -> LogoCounts:
         # Each crop is one die's whole picture: square boxes of one size.
         height, width = images.shape[1:3]
         boxes = [(0, 0, int(width), int(height))] * len(crops)
-        sure &= ~reader.die_check.judge_frame(crops, boxes, probs)[2]
+        judged = reader.die_check.judge_frame(crops, boxes, probs)
+        # Partly hidden: asked about; leaning: called cocked, to be thrown again.
+        sure &= ~(judged.hidden | judged.leaning)
     read = int(np.sum(sure & (best == 6)))
     wrong = int(np.sum(sure & (best != 6)))
     return LogoCounts(read=read, asked=len(crops) - read - wrong, wrong=wrong)
