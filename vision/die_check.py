@@ -633,6 +633,8 @@ class DieChecker:
                 sharp = sharpness(crops[noface])
             judged.dies[noface], judged.blurred[noface] = check.judge(features[noface], sharp)
         faces = [boxes[int(i)] for i in np.flatnonzero(~noface)]
+        # The partly-hidden and leaning checks of the faces read the same rows: made once.
+        made: dict[tuple[bytes, bool], Features] = {}
         for flags, these, inner in (
             (judged.hidden, face, check.hidden),
             (judged.hidden_dropped, drop, check.hidden_dropped),
@@ -640,16 +642,17 @@ class DieChecker:
         ):
             if inner is None or not these.any():
                 continue
-            where = np.flatnonzero(these)
             edges = len(inner.mean) > len(check.mean) + HIDDEN_EXTRAS
-            rows = hidden_rows(
-                features[these],
-                [boxes[int(i)] for i in where],
-                probs[these],
-                reference=faces,
-                crops=crops[these] if edges else None,
-            )
-            flags[these] = inner.probability(rows) >= inner.threshold
+            key = (these.tobytes(), edges)
+            if key not in made:
+                made[key] = hidden_rows(
+                    features[these],
+                    [boxes[int(i)] for i in np.flatnonzero(these)],
+                    probs[these],
+                    reference=faces,
+                    crops=crops[these] if edges else None,
+                )
+            flags[these] = inner.probability(made[key]) >= inner.threshold
         return judged
 
 
