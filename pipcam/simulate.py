@@ -17,7 +17,7 @@ installed by the same rule; the held-out dice it reads otherwise go on the sheet
 tune`` puts them. The other photos are the test, read with their true labels by the untuned
 model, by each stage's tuned layer and by the model in use.
 
-It prints one line per stage. The figures of models/MODEL_CARD.md ("A table that tunes
+It prints one line per stage. The figures of models/EXPERIMENTS.md ("A table that tunes
 itself") come from it. Not a product command: it needs a labelled folder and measures the
 product.
 """

@@ -3,7 +3,7 @@
 A table that tunes itself learns from its labels, and the labels of a kept photo are what the
 players left standing: the model's own read where nobody corrected it. Where the model was unsure
 (below ``vision.review.TRUSTED_READ``) those reads are left out of training, so the dice that would
-teach it most teach nothing (models/MODEL_CARD.md, "A table that tunes itself"). The phones' teach
+teach it most teach nothing (models/EXPERIMENTS.md, "A table that tunes itself"). The phones' teach
 sheet shows those dice one by one, cut from the kept photo, between games and at nobody's pace;
 each answer is stored (``Store.record_check``) and labels the die in ``pipcam photos``'s export,
 and so in the next tuning. Answers change no game. A die the players cannot tell from its photo
@@ -30,7 +30,7 @@ Disputed dice come before all: after a tuning run, the held-out dice whose label
 nobody checked and which the tuned model reads otherwise (:func:`find_disputes`, kept in
 ``DATA/tune/disputed.json``). Such a label is the model in use's own read, so the held-out
 comparison charges a tuned model for reading it otherwise even where it is right
-(models/MODEL_CARD.md, "The teach sheet"); an answer makes the next comparison fair.
+(models/EXPERIMENTS.md, "The teach sheet"); an answer makes the next comparison fair.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ the tray's wall). The reader used to drop both, so a leaning die vanished from t
 instead of being reported ``cocked``. The die check tells them apart with a logistic regression
 on the pooled features of the face model's first member, fitted by ``python -m
 vision.train.die_check`` on the locator's class-0 boxes: rendered leaning dice against the
-phantoms of the real training photos (models/MODEL_CARD.md, "Dice the face model cannot read").
+phantoms of the real training photos (models/EXPERIMENTS.md, "Dice the face model cannot read").
 
 A third check, for the boxes the face model *does* read, tells a die partly hidden (a score card,
 a cup or a box lid lying over part of it) from a whole one: what shows of a hidden die can look
@@ -21,7 +21,7 @@ finding a die missing.
 
 A fifth reads the rows of the faces again and tells a die that leans (on another die or on the
 tray's wall) yet shows enough of a face to be read from a die lying flat: its value is not the
-throw's, so the reader calls it ``cocked`` (models/MODEL_CARD.md, "Leaning dice read as a face,
+throw's, so the reader calls it ``cocked`` (models/EXPERIMENTS.md, "Leaning dice read as a face,
 checked").
 
 A check is fitted to one face model's features: it keeps a fingerprint of what computes them
@@ -82,7 +82,7 @@ BLURRED_BELOW = 0.05
 """A box whose crop's :func:`vision.preprocess.sharpness` is below this is judged by the
 blurred-die check, the others by the leaning-die one: between the 95th percentile of rendered
 dice blurred past reading (0.031) and the 5th of rendered leaning ones (0.086), near their
-geometric mean (models/MODEL_CARD.md, "Dice the face model cannot read")."""
+geometric mean (models/EXPERIMENTS.md, "Dice the face model cannot read")."""
 
 Box = tuple[float, float, float, float] | tuple[int, int, int, int]
 

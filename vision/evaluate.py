@@ -280,7 +280,7 @@ same weighing chose the reader's ``ok`` threshold); ``pipcam tune`` installs a m
 
 MIN_GAIN = 2
 """What a candidate must save the players on the same photos to count as better: one die asked
-about less is within the noise of a few held-out photos (models/MODEL_CARD.md, "A table that
+about less is within the noise of a few held-out photos (models/EXPERIMENTS.md, "A table that
 tunes itself")."""
 
 

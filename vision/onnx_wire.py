@@ -3,7 +3,7 @@
 An ONNX file is one protobuf ``ModelProto``. The reader needs only to pick a composed model's
 members out of it (``vision.classify``) and to find the tensor a die check reads
 (``vision.die_check``); importing the ``onnx`` package for that cost a reader about 17 MB and half
-a second at start on this host (models/MODEL_CARD.md, "A reader without the onnx package").
+a second at start on this host (models/EXPERIMENTS.md, "A reader without the onnx package").
 So this reads protobuf's wire format for the few fields those need, keeps every other field as
 the bytes it was, and writes models back in the order protobuf itself writes them: a member is
 byte for byte the model ``onnx.helper.make_model`` gives (tests/vision/test_onnx_wire.py).

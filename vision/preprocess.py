@@ -148,7 +148,7 @@ def sharpness(crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     about the same figure on a small die and a large one. The smoothing keeps sensor noise and
     8-bit steps, which a blur leaves while it takes the contrast away, from passing for edges.
     On rendered dice the face model cannot read, leaning ones give 0.086 and more (95 %), dice
-    blurred past reading 0.031 and less (models/MODEL_CARD.md, "Dice the face model cannot
+    blurred past reading 0.031 and less (models/EXPERIMENTS.md, "Dice the face model cannot
     read").
 
     >>> flat = np.full((1, 3, 64, 64), 0.5, np.float32)
@@ -171,7 +171,7 @@ EDGE_FEATURES = 8
 _STRIP = 5
 """Pixels of the crop on either side of the box's edge that :func:`edge_features` compares:
 the margin the crop keeps outside a square box (64 * (1 - 1 / CONTEXT) / 2). Strips of 4 a
-pixel clear of the edge took fewer hidden dice at as few phantoms (models/MODEL_CARD.md, "What
+pixel clear of the edge took fewer hidden dice at as few phantoms (models/EXPERIMENTS.md, "What
 the crop's edges say")."""
 
 

@@ -169,7 +169,7 @@ def default_locator() -> Locator:
 
 COVERED_BY_READ = 0.5
 """A "no face" box the die check keeps is dropped all the same when the boxes of dice read
-surely cover this share of it: it lies over their seam (models/MODEL_CARD.md, "Dice the face
+surely cover this share of it: it lies over their seam (models/EXPERIMENTS.md, "Dice the face
 model cannot read")."""
 
 
@@ -178,11 +178,11 @@ SAME_DIE = 0.6
 die seen again (a box round its top face or a part of it beside its whole body's, too unlike in
 size for the locator's overlap rule), and is dropped: on black dice on a black tray they were
 asked about as partly hidden. Dice pressed together lie less inside any one neighbour's box,
-though their neighbours together may cover more (models/MODEL_CARD.md, "A die seen twice")."""
+though their neighbours together may cover more (models/EXPERIMENTS.md, "A die seen twice")."""
 
 SURE_AGAIN = 0.9
 """How sure the second look at a box squared over a pressed die must be for its reading to stand:
-a square is a guess at where the die lies (models/MODEL_CARD.md, "Dice pressed together, read
+a square is a guess at where the die lies (models/EXPERIMENTS.md, "Dice pressed together, read
 again as squares": at the first look's 0.5, oblique photos under camera effects gained 16 dice
 and 7 wrong values; at 0.9, 6 and none)."""
 SEAM_OF_READ = 0.9
@@ -332,7 +332,7 @@ class DiceReader:
 
         On frames of dice pressed together (a renderer neither model learnt from, 400 frames)
         this read 1434 of 1500 dice right against 1395 and invented none; on the real photos
-        it changed no reading of the top-down and webcam sources (models/MODEL_CARD.md, "Dice
+        it changed no reading of the top-down and webcam sources (models/EXPERIMENTS.md, "Dice
         pressed together, read again as squares").
         """
         sure = {found.box for found, die in dice if die.status == "ok"}

@@ -12,7 +12,7 @@ with new last-layer weights, read by the same code. The held-out photos are read
 use and by the tuned one, as the whole-model tuning does, and ``pipcam tune`` installs the tuned
 one only if it costs the players clearly less (``vision.evaluate.MIN_GAIN``).
 
-The defaults were chosen on dice sets the model never saw (``models/MODEL_CARD.md``, "Tuning the
+The defaults were chosen on dice sets the model never saw (``models/EXPERIMENTS.md``, "Tuning the
 last layer only"): the CNN trained without nell-byler's photos, tuned on 20 or 60 of them and
 scored on the rest.
 """
@@ -66,7 +66,7 @@ TUNED_NAME = FLOAT_MODEL.name
 
 FOLDS = 5
 """The folds ``pipcam tune --head`` measures with: on a table's nell-byler simulation the
-held-out fifth of the games decided too noisily (models/MODEL_CARD.md, "The teach sheet")."""
+held-out fifth of the games decided too noisily (models/EXPERIMENTS.md, "The teach sheet")."""
 
 __all__ = [
     "Head",

@@ -513,8 +513,8 @@ _LIMITS = [
     "  the model reads is called `cocked` when the die check's leaning check of the faces",
     "  (fitted on 3D renders alone) takes it; of 360 leaning dice drawn by the trays probe's own",
     "  renderer (`vision.synthetic.leaning_beside_two_flat`, seeds 100-159, 300-399 and",
-    '  1000-1199), 24 are still given a value (50 without that check): "Leaning dice read as',
-    '  a face, checked".',
+    "  1000-1199), 24 are still given a value (50 without that check; models/EXPERIMENTS.md,",
+    '  "Leaning dice read as a face, checked").',
     "- Dice with symbols other than pips (and logos on faces other than the six) are not",
     "  modelled; a logo six is learned from renders and the few nell-byler examples. The row",
     f"  'unseen logos' is sixes whose logos are of families training never draws"
@@ -525,9 +525,10 @@ _LIMITS = [
     "  visible part looks like: the die check asks about most such dice, but 3 of 192, 30-60 %",
     "  covered, in the synthetic probe `python -m vision.train.hidden` are still read wrong (9",
     '  with the linear check shipped before, 27 without it; "Dice partly hidden, asked about" and',
-    '  "A partly-hidden check with a layer" in models/MODEL_CARD.md); most dice 40-60 %',
+    '  "A partly-hidden check with a layer" in models/EXPERIMENTS.md); most dice 40-60 %',
     "  covered are not reported at all (102 of 144: most are never boxed; 106 before the check",
     "  of the boxes otherwise dropped read the crop's edges, 116 before that check: \"Dice more",
-    '  hidden, asked about instead of dropped" and "What the crop\'s edges say").',
+    '  hidden, asked about instead of dropped" and "What the crop\'s edges say" in the same',
+    "  file).",
     "",
 ]

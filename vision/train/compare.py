@@ -10,7 +10,7 @@ dice read right, values and questions reported, photos exact and the players' co
 (``vision.evaluate.reading_cost``: a wrong value 3, a die not read right otherwise 1) of each
 reader, and how many photos each reads cheaper; then the totals, with an exact sign test over
 the photos that changed (``vision.evaluate.sign_test``). A cost a few dice apart can come from a
-few photos; the test says how often chance alone splits them so (models/MODEL_CARD.md, "Hard
+few photos; the test says how often chance alone splits them so (models/EXPERIMENTS.md, "Hard
 shadows: a second seed pair"). Needs no torch; two int8 readers read the held-out photos of
 the public sources in about 8 seconds.
 """

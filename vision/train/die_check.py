@@ -84,7 +84,7 @@ TOUCHING = 0.4
 """The share of the dice pushed against another in the partly-hidden check's renders, as dice
 come to rest in a tray: the edge of a die beside is no card's edge. It barely changed how many
 dice pressed together the check asks about (at 0.9, 14 of 360 fitted without, 13 with); the
-threshold does that (models/MODEL_CARD.md, "Dice partly hidden, asked about")."""
+threshold does that (models/EXPERIMENTS.md, "Dice partly hidden, asked about")."""
 
 
 @dataclass
