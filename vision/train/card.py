@@ -519,6 +519,10 @@ _LIMITS = [
     "  modelled; a logo six is learned from renders and the few nell-byler examples. The row",
     f"  'unseen logos' is sixes whose logos are of families training never draws"
     f" ({', '.join(HELD_OUT_LOGOS)}): how the model meets a logo it does not know.",
+    "- On dice sets training never saw, an unsure six is often another face (a ringed one, a",
+    "  three crossed by a swirl): six is what the model learnt for a logo. Of the sixes a CNN",
+    "  trained without nell-byler read there under 0.9, 27 of 52 were right, against 100 of 116",
+    '  other values ("Dice never seen, read as six" in models/EXPERIMENTS.md).',
     "- The crop must follow the whole-die box convention; boxes around the top face only make",
     "  the die look bigger than in training.",
     "- A die partly under something lying in the tray (a card, a cup) can be read as the face its",
