@@ -171,7 +171,7 @@ def add_vision_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         type=Path,
         default=Path("."),
         metavar="DIR",
-        help="where the confusion-matrix PNGs go",
+        help="where the confusion-matrix PNGs go, one per folder and effect (default: here)",
     )
     evaluate.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="face model (ONNX)")
     evaluate.add_argument(
