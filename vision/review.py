@@ -106,13 +106,14 @@ def untrusted(die: dict[str, Any]) -> bool:
     """A die of a table's export (``pipcam photos``) whose value is the model's own unsure read:
     nobody corrected it, and the model gave it less than ``TRUSTED_READ``.
 
-    Such labels are where the model's misreads hide (a table's own photos, models/MODEL_CARD.md:
-    20 of the 27 uncorrected misreads among 984 dice): training and tuning neither teach them
-    nor teach against them, and ``pipcam eval`` does not score them. A die the players
-    corrected or answered on the teach sheet (``checked``), and a die of a source with no
-    ``confidence``, is trusted, unless the photo shows it blurred past reading (``blurred``,
-    marked by the export): its value is the table's, not the picture's. A die the players said
-    they could not tell from the photo (``unclear``) is never trusted, however sure the read.
+    Such labels are where the model's misreads hide (a table's own photos, models/EXPERIMENTS.md,
+    "A table that tunes itself": 20 of the 27 uncorrected misreads among 984 dice): training and
+    tuning neither teach them nor teach against them, and ``pipcam eval`` does not score them. A
+    die the players corrected or answered on the teach sheet (``checked``), and a die of a source
+    with no ``confidence``, is trusted, unless the photo shows it blurred past reading
+    (``blurred``, marked by the export): its value is the table's, not the picture's. A die the
+    players said they could not tell from the photo (``unclear``) is never trusted, however sure
+    the read.
 
     >>> untrusted({"value": 3, "confidence": 0.62}), untrusted({"value": 3, "confidence": 0.97})
     (True, False)

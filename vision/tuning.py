@@ -88,7 +88,7 @@ NO_FACE_IOU = 0.05
 
 @dataclass(frozen=True)
 class HeadConfig:
-    """What decides a last-layer tuning; models/MODEL_CARD.md measures these defaults."""
+    """What decides a last-layer tuning; models/EXPERIMENTS.md measures these defaults."""
 
     anchor: float = 0.01
     """Pull toward the model's own weights (L2, per unit of mean cross-entropy)."""

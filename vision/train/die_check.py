@@ -819,7 +819,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=64,
         help="a layer of this many units in the partly-hidden check of the faces (0: none, the"
-        " linear check shipped before; models/MODEL_CARD.md, 'A partly-hidden check with a"
+        " linear check shipped before; models/EXPERIMENTS.md, 'A partly-hidden check with a"
         " layer')",
     )
     parser.add_argument(
@@ -877,7 +877,7 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="the share of the dice in the leaning check's renders pushed against another, flat"
         " (0.4, measured on 2026-12-05 and not shipped: no die pressed together lost, but few"
-        " leaning ones caught; models/MODEL_CARD.md, 'Leaning dice read as a face, checked')",
+        " leaning ones caught; models/EXPERIMENTS.md, 'Leaning dice read as a face, checked')",
     )
     parser.add_argument(
         "--leaning-spilled",
@@ -890,7 +890,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the leaning check reads the crop's edges too (vision.preprocess.edge_features;"
         " measured on 2026-12-05: as many leaning dice called cocked, more right dice lost, a"
-        " millisecond more a frame; models/MODEL_CARD.md, 'Leaning dice read as a face, checked')",
+        " millisecond more a frame; models/EXPERIMENTS.md, 'Leaning dice read as a face, checked')",
     )
     only = parser.add_mutually_exclusive_group()
     only.add_argument(

@@ -199,7 +199,7 @@ def check_rebuilt(
 
 @dataclass(frozen=True)
 class TuneConfig:
-    """What decides a tuning run; models/MODEL_CARD.md measures these defaults (not a sweep)."""
+    """What decides a tuning run; models/EXPERIMENTS.md measures these defaults (not a sweep)."""
 
     seed: int = 4
     epochs: int = 3
