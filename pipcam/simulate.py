@@ -121,7 +121,7 @@ def simulate(args: argparse.Namespace) -> int:
     if not test:
         print(f"pipcam simulate: {len(records)} photos leave none to test", file=sys.stderr)
         return 2
-    work = Path(args.work or tempfile.mkdtemp(prefix="pipcam-simulate-"))
+    work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     testdir = _test_folder(source, test, work)
     model, current = Path(args.model), Path(args.model)
@@ -330,14 +330,21 @@ def main(argv: list[str] | None = None) -> int:
         " as before phones could type one)",
     )
     p.add_argument(
-        "--work", help="a folder for the table and the runs (default: a new temporary one)"
+        "--work",
+        help="a folder for the table and the runs, kept (default: a temporary one, deleted"
+        " at the end)",
     )
     args = p.parse_args(argv)
     if args.answer not in ("none", "all") and not args.answer.isdigit():
         p.error(f"--answer takes none, all or a number of questions, not {args.answer!r}")
     if not 0.0 <= args.mistakes <= 1.0:
         p.error(f"--mistakes is a share from 0 to 1, not {args.mistakes}")
-    return simulate(args)
+    if args.work is not None:
+        return simulate(args)
+    # A run's table, photos, exports and tuned layers take some 40 MB: gone when it ends.
+    with tempfile.TemporaryDirectory(prefix="pipcam-simulate-") as work:
+        args.work = work
+        return simulate(args)
 
 
 if __name__ == "__main__":

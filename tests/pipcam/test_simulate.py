@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,18 @@ def test_a_table_is_played_answered_tuned_and_measured(
     # The table's own store and photos, as pipcam run keeps them.
     assert len(list((tmp_path / "table" / "photos").glob("reading-*.jpg"))) == 3
     assert (tmp_path / "export" / "labels.jsonl").is_file()
+
+
+def test_a_run_without_a_work_folder_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table, photos and exports of a run not given --work (about 40 MB) are deleted."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    args = ["--model", str(DEFAULT_MODEL), "--played", "3", "--every", "3", "--game", "1"]
+    assert main([str(DATA), *args, "--threads", "1"]) == 0
+    assert list(temporary.iterdir()) == []
 
 
 def _one_die_off(folder: Path) -> None:
