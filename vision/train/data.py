@@ -83,6 +83,9 @@ class Record:
     is_crop: bool = False
     crop_value: int | None = None
     group: str = field(default="")
+    augmented: bool = False
+    """A copy the source made of another photo, with noise or blur added (Epanemu's training
+    photos), not a scene of its own."""
 
 
 def _stable_percent(text: str) -> int:
@@ -144,6 +147,7 @@ def load_folder(folder: Path) -> list[Record]:
                 dice=dice,
                 known_issue=raw.get("known_issue"),
                 group=str(raw.get("source_id", image)),
+                augmented=bool(raw.get("augmented", False)),
             )
         )
     return records

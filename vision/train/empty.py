@@ -1,0 +1,218 @@
+"""Real scenes with no die in them: ``python -m vision.train.empty [--model M ...] [--split S]
+[--out DIR] [FOLDER ...]``.
+
+The probes of ``vision.train.trays`` show bare trays that our own renderer drew. This one cuts
+real ones out of the shared photos: beyond the dice of a photo (all its labelled boxes, and a
+margin of ``MARGIN`` die sides around them, since some sources box only the top face) lie four
+strips, left and right, and above and below between those two, of tables, boards, keyboards
+and hands. Each strip at least ``MIN_SIDES`` die sides and ``MIN_PIXELS`` pixels each way is
+read as a frame of its own, the whole of it the roll zone, as a single photo or a tray with no
+calibration is. Every die reported there is one the players would be shown where the labels
+have none: most are things taken for dice (a key, a glint, a game piece), some are real dice
+the labels left out (one in a hand, one far off); the lines name each so that a person can
+tell which (``--out`` writes the strips with what was read drawn on them). A strip has no dice
+beside it to give the reader their size, so it is harder than the same place in the whole
+photo.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.annotate import annotate
+from vision.classify import DEFAULT_MODEL
+from vision.errors import ModelLoadError
+from vision.reader import DiceReader, Die
+from vision.source import read_image
+from vision.train.data import DEFAULT_DATA, Record, load_folder
+from vision.train.readers import add_reader_options, reader_from
+from vision.train.tally import Tally
+
+__all__ = ["EmptyCounts", "Strip", "dice_free_strips", "main", "read_strips"]
+
+MARGIN = 1.5
+"""Die sides kept clear around the labelled boxes (matteop65 boxes only a die's top face)."""
+MIN_SIDES = 2.0
+"""A strip narrower than this many die sides is left out: a die would not fit in it."""
+MIN_PIXELS = 64
+"""Nor one narrower than this many pixels (the locator's input would be mostly padding)."""
+SOURCES = (
+    "Epanemu_GameDiceRecognition",
+    "matteop65_Dice_Detection_Recognition",
+    "nell-byler_dice_detection",
+    "skovy_tensorflow-dice-model",
+)
+"""The shared folders with whole photos (the crop folder has no room beside its die)."""
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A part of a photo with no labelled die: which side of the dice it lies on, and where."""
+
+    side: str
+    box: Box
+
+
+@dataclass(frozen=True)
+class EmptyCounts(Tally):
+    """Strips read, their pixels, and the dice reported on them: with a value, or asked about."""
+
+    strips: int = 0
+    pixels: int = 0
+    valued: int = 0
+    asked: int = 0
+
+    def __str__(self) -> str:
+        return (
+            f"{self.strips} strips, {self.pixels / 1e6:.1f} Mpx: {self.valued} dice reported"
+            f" with a value, {self.asked} asked about"
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A die reported on a strip: the photo, the strip, and the die (box in strip pixels)."""
+
+    image: Path
+    strip: Strip
+    die: Die
+
+
+def dice_free_strips(
+    width: int,
+    height: int,
+    boxes: Sequence[Sequence[float]],
+    *,
+    margin: float = MARGIN,
+    min_sides: float = MIN_SIDES,
+    min_pixels: int = MIN_PIXELS,
+) -> list[Strip]:
+    """The strips of a ``width`` x ``height`` photo beyond every box and ``margin`` median die
+    sides more, wide and tall enough to hold a die, none overlapping another (none for a photo
+    with no box: its dice are unknown, not absent).
+
+    >>> dice_free_strips(1000, 400, [(400, 100, 450, 150)])[1:]
+    [Strip(side='right', box=(525, 0, 1000, 400)), Strip(side='bottom', box=(325, 225, 525, 400))]
+    """
+    if not boxes:
+        return []
+    side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes]))
+    clear = margin * side
+    left = int(np.floor(min(b[0] for b in boxes) - clear))
+    right = int(np.ceil(max(b[2] for b in boxes) + clear))
+    top = int(np.floor(min(b[1] for b in boxes) - clear))
+    bottom = int(np.ceil(max(b[3] for b in boxes) + clear))
+    candidates = [
+        Strip("left", (0, 0, left, height)),
+        Strip("right", (right, 0, width, height)),
+        # Above and below only between those two, so that no place is read twice.
+        Strip("top", (max(left, 0), 0, min(right, width), top)),
+        Strip("bottom", (max(left, 0), bottom, min(right, width), height)),
+    ]
+    least = max(min_sides * side, float(min_pixels))
+    return [s for s in candidates if s.box[2] - s.box[0] >= least and s.box[3] - s.box[1] >= least]
+
+
+def _photos(records: Sequence[Record], split: str) -> Iterator[Record]:
+    """The photos of ``split`` ("all": every one) with dice, none with a known labelling problem
+    and none a source's augmented copy: Epanemu's training photos carry 1 % salt-and-pepper
+    noise, whose specks on a bare table read as tiny dice where no die gives the scale, and no
+    camera makes that noise."""
+    for record in records:
+        if record.is_crop or record.known_issue or record.augmented or not record.dice:
+            continue
+        if split == "all" or record.split == split:
+            yield record
+
+
+def read_strips(
+    reader: DiceReader, folder: Path, *, split: str = "val", out: Path | None = None
+) -> tuple[EmptyCounts, list[Hit]]:
+    """Read every dice-free strip of ``folder``'s photos in ``split``; the counts and each die
+    reported. With ``out``, each strip on which a die was reported is written there, drawn."""
+    total = EmptyCounts()
+    hits: list[Hit] = []
+    for record in _photos(load_folder(folder), split):
+        image = read_image(record.path)
+        height, width = image.shape[:2]
+        for strip in dice_free_strips(width, height, [d.box for d in record.dice]):
+            x0, y0, x1, y1 = strip.box
+            part = np.ascontiguousarray(image[y0:y1, x0:x1])
+            dice = list(reader.read(part).dice)
+            valued = sum(1 for d in dice if d.value is not None and d.status == "ok")
+            total = total + EmptyCounts(
+                strips=1, pixels=part.shape[0] * part.shape[1], valued=valued,
+                asked=len(dice) - valued,
+            )  # fmt: skip
+            hits.extend(Hit(record.path, strip, d) for d in dice)
+            if dice and out is not None:
+                out.mkdir(parents=True, exist_ok=True)
+                drawn = annotate(part, [d.to_json() for d in dice])
+                cv2.imwrite(
+                    str(out / f"{folder.name}__{record.path.stem}__{strip.side}.jpg"), drawn
+                )
+    return total, hits
+
+
+def _hit_line(hit: Hit) -> str:
+    die = hit.die
+    face = "?" if die.value is None else str(die.value)
+    return (
+        f"  {hit.image.name} {hit.strip.side} strip {list(hit.strip.box)}: {face}"
+        f" ({die.status}, {die.confidence:.2f}) at {list(die.box)}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print each model's counts and hits, folder by folder; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m vision.train.empty", description=__doc__)
+    parser.add_argument(
+        "folders",
+        nargs="*",
+        type=Path,
+        help=f"folders of labelled photos (default: the shared ones under --data: {SOURCES})",
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared dice data folder")
+    parser.add_argument(
+        "--model", type=Path, action="append", help="face model (repeat to compare; default: ours)"
+    )
+    add_reader_options(parser)
+    parser.add_argument(
+        "--split",
+        choices=("val", "train", "all"),
+        default="val",
+        help="the photos training never saw (default), those it saw, or both",
+    )
+    parser.add_argument("--out", type=Path, help="write the strips a die was reported on here")
+    args = parser.parse_args(argv)
+    folders = args.folders or [args.data / name for name in SOURCES]
+    for folder in folders:
+        if not folder.is_dir():
+            parser.error(f"no folder {str(folder)!r}: give folders of labelled photos, or --data")
+    try:
+        readers = [
+            (p, reader_from(p, locator_model=args.locator_model, die_check=args.die_check))
+            for p in args.model or [DEFAULT_MODEL]
+        ]
+    except ModelLoadError as error:
+        parser.error(str(error))
+    for path, reader in readers:
+        print(f"{path}, {args.split} photos:")  # noqa: T201
+        for folder in folders:
+            counts, hits = read_strips(reader, folder, split=args.split, out=args.out)
+            print(f"{folder.name}: {counts}")  # noqa: T201
+            for hit in hits:
+                print(_hit_line(hit))  # noqa: T201
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
