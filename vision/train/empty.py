@@ -26,12 +26,10 @@ import cv2
 import numpy as np
 
 from vision.annotate import annotate
-from vision.classify import DEFAULT_MODEL
-from vision.errors import ModelLoadError
 from vision.reader import DiceReader, Die
 from vision.source import read_image
 from vision.train.data import DEFAULT_DATA, Record, load_folder
-from vision.train.readers import add_reader_options, reader_from
+from vision.train.readers import add_reader_options, readers_from_args
 from vision.train.tally import Tally
 
 __all__ = ["EmptyCounts", "Strip", "dice_free_strips", "main", "read_strips"]
@@ -181,10 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"folders of labelled photos (default: the shared ones under --data: {SOURCES})",
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared dice data folder")
-    parser.add_argument(
-        "--model", type=Path, action="append", help="face model (repeat to compare; default: ours)"
-    )
-    add_reader_options(parser)
+    add_reader_options(parser, models=True)
     parser.add_argument(
         "--split",
         choices=("val", "train", "all"),
@@ -197,13 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for folder in folders:
         if not folder.is_dir():
             parser.error(f"no folder {str(folder)!r}: give folders of labelled photos, or --data")
-    try:
-        readers = [
-            (p, reader_from(p, locator_model=args.locator_model, die_check=args.die_check))
-            for p in args.model or [DEFAULT_MODEL]
-        ]
-    except ModelLoadError as error:
-        parser.error(str(error))
+    readers = readers_from_args(parser, args)
     for path, reader in readers:
         print(f"{path}, {args.split} photos:")  # noqa: T201
         for folder in folders:

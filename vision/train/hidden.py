@@ -17,17 +17,14 @@ import argparse
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import DEFAULT_MODEL
-from vision.errors import ModelLoadError
 from vision.reader import DiceReader, DiceReading, Die
 from vision.synthetic import DieSpec, make_frame, six_dice
-from vision.train.readers import add_reader_options, reader_from
+from vision.train.readers import add_reader_options, readers_from_args
 from vision.train.tally import Tally
 
 __all__ = ["HiddenCounts", "hidden_tray", "judge", "main"]
@@ -178,10 +175,7 @@ def _share(text: str) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print each model's counts, share by share; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.hidden", description=__doc__)
-    parser.add_argument(
-        "--model", type=Path, action="append", help="face model (repeat to compare; default: ours)"
-    )
-    add_reader_options(parser)
+    add_reader_options(parser, models=True)
     parser.add_argument("--seeds", type=int, default=SEEDS, help="trays a share (seeds 0..N-1)")
     parser.add_argument(
         "--share", type=_share, action="append", help=f"share of the box covered (default {SHARES})"
@@ -190,13 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.seeds < 1:
         parser.error(f"--seeds must be at least 1, not {args.seeds}")
     shares = args.share or list(SHARES)
-    try:
-        readers = [
-            (p, reader_from(p, locator_model=args.locator_model, die_check=args.die_check))
-            for p in args.model or [DEFAULT_MODEL]
-        ]
-    except ModelLoadError as error:
-        parser.error(str(error))
+    readers = readers_from_args(parser, args)
     print(  # noqa: T201
         f"{args.seeds} trays a share; the hidden die read right / asked about / missing / wrong"
     )

@@ -10,17 +10,25 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from vision.classify import OnnxClassifier, OnnxLocator
+from vision.classify import DEFAULT_MODEL, OnnxClassifier, OnnxLocator
 from vision.die_check import die_checker_for
 from vision.errors import ModelLoadError
 from vision.locate import LearnedLocator
 from vision.reader import DiceReader
 
-__all__ = ["add_reader_options", "reader_from"]
+__all__ = ["add_reader_options", "reader_from", "readers_from_args"]
 
 
-def add_reader_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--locator-model PATH`` and ``--die-check PATH`` (the face model is the caller's)."""
+def add_reader_options(parser: argparse.ArgumentParser, *, models: bool = False) -> None:
+    """Add ``--locator-model PATH`` and ``--die-check PATH``; with ``models``, a repeatable
+    ``--model PATH`` too (else the face model is the caller's)."""
+    if models:
+        parser.add_argument(
+            "--model",
+            type=Path,
+            action="append",
+            help="face model (repeat to compare; default: ours)",
+        )
     parser.add_argument(
         "--locator-model", type=Path, help="learned locator model (ONNX; default: ours)"
     )
@@ -59,3 +67,17 @@ def reader_from(
             f" fit one with: python -m vision.train.die_check --model {model} --out {die_check}"
         )
     return DiceReader(classifier, locator=locator, die_check=checker)
+
+
+def readers_from_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> list[tuple[Path, DiceReader]]:
+    """A reader for each ``--model`` given (ours when none), with the locator and die check
+    named; a file that cannot be loaded ends the command with the parser's error."""
+    try:
+        return [
+            (path, reader_from(path, locator_model=args.locator_model, die_check=args.die_check))
+            for path in args.model or [DEFAULT_MODEL]
+        ]
+    except ModelLoadError as error:
+        parser.error(str(error))
