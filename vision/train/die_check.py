@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -762,7 +761,8 @@ def _fit_hidden(
     return check, lines
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command's options: what to fit on, and each check's layer and threshold."""
     parser = argparse.ArgumentParser(
         prog="python -m vision.train.die_check", description=__doc__.split("\n")[0]
     )
@@ -904,7 +904,13 @@ def main(argv: list[str] | None = None) -> int:
         help="refit the leaning check of the faces alone, keeping the other checks of --out",
     )
     parser.add_argument("--threads", type=int, default=2)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _refuse_what_cannot_be_fitted(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> None:
+    """End the command with the parser's error on an option no check can be fitted with."""
     for option, units in (
         ("--hidden-units", args.hidden_units),
         ("--hidden-dropped-units", args.hidden_dropped_units),
@@ -917,29 +923,64 @@ def main(argv: list[str] | None = None) -> int:
     if args.leaning_scenes < 0 or (args.only_leaning and args.leaning_scenes == 0):
         parser.error(f"--leaning-scenes {args.leaning_scenes}: give 1 or more scenes")
 
-    try:
-        reader = reader_from(args.model, locator_model=args.locator_model, threads=args.threads)
-    except ModelLoadError as error:
-        parser.error(str(error))
-    name, sha = model_features(args.model)
-    probe = DieCheck(
-        sha,
-        name,
-        np.zeros(1, np.float32),
-        np.ones(1, np.float32),
-        np.zeros(1, np.float32),
-        0.0,
-        1.0,
-    )
-    checker = DieChecker(args.model, probe, threads=args.threads)
-    # The checks of the faces and of the boxes otherwise dropped: one fit, their own options.
-    fit_rows = functools.partial(_fit_hidden, sha=sha, name=name, l2=args.l2)
 
-    def fit_hidden() -> tuple[DieCheck, DieCheck, list[str]]:
+@dataclasses.dataclass(frozen=True)
+class _Fitter:
+    """What every check is fitted with: the options, the reader whose boxes the checks judge,
+    a checker that gives the face model's features, and the features' name and sha256."""
+
+    args: argparse.Namespace
+    reader: DiceReader
+    checker: DieChecker
+    name: str
+    sha: str
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, reader: DiceReader) -> _Fitter:
+        name, sha = model_features(args.model)
+        # A check that judges nothing: the checker is used for the face model's features alone.
+        probe = DieCheck(
+            sha,
+            name,
+            np.zeros(1, np.float32),
+            np.ones(1, np.float32),
+            np.zeros(1, np.float32),
+            0.0,
+            1.0,
+        )
+        checker = DieChecker(args.model, probe, threads=args.threads)
+        return cls(args, reader, checker, name, sha)
+
+    def _fit(
+        self,
+        rows: HiddenRows,
+        *,
+        threshold: float,
+        what: str = "partly-hidden check",
+        units: int = 0,
+        columns: int | None = None,
+        positive: str = "hidden",
+    ) -> tuple[DieCheck, list[str]]:
+        """A check of the faces or of the boxes otherwise dropped, with its own options."""
+        return _fit_hidden(
+            rows,
+            sha=self.sha,
+            name=self.name,
+            l2=self.args.l2,
+            threshold=threshold,
+            what=what,
+            units=units,
+            columns=columns,
+            positive=positive,
+        )
+
+    def hidden(self) -> tuple[DieCheck, DieCheck, list[str]]:
+        """The partly-hidden checks of the faces and of the boxes otherwise dropped."""
+        args = self.args
         first = args.seed + 200_000
         hidden, drops = _hidden_rows(
-            reader,
-            checker,
+            self.reader,
+            self.checker,
             args.data,
             first,
             args.hidden_scenes,
@@ -948,13 +989,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         # The rows hold the crop's edges last; a check without them reads the numbers before.
         plain = len(hidden.rows[0]) - EDGE_FEATURES
-        face, lines = fit_rows(
+        face, lines = self._fit(
             hidden,
             threshold=args.hidden_threshold,
             units=args.hidden_units,
             columns=None if args.edges == "both" else plain,
         )
-        drop, more = fit_rows(
+        drop, more = self._fit(
             drops,
             threshold=args.hidden_dropped_threshold,
             what="partly-hidden check of the boxes otherwise dropped",
@@ -963,13 +1004,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         return face, drop, lines + more
 
-    def fit_leaning() -> tuple[DieCheck | None, list[str]]:
+    def leaning(self) -> tuple[DieCheck | None, list[str]]:
+        """The leaning check of the faces (None with no leaning scenes, or no leaning die read
+        as a face in them)."""
+        args = self.args
         if not args.leaning_scenes:
             return None, []
         first = args.seed + 300_000
         rows = _leaning_rows(
-            reader,
-            checker,
+            self.reader,
+            self.checker,
             args.data,
             first,
             args.leaning_scenes,
@@ -979,7 +1023,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if not any(rows.is_hidden):
             return None, ["no leaning die was read as a face: no leaning check"]
-        return fit_rows(
+        return self._fit(
             rows,
             threshold=args.leaning_threshold,
             what="leaning check of the faces",
@@ -989,77 +1033,88 @@ def main(argv: list[str] | None = None) -> int:
             positive="leaning",
         )
 
-    if args.only_hidden or args.only_leaning:
-        try:
-            kept = load_die_check(args.out)
-        except ModelLoadError as error:
-            parser.error(f"{error} (--only-* refits one check of an existing file)")
-        if (kept.features, kept.features_sha256) != (name, sha):
-            parser.error(f"{args.out} was fitted to another face model; fit every check again")
-        if args.only_hidden:
-            hidden_check, dropped_check, lines = fit_hidden()
-            kept = dataclasses.replace(kept, hidden=hidden_check, hidden_dropped=dropped_check)
-        else:
-            leaning_check, lines = fit_leaning()
-            kept = dataclasses.replace(kept, leaning=leaning_check)
-        args.out.write_text(json.dumps(kept.to_json(), indent=1) + "\n", "utf-8")
-        print("\n".join([*lines, f"wrote {args.out}"]))  # noqa: T201
-        return 0
-    rows = Rows([], [], [], [], [])
-    renders = (
-        (False, args.seed, args.scenes, args.val_scenes, "renders"),
-        (
-            True,
-            args.seed + 100_000,
-            args.blurred_scenes,
-            args.blurred_scenes // 2,
-            "blurred renders",
-        ),
-    )
-    for blur, first, fitted, measured, what in renders:
-        splits = (
-            ("train", range(first, first + fitted), what),
-            ("val", range(first + fitted, first + fitted + measured), f"held-out {what}"),
+    def box_rows(self) -> Rows:
+        """The boxes of the renders (sharp and blurred, each with its held-out scenes) and of
+        the photos, with the face model's features of each."""
+        args = self.args
+        rows = Rows([], [], [], [], [])
+        renders = (
+            (False, args.seed, args.scenes, args.val_scenes, "renders"),
+            (
+                True,
+                args.seed + 100_000,
+                args.blurred_scenes,
+                args.blurred_scenes // 2,
+                "blurred renders",
+            ),
         )
-        for split, seeds, desc in splits:
-            scenes = iter(tqdm(seeds, desc=desc, unit="scene"))
-            _render_rows(reader, checker, scenes, rows, split, blur=blur, hands=args.hand_boxes)
-    _photo_rows(reader, checker, args.data, rows, hands=args.hand_boxes)
+        for blur, first, fitted, measured, what in renders:
+            splits = (
+                ("train", range(first, first + fitted), what),
+                ("val", range(first + fitted, first + fitted + measured), f"held-out {what}"),
+            )
+            for split, seeds, desc in splits:
+                scenes = iter(tqdm(seeds, desc=desc, unit="scene"))
+                _render_rows(
+                    self.reader, self.checker, scenes, rows, split, blur=blur, hands=args.hand_boxes
+                )
+        _photo_rows(self.reader, self.checker, args.data, rows, hands=args.hand_boxes)
+        return rows
 
-    features = np.stack(rows.features)
-    is_die = np.array(rows.is_die)
-    fit = np.array([s == "train" for s in rows.split])
+    def box_checks(self) -> tuple[DieCheck, list[str]]:
+        """The check of the boxes the face model calls "no face" (a leaning die, or nothing)
+        with its blurred-die check, fitted on :meth:`box_rows`; the lines that say how each
+        kind of box fared."""
+        rows = self.box_rows()
+        features = np.stack(rows.features)
+        is_die = np.array(rows.is_die)
+        fit = np.array([s == "train" for s in rows.split])
 
-    def fit_on(these: npt.NDArray[np.bool_], threshold: float) -> DieCheck:
-        return fit_die_check(
-            features[these],
-            is_die[these],
-            features_sha256=sha,
-            features_name=name,
-            l2=args.l2,
-            threshold=threshold,
+        def fit_on(these: npt.NDArray[np.bool_], threshold: float) -> DieCheck:
+            return fit_die_check(
+                features[these],
+                is_die[these],
+                features_sha256=self.sha,
+                features_name=self.name,
+                l2=self.args.l2,
+                threshold=threshold,
+            )
+
+        # The leaning-die check is fitted without the blurred rows and the bare places, as it
+        # was before them: blurred dice lie where its features put phantoms, and would cost it
+        # dice.
+        leaning = fit & np.array(["blurred" not in k and not k.endswith("bare") for k in rows.kind])
+        check = fit_on(leaning, self.args.threshold)
+        # The blurred-die check: blurred dice against every phantom, sharp or not, bare places
+        # and hands; only the boxes below the sharpness line, the only ones it is asked about.
+        # Fitted on every box as well, it spent its one line on telling sharp phantoms from
+        # blurred dice, which the line does already: on the held-out rows it took 42 phantoms
+        # and 19 hands of those below the line where this takes 33 and 1, for as many blurred
+        # dice (753 then, 759 now).
+        sharp = np.array(rows.sharpness, np.float32)
+        blurry = fit & np.array([k.endswith(("blurred die", "no die", "bare")) for k in rows.kind])
+        blurry &= sharp < BLURRED_BELOW
+        check = dataclasses.replace(check, blurred=fit_on(blurry, self.args.blurred_threshold))
+        head = (
+            f"fitted on {int(leaning.sum())} boxes (leaning dice) and {int(blurry.sum())} (blurred"
+            " ones); boxes reported cocked, uncertain (blurred) / boxes, and their sharpness"
+            " (5th, 50th, 95th percentiles):"
         )
+        return check, [head, *_box_lines(rows, check, features, sharp)]
 
-    # The leaning-die check is fitted without the blurred rows and the bare places, as it was
-    # before them: blurred dice lie where its features put phantoms, and would cost it dice.
-    leaning = fit & np.array(["blurred" not in k and not k.endswith("bare") for k in rows.kind])
-    check = fit_on(leaning, args.threshold)
-    # The blurred-die check: blurred dice against every phantom, sharp or not, bare places and
-    # hands; only the boxes below the sharpness line, the only ones it is asked about. Fitted on
-    # every box as well, it spent its one line on telling sharp phantoms from blurred dice, which
-    # the line does already: on the held-out rows it took 42 phantoms and 19 hands of those below
-    # the line where this takes 33 and 1, for as many blurred dice (753 then, 759 now).
-    sharp = np.array(rows.sharpness, np.float32)
-    blurry = fit & np.array([k.endswith(("blurred die", "no die", "bare")) for k in rows.kind])
-    blurry &= sharp < BLURRED_BELOW
-    blurred_check = fit_on(blurry, args.blurred_threshold)
-    check = dataclasses.replace(check, blurred=blurred_check)
+
+def _box_lines(
+    rows: Rows,
+    check: DieCheck,
+    features: npt.NDArray[np.float32],
+    sharp: npt.NDArray[np.float32],
+) -> list[str]:
+    """How ``check`` (with its blurred-die check) judges each kind of box in each split, and
+    what the blurred-die check would take at other thresholds."""
+    assert check.blurred is not None
     dies, blurred = check.judge(features, sharp)
-    lines = [
-        f"fitted on {int(leaning.sum())} boxes (leaning dice) and {int(blurry.sum())} (blurred"
-        " ones); boxes reported cocked, uncertain (blurred) / boxes, and their sharpness"
-        " (5th, 50th, 95th percentiles):"
-    ]
+    is_die = np.array(rows.is_die)
+    lines = []
     for split in ("train", "val"):
         lines.append(f"  {split}:")
         in_split = np.array([s == split for s in rows.split])
@@ -1078,7 +1133,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for split in ("train", "val"):
         below = np.array([s == split for s in rows.split]) & (sharp < BLURRED_BELOW)
-        p_blurred = blurred_check.probability(features[below])
+        p_blurred = check.blurred.probability(features[below])
         on_die = np.array([k.endswith("blurred die") for k in rows.kind])[below]
         phantom = ~is_die[below]
         for threshold in (0.5, 0.7, 0.8, 0.85, 0.9, 0.95):
@@ -1087,8 +1142,45 @@ def main(argv: list[str] | None = None) -> int:
                 f"    {split} {threshold}: {int(said[on_die].sum())} / {int(on_die.sum())};"
                 f" {int(said[phantom].sum())} / {int(phantom.sum())}"
             )
-    hidden_check, dropped_check, hidden_lines = fit_hidden()
-    leaning_check, leaning_lines = fit_leaning()
+    return lines
+
+
+def _refit_one(parser: argparse.ArgumentParser, fitter: _Fitter) -> None:
+    """Refit the check ``--only-hidden`` or ``--only-leaning`` names in ``--out``'s file,
+    keeping the others (the parser's error if that file serves another face model)."""
+    args = fitter.args
+    try:
+        kept = load_die_check(args.out)
+    except ModelLoadError as error:
+        parser.error(f"{error} (--only-* refits one check of an existing file)")
+    if (kept.features, kept.features_sha256) != (fitter.name, fitter.sha):
+        parser.error(f"{args.out} was fitted to another face model; fit every check again")
+    if args.only_hidden:
+        hidden_check, dropped_check, lines = fitter.hidden()
+        kept = dataclasses.replace(kept, hidden=hidden_check, hidden_dropped=dropped_check)
+    else:
+        leaning_check, lines = fitter.leaning()
+        kept = dataclasses.replace(kept, leaning=leaning_check)
+    args.out.write_text(json.dumps(kept.to_json(), indent=1) + "\n", "utf-8")
+    print("\n".join([*lines, f"wrote {args.out}"]))  # noqa: T201
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit every check of the die check (or the one ``--only-*`` names) and write it."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _refuse_what_cannot_be_fitted(parser, args)
+    try:
+        reader = reader_from(args.model, locator_model=args.locator_model, threads=args.threads)
+    except ModelLoadError as error:
+        parser.error(str(error))
+    fitter = _Fitter.of(args, reader)
+    if args.only_hidden or args.only_leaning:
+        _refit_one(parser, fitter)
+        return 0
+    check, lines = fitter.box_checks()
+    hidden_check, dropped_check, hidden_lines = fitter.hidden()
+    leaning_check, leaning_lines = fitter.leaning()
     check = dataclasses.replace(
         check, hidden=hidden_check, hidden_dropped=dropped_check, leaning=leaning_check
     )
