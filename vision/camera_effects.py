@@ -33,6 +33,8 @@ class Effect:
     scale: float = 1.0
     warp: Callable[[int, int], npt.NDArray[np.float64]] | None = None
     """The perspective it puts the photo in: a homography for a frame of (width, height)."""
+    quarter_turns: int = 0
+    """Quarter turns anticlockwise it gives the frame (an odd number swaps width and height)."""
 
 
 def _resize(factor: float) -> Callable[[Frame], Frame]:
@@ -144,6 +146,26 @@ def _warped(homography: Callable[[int, int], npt.NDArray[np.float64]]) -> Callab
     return apply
 
 
+def _turn(quarters: int) -> Callable[[int, int], npt.NDArray[np.float64]]:
+    """The map from a photo's pixels to those of the photo turned ``quarters`` (1 to 3) quarter
+    turns anticlockwise, as ``np.rot90`` turns it (box edges map to box edges)."""
+
+    def homography(width: int, height: int) -> npt.NDArray[np.float64]:
+        x, y = {1: ((0, 1, 0), (-1, 0, width)), 2: ((-1, 0, width), (0, -1, height))}.get(
+            quarters, ((0, -1, height), (1, 0, 0))
+        )
+        return np.array([x, y, (0, 0, 1)], np.float64)
+
+    return homography
+
+
+def _turned(quarters: int) -> Callable[[Frame], Frame]:
+    def apply(frame: Frame) -> Frame:
+        return np.ascontiguousarray(np.rot90(frame, quarters))
+
+    return apply
+
+
 def _jpeg(quality: int) -> Callable[[Frame], Frame]:
     def apply(frame: Frame) -> Frame:
         ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -219,6 +241,21 @@ EFFECTS: Mapping[str, Effect] = {
             " three quarters as wide as the near one",
             _warped(_TILT),
             warp=_TILT,
+        ),
+        Effect(
+            "turned",
+            "the camera turned a quarter round (a Pi camera's ribbon cable may leave it any way"
+            " round): the photo a quarter turn anticlockwise, taller than wide",
+            _turned(1),
+            warp=_turn(1),
+            quarter_turns=1,
+        ),
+        Effect(
+            "upside-down",
+            "the camera turned half round: the photo upside down",
+            _turned(2),
+            warp=_turn(2),
+            quarter_turns=2,
         ),
     )
 }

@@ -28,7 +28,8 @@ def test_each_effect_keeps_a_colour_frame_of_its_scaled_size_and_repeats(
     effect = EFFECTS[name]
     out = effect.apply(frame)
     assert out.dtype == np.uint8
-    assert out.shape == (round(240 * effect.scale), round(320 * effect.scale), 3)
+    size = (round(240 * effect.scale), round(320 * effect.scale))
+    assert out.shape == (*(size[::-1] if effect.quarter_turns % 2 else size), 3)
     assert np.array_equal(effect.apply(frame), out)
     assert name == effect.name
 
@@ -145,3 +146,30 @@ def test_tilt_narrows_the_far_side_and_maps_boxes_back() -> None:
         assert x1 >= square[2] - 1
         assert y1 >= square[3] - 1
         assert (x1 - x0) * (y1 - y0) < 1.5 * 60 * 60
+
+
+@pytest.mark.parametrize(("name", "quarters"), [("turned", 1), ("upside-down", 2)])
+def test_a_turned_camera_turns_the_photo_and_its_boxes_come_back_to_the_photo(
+    name: str, quarters: int
+) -> None:
+    """Three white rectangles of different shapes: found in the turned frame where np.rot90
+    puts them, their boxes come back to the photo's own pixels exactly."""
+    image = np.zeros((400, 600, 3), np.uint8)
+    rectangles = [(60, 40, 120, 80), (480, 40, 540, 140), (270, 300, 370, 360)]
+    for x0, y0, x1, y1 in rectangles:
+        image[y0:y1, x0:x1] = 255
+
+    def read(frame: Frame) -> Sequence[tuple[int | None, IntBox]]:
+        white = (frame[:, :, 0] > 127).astype(np.uint8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(white)
+        return [(1, (x, y, x + w, y + h)) for x, y, w, h, _ in stats[1:count].tolist()]
+
+    effect = EFFECTS[name]
+    turned = effect.apply(image)
+    assert np.array_equal(turned, np.rot90(image, quarters))
+    # Each rectangle's shape turns with it: a quarter turn swaps its width and height.
+    sizes = sorted((b[2] - b[0], b[3] - b[1]) for _, b in read(turned))
+    shapes = [(x1 - x0, y1 - y0) for x0, y0, x1, y1 in rectangles]
+    assert sizes == sorted([s[::-1] for s in shapes] if quarters % 2 else shapes)
+    back = sorted(die[1] for die in with_effect(read, effect)(image))
+    assert back == sorted(rectangles)
