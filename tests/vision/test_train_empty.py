@@ -180,3 +180,11 @@ def test_the_margin_keeps_a_top_face_box_s_die_out_of_the_strips() -> None:
     assert MARGIN >= 1.0
     for strip in dice_free_strips(1280, 960, [face]):
         assert not _overlap(strip.box, whole_die)
+
+
+def test_the_committed_photos_show_no_die_beyond_their_labelled_ones(reader: DiceReader) -> None:
+    """The real tables around the dice of the committed photos (tests/data): no die there."""
+    folder = Path(__file__).resolve().parents[1] / "data" / "dice"
+    counts, hits = read_strips(reader, folder, split="all")
+    assert counts.strips >= 5
+    assert hits == []
