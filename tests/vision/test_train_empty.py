@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -163,6 +164,38 @@ def test_the_command_prints_counts_and_each_die(
     assert "1 dice reported with a value, 0 asked about" in out[1]
     assert out[2].startswith("  a.png left strip ")
     assert f": {LEFT.value} (ok, " in out[2]
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        pytest.param(
+            lambda f: f.mkdir(),
+            "labels.jsonl: give folders in the shared data format",
+            id="no labels",
+        ),
+        pytest.param(
+            lambda f: (
+                _folder(f.parent, [{"image": "images/a.png", "dice": [_die(LEFT)]}])
+                .joinpath("images", "a.png")
+                .write_bytes(b"not a picture")
+            ),
+            "not an image format OpenCV can decode",
+            id="not an image",
+        ),
+    ],
+)
+def test_the_command_says_what_is_wrong_with_a_folder(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], object],
+    problem: str,
+) -> None:
+    make(tmp_path / "tray")
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "tray")])
+    assert exit_.value.code == 2
+    assert problem in capsys.readouterr().err
 
 
 def test_the_command_refuses_a_folder_that_is_not_there(

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from vision.annotate import annotate
+from vision.errors import VisionError
 from vision.reader import DiceReader, Die
 from vision.source import read_image
 from vision.train.data import DEFAULT_DATA, Record, load_folder
@@ -196,7 +197,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path, reader in readers:
         print(f"{path}, {args.split} photos:")  # noqa: T201
         for folder in folders:
-            counts, hits = read_strips(reader, folder, split=args.split, out=args.out)
+            try:
+                counts, hits = read_strips(reader, folder, split=args.split, out=args.out)
+            except FileNotFoundError as error:
+                parser.error(
+                    f"cannot read {error.filename}: give folders in the shared data format"
+                    " (images/ and labels.jsonl)"
+                )
+            except VisionError as error:
+                parser.error(str(error))
             print(f"{folder.name}: {counts}")  # noqa: T201
             for hit in hits:
                 print(_hit_line(hit))  # noqa: T201
