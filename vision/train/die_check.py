@@ -706,61 +706,6 @@ def _leaning_rows(
     return rows
 
 
-def _fit_hidden(
-    rows: HiddenRows,
-    *,
-    sha: str,
-    name: str,
-    l2: float,
-    threshold: float,
-    what: str = "partly-hidden check",
-    units: int = 0,
-    columns: int | None = None,
-    positive: str = "hidden",
-) -> tuple[DieCheck, list[str]]:
-    """The partly-hidden check fitted on the rows of the training split (with a layer of
-    ``units`` between features and output, if any; on their first ``columns`` numbers, if
-    given), and the lines that say, per kind and split, how many boxes it asks about (and of
-    the whole or flat dice, those the face model read right). ``positive``: what the rows it
-    asks about are."""
-    features = np.stack(rows.rows)[:, :columns]
-    is_hidden = np.array(rows.is_hidden)
-    fit = np.array([s == "train" for s in rows.split])
-    check = fit_die_check(
-        features[fit],
-        is_hidden[fit],
-        features_sha256=sha,
-        features_name=name,
-        l2=l2,
-        threshold=threshold,
-        units=units,
-    )
-    probability = check.probability(features)
-    right = np.array(rows.right)
-    lines = [
-        f"{what} fitted on {int(fit.sum())} boxes ({int(is_hidden[fit].sum())}"
-        f" {positive}); boxes asked about / boxes (whole or flat dice read right asked about /"
-        " read right), at the threshold and beside it:"
-    ]
-    for split in ("train", "val"):
-        in_split = np.array([s == split for s in rows.split])
-        for kind in sorted(set(rows.kind)):
-            these = in_split & np.array([k == kind for k in rows.kind])
-            if not these.any():
-                continue
-            cells = []
-            for level in sorted({0.8, 0.9, 0.95, 0.98, 0.99, threshold}):
-                said = probability[these] >= level
-                mark = "*" if level == threshold else ""
-                cell = f"{mark}{level}: {int(said.sum())} / {int(these.sum())}"
-                if kind.endswith(("whole", "flat")):
-                    ok = right[these]
-                    cell += f" ({int(said[ok].sum())} / {int(ok.sum())})"
-                cells.append(cell)
-            lines.append(f"  {split} {kind}: " + "; ".join(cells))
-    return check, lines
-
-
 def _parser() -> argparse.ArgumentParser:
     """The command's options: what to fit on, and each check's layer and threshold."""
     parser = argparse.ArgumentParser(
@@ -961,18 +906,47 @@ class _Fitter:
         columns: int | None = None,
         positive: str = "hidden",
     ) -> tuple[DieCheck, list[str]]:
-        """A check of the faces or of the boxes otherwise dropped, with its own options."""
-        return _fit_hidden(
-            rows,
-            sha=self.sha,
-            name=self.name,
+        """A check of the faces (partly hidden, or leaning: ``positive``) fitted on the rows of
+        the training split (with a layer of ``units`` between features and output, if any; on
+        their first ``columns`` numbers, if given), and the lines that say, per kind and split,
+        how many boxes it asks about (and of the whole or flat dice, those the face model read
+        right)."""
+        features = np.stack(rows.rows)[:, :columns]
+        is_hidden = np.array(rows.is_hidden)
+        fit = np.array([s == "train" for s in rows.split])
+        check = fit_die_check(
+            features[fit],
+            is_hidden[fit],
+            features_sha256=self.sha,
+            features_name=self.name,
             l2=self.args.l2,
             threshold=threshold,
-            what=what,
             units=units,
-            columns=columns,
-            positive=positive,
         )
+        probability = check.probability(features)
+        right = np.array(rows.right)
+        lines = [
+            f"{what} fitted on {int(fit.sum())} boxes ({int(is_hidden[fit].sum())}"
+            f" {positive}); boxes asked about / boxes (whole or flat dice read right asked about /"
+            " read right), at the threshold and beside it:"
+        ]
+        for split in ("train", "val"):
+            in_split = np.array([s == split for s in rows.split])
+            for kind in sorted(set(rows.kind)):
+                these = in_split & np.array([k == kind for k in rows.kind])
+                if not these.any():
+                    continue
+                cells = []
+                for level in sorted({0.8, 0.9, 0.95, 0.98, 0.99, threshold}):
+                    said = probability[these] >= level
+                    mark = "*" if level == threshold else ""
+                    cell = f"{mark}{level}: {int(said.sum())} / {int(these.sum())}"
+                    if kind.endswith(("whole", "flat")):
+                        ok = right[these]
+                        cell += f" ({int(said[ok].sum())} / {int(ok.sum())})"
+                    cells.append(cell)
+                lines.append(f"  {split} {kind}: " + "; ".join(cells))
+        return check, lines
 
     def hidden(self) -> tuple[DieCheck, DieCheck, list[str]]:
         """The partly-hidden checks of the faces and of the boxes otherwise dropped."""
