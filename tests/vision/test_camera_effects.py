@@ -115,6 +115,15 @@ def test_shadow_gives_a_quarter_of_the_light_beyond_a_slanted_line_through_the_m
     assert float(((light > 0.3) & (light < 0.95)).mean()) < 0.02
 
 
+def _white_boxes(frame: Frame) -> list[tuple[int | None, IntBox]]:
+    """A stand-in reader: the box of each white patch of ``frame``, top rows first (by 100 px
+    bands), then left to right."""
+    white = (frame[:, :, 0] > 127).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(white)
+    found = sorted(stats[1:count].tolist(), key=lambda s: (s[1] // 100, s[0]))
+    return [(1, (x, y, x + w, y + h)) for x, y, w, h, _ in found]
+
+
 def test_tilt_narrows_the_far_side_and_maps_boxes_back() -> None:
     """A white square near each top corner and one at the bottom: tilted, the top ones move
     inwards and shrink, the bottom one barely; the boxes read in the tilted frame come back
@@ -124,18 +133,12 @@ def test_tilt_narrows_the_far_side_and_maps_boxes_back() -> None:
     for x0, y0, x1, y1 in squares:
         image[y0:y1, x0:x1] = 255
 
-    def read(tilted: Frame) -> Sequence[tuple[int | None, IntBox]]:
-        white = (tilted[:, :, 0] > 127).astype(np.uint8)
-        count, _, stats, _ = cv2.connectedComponentsWithStats(white)
-        found = sorted(stats[1:count].tolist(), key=lambda s: (s[1] // 100, s[0]))
-        return [(1, (x, y, x + w, y + h)) for x, y, w, h, _ in found]
-
-    (_, left), (_, right), (_, bottom) = read(EFFECTS["tilt"].apply(image))
+    (_, left), (_, right), (_, bottom) = _white_boxes(EFFECTS["tilt"].apply(image))
     assert left[0] > squares[0][0] + 20
     assert right[2] < squares[1][2] - 20
     assert left[2] - left[0] <= 0.95 * (bottom[2] - bottom[0])
     assert bottom[2] - bottom[0] >= 55
-    back = list(with_effect(read, EFFECTS["tilt"])(image))
+    back = list(with_effect(_white_boxes, EFFECTS["tilt"])(image))
     for die, square in zip(back, squares, strict=True):
         # The box around the box read in the tilted frame: the square, and a little more.
         x0, y0, x1, y1 = die[1]
@@ -158,18 +161,12 @@ def test_a_turned_camera_turns_the_photo_and_its_boxes_come_back_to_the_photo(
     rectangles = [(60, 40, 120, 80), (480, 40, 540, 140), (270, 300, 370, 360)]
     for x0, y0, x1, y1 in rectangles:
         image[y0:y1, x0:x1] = 255
-
-    def read(frame: Frame) -> Sequence[tuple[int | None, IntBox]]:
-        white = (frame[:, :, 0] > 127).astype(np.uint8)
-        count, _, stats, _ = cv2.connectedComponentsWithStats(white)
-        return [(1, (x, y, x + w, y + h)) for x, y, w, h, _ in stats[1:count].tolist()]
-
     effect = EFFECTS[name]
     turned = effect.apply(image)
     assert np.array_equal(turned, np.rot90(image, quarters))
     # Each rectangle's shape turns with it: a quarter turn swaps its width and height.
-    sizes = sorted((b[2] - b[0], b[3] - b[1]) for _, b in read(turned))
+    sizes = sorted((b[2] - b[0], b[3] - b[1]) for _, b in _white_boxes(turned))
     shapes = [(x1 - x0, y1 - y0) for x0, y0, x1, y1 in rectangles]
     assert sizes == sorted([s[::-1] for s in shapes] if quarters % 2 else shapes)
-    back = sorted(die[1] for die in with_effect(read, effect)(image))
+    back = sorted(die[1] for die in with_effect(_white_boxes, effect)(image))
     assert back == sorted(rectangles)
