@@ -896,6 +896,26 @@ class _Fitter:
         checker = DieChecker(args.model, probe, threads=args.threads)
         return cls(args, reader, checker, name, sha)
 
+    def _check(
+        self,
+        features: npt.NDArray[np.float32],
+        positive: npt.NDArray[np.bool_],
+        threshold: float,
+        *,
+        units: int = 0,
+    ) -> DieCheck:
+        """A check fitted to tell the ``positive`` rows of ``features`` from the others, for
+        this face model, with ``--l2``."""
+        return fit_die_check(
+            features,
+            positive,
+            features_sha256=self.sha,
+            features_name=self.name,
+            l2=self.args.l2,
+            threshold=threshold,
+            units=units,
+        )
+
     def _fit(
         self,
         rows: HiddenRows,
@@ -914,15 +934,7 @@ class _Fitter:
         features = np.stack(rows.rows)[:, :columns]
         is_hidden = np.array(rows.is_hidden)
         fit = np.array([s == "train" for s in rows.split])
-        check = fit_die_check(
-            features[fit],
-            is_hidden[fit],
-            features_sha256=self.sha,
-            features_name=self.name,
-            l2=self.args.l2,
-            threshold=threshold,
-            units=units,
-        )
+        check = self._check(features[fit], is_hidden[fit], threshold, units=units)
         probability = check.probability(features)
         right = np.array(rows.right)
         lines = [
@@ -1045,14 +1057,7 @@ class _Fitter:
         fit = np.array([s == "train" for s in rows.split])
 
         def fit_on(these: npt.NDArray[np.bool_], threshold: float) -> DieCheck:
-            return fit_die_check(
-                features[these],
-                is_die[these],
-                features_sha256=self.sha,
-                features_name=self.name,
-                l2=self.args.l2,
-                threshold=threshold,
-            )
+            return self._check(features[these], is_die[these], threshold)
 
         # The leaning-die check is fitted without the blurred rows and the bare places, as it
         # was before them: blurred dice lie where its features put phantoms, and would cost it
