@@ -150,7 +150,7 @@ def test_copies_flawed_photos_and_another_split_are_left_out(
     folder = _folder(
         tmp_path, [{"image": "images/a.png", "dice": [_die(d) for d in RIGHT], **extra}]
     )
-    assert read_strips(reader, folder) == (EmptyCounts(), [])
+    assert read_strips(reader, folder, split="val") == (EmptyCounts(), [])
 
 
 def test_the_command_prints_counts_and_each_die(
@@ -159,7 +159,7 @@ def test_the_command_prints_counts_and_each_die(
     folder = _folder(tmp_path, [{"image": "images/a.png", "dice": [_die(d) for d in RIGHT]}])
     assert main([str(folder)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].endswith(", val photos:")
+    assert out[0].endswith(", all photos:")
     assert out[1].startswith("tray: ")
     assert "1 dice reported with a value, 0 asked about" in out[1]
     assert out[2].startswith("  a.png left strip ")
@@ -218,6 +218,6 @@ def test_the_margin_keeps_a_top_face_box_s_die_out_of_the_strips() -> None:
 def test_the_committed_photos_show_no_die_beyond_their_labelled_ones(reader: DiceReader) -> None:
     """The real tables around the dice of the committed photos (tests/data): no die there."""
     folder = Path(__file__).resolve().parents[1] / "data" / "dice"
-    counts, hits = read_strips(reader, folder, split="all")
+    counts, hits = read_strips(reader, folder)
     assert counts.strips >= 5
     assert hits == []

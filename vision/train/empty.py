@@ -133,7 +133,7 @@ def _photos(records: Sequence[Record], split: str) -> Iterator[Record]:
 
 
 def read_strips(
-    reader: DiceReader, folder: Path, *, split: str = "val", out: Path | None = None
+    reader: DiceReader, folder: Path, *, split: str = "all", out: Path | None = None
 ) -> tuple[EmptyCounts, list[Hit]]:
     """Read every dice-free strip of ``folder``'s photos in ``split``; the counts and each die
     reported. With ``out``, each strip on which a die was reported is written there, drawn."""
@@ -183,9 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_reader_options(parser, models=True)
     parser.add_argument(
         "--split",
-        choices=("val", "train", "all"),
-        default="val",
-        help="the photos training never saw (default), those it saw, or both",
+        choices=("all", "val", "train"),
+        default="all",
+        help="only the photos training never saw (val) or those it saw (train); default: all,"
+        " as pipcam eval",
     )
     parser.add_argument("--out", type=Path, help="write the strips a die was reported on here")
     args = parser.parse_args(argv)
