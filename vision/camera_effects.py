@@ -23,6 +23,11 @@ from vision.srgb import decode, encode, to_levels, to_linear
 __all__ = ["EFFECTS", "Effect", "with_effect"]
 
 
+PointMap = Callable[[npt.NDArray[np.float64], int, int], npt.NDArray[np.float64]]
+"""Points (N x 2: x, y, in pixel edges) of one frame -> the same places in another, given the
+width and height of the photo the effect was applied to."""
+
+
 @dataclass(frozen=True)
 class Effect:
     """One way another camera would see the same scene; ``scale`` is its frame-size factor."""
@@ -31,8 +36,10 @@ class Effect:
     description: str
     apply: Callable[[Frame], Frame]
     scale: float = 1.0
-    warp: Callable[[int, int], npt.NDArray[np.float64]] | None = None
-    """The perspective it puts the photo in: a homography for a frame of (width, height)."""
+    to_photo: PointMap | None = None
+    """Where the points of the frame it gives lie in the photo, for a photo of (width, height):
+    for an effect that moves the scene (a tilt, a turn, a lens); None: the same places, scaled
+    by ``scale``."""
     quarter_turns: int = 0
     """Quarter turns anticlockwise it gives the frame (an odd number swaps width and height)."""
 
@@ -128,6 +135,55 @@ def _trapezoid(narrow: float) -> Callable[[int, int], npt.NDArray[np.float64]]:
     return homography
 
 
+def _back_through(homography: Callable[[int, int], npt.NDArray[np.float64]]) -> PointMap:
+    """The point map back to the photo of an effect that puts it through ``homography``."""
+
+    def to_photo(
+        points: npt.NDArray[np.float64], width: int, height: int
+    ) -> npt.NDArray[np.float64]:
+        back = np.linalg.inv(homography(width, height))
+        moved = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), back)
+        return np.asarray(moved.reshape(-1, 2), np.float64)
+
+    return to_photo
+
+
+def _barrel(strength: float) -> PointMap:
+    """A wide-angle lens's barrel distortion: the frame's point at radius ``r`` from the middle
+    (in half-diagonals) shows the photo's point at ``r (1 + strength r^2) / (1 + strength)``, so
+    the corners stay the corners, the middle is ``1 + strength`` times larger and what lies
+    near the edge is squeezed along the radius."""
+
+    def to_photo(
+        points: npt.NDArray[np.float64], width: int, height: int
+    ) -> npt.NDArray[np.float64]:
+        centre = np.array([width / 2.0, height / 2.0])
+        half = float(np.hypot(width, height)) / 2.0
+        u = (np.asarray(points, np.float64).reshape(-1, 2) - centre) / half
+        r2 = (u * u).sum(axis=1, keepdims=True)
+        return np.asarray(centre + u * (1.0 + strength * r2) / (1.0 + strength) * half, np.float64)
+
+    return to_photo
+
+
+def _remapped(to_photo: PointMap) -> Callable[[Frame], Frame]:
+    """An effect that shows, at each pixel of the frame, the photo's pixel ``to_photo`` names."""
+
+    def apply(frame: Frame) -> Frame:
+        height, width = frame.shape[:2]
+        ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+        # Pixel i covers [i, i + 1): its centre is at i + 0.5 in the points' terms.
+        points = to_photo(np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1), width, height)
+        map_x = (points[:, 0] - 0.5).reshape(height, width).astype(np.float32)
+        map_y = (points[:, 1] - 0.5).reshape(height, width).astype(np.float32)
+        return np.asarray(
+            cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+            np.uint8,
+        )
+
+    return apply
+
+
 def _warped(homography: Callable[[int, int], npt.NDArray[np.float64]]) -> Callable[[Frame], Frame]:
     def apply(frame: Frame) -> Frame:
         height, width = frame.shape[:2]
@@ -184,6 +240,7 @@ def _defocus(sigma: float) -> Callable[[Frame], Frame]:
 
 
 _TILT = _trapezoid(0.75)
+_WIDE = _barrel(0.15)
 
 EFFECTS: Mapping[str, Effect] = {
     effect.name: effect
@@ -240,22 +297,30 @@ EFFECTS: Mapping[str, Effect] = {
             "the camera tilted some 25 degrees off straight down: the far side of the tray"
             " three quarters as wide as the near one",
             _warped(_TILT),
-            warp=_TILT,
+            to_photo=_back_through(_TILT),
         ),
         Effect(
             "turned",
             "the camera turned a quarter round (a Pi camera's ribbon cable may leave it any way"
             " round): the photo a quarter turn anticlockwise, taller than wide",
             _turned(1),
-            warp=_turn(1),
+            to_photo=_back_through(_turn(1)),
             quarter_turns=1,
         ),
         Effect(
             "upside-down",
             "the camera turned half round: the photo upside down",
             _turned(2),
-            warp=_turn(2),
+            to_photo=_back_through(_turn(2)),
             quarter_turns=2,
+        ),
+        Effect(
+            "wide",
+            "a wide-angle lens (as the Pi Camera Module 3 Wide's) left uncorrected: barrel"
+            " distortion, the middle 1.15 times larger, a die in a corner squeezed to four fifths"
+            " along the radius",
+            _remapped(_WIDE),
+            to_photo=_WIDE,
         ),
     )
 }
@@ -267,11 +332,9 @@ def with_effect(read: ReadFn, effect: Effect) -> ReadFn:
 
     def read_through(frame: Frame) -> Sequence[Found]:
         found = read(effect.apply(frame))
-        if effect.warp is not None:
-            back = np.asarray(
-                np.linalg.inv(effect.warp(frame.shape[1], frame.shape[0])), np.float64
-            )
-            return [_unwarped(die, back) for die in found]
+        if effect.to_photo is not None:
+            to_photo = effect.to_photo
+            return [_mapped(die, to_photo, frame.shape[1], frame.shape[0]) for die in found]
         if effect.scale == 1.0:
             return found
         return [_scaled(die, 1.0 / effect.scale) for die in found]
@@ -286,12 +349,14 @@ def _scaled(die: Found, factor: float) -> Found:
     return (die[0], box) if len(die) == 2 else (die[0], box, die[2])
 
 
-def _unwarped(die: Found, homography: npt.NDArray[np.float64]) -> Found:
-    """``die`` with its box's corners taken through ``homography`` (its value and any
-    confidence kept): the box around them."""
+def _mapped(die: Found, to_photo: PointMap, width: int, height: int) -> Found:
+    """``die`` with its box's corners and edge midpoints taken back to the photo (its value and
+    any confidence kept): the box around them (a lens bends a box's edges; a homography keeps
+    them straight, and its box is the corners' alone)."""
     x0, y0, x1, y1 = die[1]
-    corners = np.array([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]], np.float64)
-    points = cv2.perspectiveTransform(corners, homography).reshape(-1, 2)
+    xm, ym = (x0 + x1) / 2.0, (y0 + y1) / 2.0
+    edge = [(x0, y0), (xm, y0), (x1, y0), (x1, ym), (x1, y1), (xm, y1), (x0, y1), (x0, ym)]
+    points = to_photo(np.array(edge, np.float64), width, height)
     (a, b), (c, d) = points.min(axis=0), points.max(axis=0)
     box = (round(float(a)), round(float(b)), round(float(c)), round(float(d)))
     return (die[0], box) if len(die) == 2 else (die[0], box, die[2])

@@ -170,3 +170,37 @@ def test_a_turned_camera_turns_the_photo_and_its_boxes_come_back_to_the_photo(
     assert sizes == sorted([s[::-1] for s in shapes] if quarters % 2 else shapes)
     back = sorted(die[1] for die in with_effect(_white_boxes, effect)(image))
     assert back == sorted(rectangles)
+
+
+def test_a_wide_lens_enlarges_the_middle_squeezes_the_corners_and_maps_boxes_back() -> None:
+    """A white square in the middle and one near a corner: through the wide-angle lens the
+    middle one is about 1.15 times larger, the corner one smaller and further out; the boxes
+    read in the bent frame come back around the squares."""
+    image = np.zeros((600, 800, 3), np.uint8)
+    squares = [(370, 270, 430, 330), (40, 40, 100, 100)]
+    for x0, y0, x1, y1 in squares:
+        image[y0:y1, x0:x1] = 255
+    effect = EFFECTS["wide"]
+    assert effect.to_photo is not None
+    corners = np.array([[0.0, 0.0], [800.0, 0.0], [800.0, 600.0], [0.0, 600.0]])
+    assert np.allclose(effect.to_photo(corners, 800, 600), corners)
+
+    (_, corner), (_, middle) = _white_boxes(effect.apply(image))
+    assert 66 <= middle[2] - middle[0] <= 72
+    # Near the corner the lens shows less than in the middle, and pulls the square outwards.
+    area = (corner[2] - corner[0]) * (corner[3] - corner[1])
+    assert area < 0.85 * (middle[2] - middle[0]) * (middle[3] - middle[1])
+    assert corner[0] < 40
+    assert corner[1] < 40
+    back = list(with_effect(_white_boxes, effect)(image))
+    for die, square in zip(back, sorted(squares), strict=True):
+        # The box around the bent square's box: the square, and a little more.
+        x0, y0, x1, y1 = die[1]
+        assert abs((x0 + x1) - (square[0] + square[2])) / 2 <= 3
+        assert abs((y0 + y1) - (square[1] + square[3])) / 2 <= 3
+        assert x0 <= square[0] + 1
+        assert y0 <= square[1] + 1
+        assert x1 >= square[2] - 1
+        assert y1 >= square[3] - 1
+        # Near the corner the bent square's box holds more than the square: 71 px against 60.
+        assert (x1 - x0) * (y1 - y0) < 1.5 * 60 * 60
