@@ -9,6 +9,7 @@ the reader's boxes back to the photo's own pixels, so they still match the label
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -169,13 +170,25 @@ def _barrel(strength: float) -> PointMap:
 def _remapped(to_photo: PointMap) -> Callable[[Frame], Frame]:
     """An effect that shows, at each pixel of the frame, the photo's pixel ``to_photo`` names."""
 
+    @functools.lru_cache(maxsize=4)
+    def maps(width: int, height: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        # Once per frame size (a folder's photos mostly share one), a band of rows at a time:
+        # the points of a whole large photo at once take a few hundred megabytes.
+        map_x = np.empty((height, width), np.float32)
+        map_y = np.empty((height, width), np.float32)
+        # Pixel i covers [i, i + 1): its centre is at i + 0.5 in the points' terms.
+        xs = np.arange(width, dtype=np.float64) + 0.5
+        for top in range(0, height, 64):
+            rows = np.arange(top, min(top + 64, height), dtype=np.float64) + 0.5
+            grid = np.stack(np.meshgrid(xs, rows), axis=-1).reshape(-1, 2)
+            points = to_photo(grid, width, height) - 0.5
+            map_x[top : top + len(rows)] = points[:, 0].reshape(len(rows), width)
+            map_y[top : top + len(rows)] = points[:, 1].reshape(len(rows), width)
+        return map_x, map_y
+
     def apply(frame: Frame) -> Frame:
         height, width = frame.shape[:2]
-        ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
-        # Pixel i covers [i, i + 1): its centre is at i + 0.5 in the points' terms.
-        points = to_photo(np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1), width, height)
-        map_x = (points[:, 0] - 0.5).reshape(height, width).astype(np.float32)
-        map_y = (points[:, 1] - 0.5).reshape(height, width).astype(np.float32)
+        map_x, map_y = maps(width, height)
         return np.asarray(
             cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
             np.uint8,
