@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from vision.classify import DEFAULT_MODEL
-from vision.reader import DiceReader
+from vision.reader import DiceReader, DiceReading
 from vision.synthetic import DieSpec, make_frame
 from vision.train.empty import MARGIN, EmptyCounts, Strip, dice_free_strips, main, read_strips
 from vision.train.readers import reader_from
@@ -133,6 +135,7 @@ def test_a_die_the_labels_leave_out_is_reported_on_its_strip(
     assert counts.valued == 1
     (hit,) = hits
     assert (hit.strip.side, hit.die.value, hit.die.status) == ("left", LEFT.value, "ok")
+    assert hit.in_whole  # the whole photo reads that die too
     x0, y0, _, _ = hit.strip.box
     bx0, by0, bx1, by1 = hit.die.box
     assert abs((bx0 + bx1) / 2 + x0 - LEFT.cx) < 10
@@ -164,6 +167,7 @@ def test_the_command_prints_counts_and_each_die(
     assert "1 dice reported with a value, 0 asked about" in out[1]
     assert out[2].startswith("  a.png left strip ")
     assert f": {LEFT.value} (ok, " in out[2]
+    assert out[2].endswith("; also in the whole photo")
 
 
 @pytest.mark.parametrize(
@@ -221,3 +225,20 @@ def test_the_committed_photos_show_no_die_beyond_their_labelled_ones(reader: Dic
     counts, hits = read_strips(reader, folder)
     assert counts.strips >= 5
     assert hits == []
+
+
+def test_a_die_the_whole_photo_does_not_read_is_said_so(
+    tmp_path: Path, reader: DiceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The strip's die is one the whole photo's reading does not report (here: a reading of the
+    whole photo that finds nothing), so a table would not show it: said apart."""
+    folder = _folder(tmp_path, [{"image": "images/a.png", "dice": [_die(d) for d in RIGHT]}])
+    read = reader.read
+
+    def nothing_in_the_whole(frame: np.ndarray, **kwargs: Any) -> DiceReading:
+        return DiceReading("empty", ()) if frame.shape[:2] == (960, 1280) else read(frame, **kwargs)
+
+    monkeypatch.setattr(reader, "read", nothing_in_the_whole)
+    (hit,) = read_strips(reader, folder)[1]
+    assert hit.die.value == LEFT.value
+    assert not hit.in_whole

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from vision.annotate import annotate
+from vision.detect import centre_inside, iou
 from vision.errors import VisionError
 from vision.reader import DiceReader, Die
 from vision.source import read_image
@@ -78,11 +79,13 @@ class EmptyCounts(Tally):
 
 @dataclass(frozen=True)
 class Hit:
-    """A die reported on a strip: the photo, the strip, and the die (box in strip pixels)."""
+    """A die reported on a strip: the photo, the strip, the die (box in strip pixels), and
+    whether the whole photo's reading reports a die there too (as a table reading it would)."""
 
     image: Path
     strip: Strip
     die: Die
+    in_whole: bool = False
 
 
 def dice_free_strips(
@@ -142,6 +145,7 @@ def read_strips(
     for record in _photos(load_folder(folder), split):
         image = read_image(record.path)
         height, width = image.shape[:2]
+        whole: list[Die] | None = None  # the whole photo's dice, read once if needed
         for strip in dice_free_strips(width, height, [d.box for d in record.dice]):
             x0, y0, x1, y1 = strip.box
             part = np.ascontiguousarray(image[y0:y1, x0:x1])
@@ -151,7 +155,13 @@ def read_strips(
                 strips=1, pixels=part.shape[0] * part.shape[1], valued=valued,
                 asked=len(dice) - valued,
             )  # fmt: skip
-            hits.extend(Hit(record.path, strip, d) for d in dice)
+            if dice and whole is None:
+                reading = reader.read(image)
+                whole = [*reading.dice, *reading.set_aside]
+            for die in dice:
+                box = _moved(die.box, x0, y0)
+                seen = any(_same_place(box, other.box) for other in whole or [])
+                hits.append(Hit(record.path, strip, die, in_whole=seen))
             if dice and out is not None:
                 out.mkdir(parents=True, exist_ok=True)
                 drawn = annotate(part, [d.to_json() for d in dice])
@@ -161,12 +171,22 @@ def read_strips(
     return total, hits
 
 
+def _moved(box: Box, dx: int, dy: int) -> Box:
+    return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+
+
+def _same_place(a: Box, b: Box) -> bool:
+    """Two boxes of one die: they overlap by half, or either's centre lies in the other."""
+    return iou(a, b) >= 0.5 or centre_inside(a, b) or centre_inside(b, a)
+
+
 def _hit_line(hit: Hit) -> str:
     die = hit.die
     face = "?" if die.value is None else str(die.value)
+    whole = "also in the whole photo" if hit.in_whole else "not in the whole photo"
     return (
         f"  {hit.image.name} {hit.strip.side} strip {list(hit.strip.box)}: {face}"
-        f" ({die.status}, {die.confidence:.2f}) at {list(die.box)}"
+        f" ({die.status}, {die.confidence:.2f}) at {list(die.box)}; {whole}"
     )
 
 
