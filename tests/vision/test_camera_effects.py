@@ -124,6 +124,19 @@ def _white_boxes(frame: Frame) -> list[tuple[int | None, IntBox]]:
     return [(1, (x, y, x + w, y + h)) for x, y, w, h, _ in found]
 
 
+def _around(box: IntBox, square: IntBox) -> None:
+    """``box``, mapped back from a bent or tilted frame, is the box around the box read there:
+    the 60 px ``square``, centred within 3 px, and a little more (under 1.5 times its area)."""
+    x0, y0, x1, y1 = box
+    assert abs((x0 + x1) - (square[0] + square[2])) / 2 <= 3
+    assert abs((y0 + y1) - (square[1] + square[3])) / 2 <= 3
+    assert x0 <= square[0] + 1
+    assert y0 <= square[1] + 1
+    assert x1 >= square[2] - 1
+    assert y1 >= square[3] - 1
+    assert (x1 - x0) * (y1 - y0) < 1.5 * 60 * 60
+
+
 def test_tilt_narrows_the_far_side_and_maps_boxes_back() -> None:
     """A white square near each top corner and one at the bottom: tilted, the top ones move
     inwards and shrink, the bottom one barely; the boxes read in the tilted frame come back
@@ -140,15 +153,7 @@ def test_tilt_narrows_the_far_side_and_maps_boxes_back() -> None:
     assert bottom[2] - bottom[0] >= 55
     back = list(with_effect(_white_boxes, EFFECTS["tilt"])(image))
     for die, square in zip(back, squares, strict=True):
-        # The box around the box read in the tilted frame: the square, and a little more.
-        x0, y0, x1, y1 = die[1]
-        assert abs((x0 + x1) - (square[0] + square[2])) / 2 <= 3
-        assert abs((y0 + y1) - (square[1] + square[3])) / 2 <= 3
-        assert x0 <= square[0] + 1
-        assert y0 <= square[1] + 1
-        assert x1 >= square[2] - 1
-        assert y1 >= square[3] - 1
-        assert (x1 - x0) * (y1 - y0) < 1.5 * 60 * 60
+        _around(die[1], square)
 
 
 @pytest.mark.parametrize(("name", "quarters"), [("turned", 1), ("upside-down", 2)])
@@ -193,14 +198,6 @@ def test_a_wide_lens_enlarges_the_middle_squeezes_the_corners_and_maps_boxes_bac
     assert corner[0] < 40
     assert corner[1] < 40
     back = list(with_effect(_white_boxes, effect)(image))
+    # Near the corner the bent square's box holds more than the square: 71 px against 60.
     for die, square in zip(back, sorted(squares), strict=True):
-        # The box around the bent square's box: the square, and a little more.
-        x0, y0, x1, y1 = die[1]
-        assert abs((x0 + x1) - (square[0] + square[2])) / 2 <= 3
-        assert abs((y0 + y1) - (square[1] + square[3])) / 2 <= 3
-        assert x0 <= square[0] + 1
-        assert y0 <= square[1] + 1
-        assert x1 >= square[2] - 1
-        assert y1 >= square[3] - 1
-        # Near the corner the bent square's box holds more than the square: 71 px against 60.
-        assert (x1 - x0) * (y1 - y0) < 1.5 * 60 * 60
+        _around(die[1], square)
