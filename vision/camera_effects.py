@@ -215,24 +215,26 @@ def _warped(homography: Callable[[int, int], npt.NDArray[np.float64]]) -> Callab
     return apply
 
 
-def _turn(quarters: int) -> Callable[[int, int], npt.NDArray[np.float64]]:
-    """The map from a photo's pixels to those of the photo turned ``quarters`` (1 to 3) quarter
-    turns anticlockwise, as ``np.rot90`` turns it (box edges map to box edges)."""
+def _turning(name: str, description: str, quarters: int) -> Effect:
+    """The camera turned ``quarters`` (1 to 3) quarter turns: the photo turned anticlockwise as
+    ``np.rot90`` turns it, its boxes turned back (box edges map to box edges)."""
 
     def homography(width: int, height: int) -> npt.NDArray[np.float64]:
-        x, y = {1: ((0, 1, 0), (-1, 0, width)), 2: ((-1, 0, width), (0, -1, height))}.get(
-            quarters, ((0, -1, height), (1, 0, 0))
-        )
-        return np.array([x, y, (0, 0, 1)], np.float64)
+        """The photo's pixels -> those of the turned frame."""
+        if quarters == 1:
+            rows = ((0, 1, 0), (-1, 0, width))
+        elif quarters == 2:
+            rows = ((-1, 0, width), (0, -1, height))
+        else:
+            rows = ((0, -1, height), (1, 0, 0))
+        return np.array([*rows, (0, 0, 1)], np.float64)
 
-    return homography
-
-
-def _turned(quarters: int) -> Callable[[Frame], Frame]:
     def apply(frame: Frame) -> Frame:
         return np.ascontiguousarray(np.rot90(frame, quarters))
 
-    return apply
+    return Effect(
+        name, description, apply, to_photo=_back_through(homography), quarter_turns=quarters
+    )
 
 
 def _jpeg(quality: int) -> Callable[[Frame], Frame]:
@@ -312,21 +314,13 @@ EFFECTS: Mapping[str, Effect] = {
             _warped(_TILT),
             to_photo=_back_through(_TILT),
         ),
-        Effect(
+        _turning(
             "turned",
             "the camera turned a quarter round (a Pi camera's ribbon cable may leave it any way"
             " round): the photo a quarter turn anticlockwise, taller than wide",
-            _turned(1),
-            to_photo=_back_through(_turn(1)),
-            quarter_turns=1,
+            1,
         ),
-        Effect(
-            "upside-down",
-            "the camera turned half round: the photo upside down",
-            _turned(2),
-            to_photo=_back_through(_turn(2)),
-            quarter_turns=2,
-        ),
+        _turning("upside-down", "the camera turned half round: the photo upside down", 2),
         Effect(
             "wide",
             "a wide-angle lens (as the Pi Camera Module 3 Wide's) left uncorrected: barrel"
