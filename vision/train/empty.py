@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 
 from vision.annotate import annotate
-from vision.detect import centre_inside, iou
 from vision.errors import VisionError
+from vision.evaluate import match_dice
 from vision.reader import DiceReader, Die
 from vision.source import read_image
 from vision.train.data import DEFAULT_DATA, Record, load_folder
@@ -158,9 +158,10 @@ def read_strips(
             if dice and whole is None:
                 reading = reader.read(image)
                 whole = [*reading.dice, *reading.set_aside]
+            places = [d.box for d in whole or []]
             for die in dice:
-                box = _moved(die.box, x0, y0)
-                seen = any(_same_place(box, other.box) for other in whole or [])
+                # pipcam eval's rule for two boxes of one die.
+                seen = bool(match_dice([_moved(die.box, x0, y0)], places))
                 hits.append(Hit(record.path, strip, die, in_whole=seen))
             if dice and out is not None:
                 out.mkdir(parents=True, exist_ok=True)
@@ -173,11 +174,6 @@ def read_strips(
 
 def _moved(box: Box, dx: int, dy: int) -> Box:
     return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
-
-
-def _same_place(a: Box, b: Box) -> bool:
-    """Two boxes of one die: they overlap by half, or either's centre lies in the other."""
-    return iou(a, b) >= 0.5 or centre_inside(a, b) or centre_inside(b, a)
 
 
 def _hit_line(hit: Hit) -> str:
