@@ -50,7 +50,7 @@ from vision.light import LightOptions, lighting_advice
 from vision.locate import Box, ClassicalLocator, LearnedLocator, Locator
 from vision.picam import MAINS_FLICKER, CameraSettings, PiCameraSource
 from vision.preprocess import crops_for_model
-from vision.reader import DiceReader, DiceReading, Die
+from vision.reader import DiceReader, DiceReading
 from vision.settle import SettleDetector
 from vision.source import Frame, FrameSource, make_source, read_image
 from vision.synthetic import make_frame, six_dice
@@ -247,28 +247,14 @@ def _reader_from(args: argparse.Namespace, calibration: Calibration | None = Non
     return build_reader(args.model, calibration, locator=locator)
 
 
-def _die_text(die: Die) -> str:
-    if die.status == "cocked":
-        return "cocked"
-    if die.blurred:
-        return "blurred"
-    if die.cut:
-        return "cut"
-    if die.hidden:
-        return "hidden"
-    if die.value is None:
-        return "?"
-    return f"{die.value}?" if die.status == "uncertain" else str(die.value)
-
-
 def describe_reading(reading: DiceReading) -> str:
     """Return a short human line for a reading, e.g. ``settled: 1 3 3 5? cocked blurred hidden``
     (``cut``: a die hidden by the edge of the camera's view)."""
     if not reading.dice and not reading.set_aside:
         return f"{reading.status}: no dice"
-    text = f"{reading.status}: " + (" ".join(_die_text(d) for d in reading.dice) or "no dice")
+    text = f"{reading.status}: " + (" ".join(d.text for d in reading.dice) or "no dice")
     if reading.set_aside:
-        text += "; set aside: " + " ".join(_die_text(d) for d in reading.set_aside)
+        text += "; set aside: " + " ".join(d.text for d in reading.set_aside)
     return text
 
 

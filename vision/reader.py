@@ -88,6 +88,26 @@ class Die:
     hidden: bool = False
     cut: bool = False
 
+    @property
+    def text(self) -> str:
+        """The die in a word, as ``pipcam read`` prints it: ``4``, ``4?`` (unsure), ``?``,
+        ``cocked``, ``blurred``, ``hidden`` or ``cut``.
+
+        >>> Die(4, 0.7, "uncertain", (0, 0, 9, 9)).text, Die(None, 0.4, "cocked", (0, 0, 9, 9)).text
+        ('4?', 'cocked')
+        """
+        if self.status == "cocked":
+            return "cocked"
+        if self.blurred:
+            return "blurred"
+        if self.cut:
+            return "cut"
+        if self.hidden:
+            return "hidden"
+        if self.value is None:
+            return "?"
+        return f"{self.value}?" if self.status == "uncertain" else str(self.value)
+
     def to_json(self) -> dict[str, object]:
         """Return the die as the JSON object ``pipcam read --json`` prints (``"blurred": true``
         only on a blurred die, ``"hidden": true`` only on a partly hidden one, ``"cut": true``
