@@ -278,14 +278,20 @@ def test_the_unit_reads_the_installed_example_config(unit: Unit) -> None:
 # --- the installer -------------------------------------------------------------------------------
 
 
-def test_install_script_syntax() -> None:
-    subprocess.run(["bash", "-n", str(INSTALL)], check=True, timeout=30)
+SCRIPTS = [INSTALL, *sorted((REPO / "scripts").glob("*.sh"))]
+"""The installer and the scripts beside the Makefile."""
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
+def test_script_syntax(script: Path) -> None:
+    subprocess.run(["bash", "-n", str(script)], check=True, timeout=30)
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
-def test_install_script_passes_shellcheck() -> None:
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
+def test_script_passes_shellcheck(script: Path) -> None:
     result = subprocess.run(
-        ["shellcheck", str(INSTALL)], capture_output=True, text=True, timeout=60, check=False
+        ["shellcheck", str(script)], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stdout
 
