@@ -62,11 +62,11 @@ cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 in_pi() {
     QEMU_CPU="$cpu" chroot "$root" /usr/bin/env -i HOME=/root PATH=/opt/venv/bin:/usr/bin:/bin \
         PYTHONPATH=/work/pipcam QEMU_CPU="$cpu" PIP_DISABLE_PIP_VERSION_CHECK=1 \
-        PIP_CERT=/etc/ssl/certs/ca-certificates.crt /bin/sh -c "cd /work/pipcam && $1"
+        PIP_CERT=/etc/ssl/certs/ca-certificates.crt /bin/sh -c 'cd /work/pipcam && exec "$@"' sh "$@"
 }
 
 if [ ! -x "$root/opt/venv/bin/python" ]; then
-    in_pi "python3 -m venv /opt/venv"
+    in_pi python3 -m venv /opt/venv
 fi
 # pipcam's dependencies (and pytest, to run tests there), at the versions this checkout's .venv
 # runs, so that only the processor differs.
@@ -77,10 +77,10 @@ if [ -x "$repo/.venv/bin/pip" ]; then
 else
     : >"$root/tmp/pins.txt"
 fi
-in_pi "pip install -q -c /tmp/pins.txt -r /tmp/wanted.txt"
+in_pi pip install -q -c /tmp/pins.txt -r /tmp/wanted.txt
 
 if [ "$#" -gt 0 ]; then
-    in_pi "$*"
+    in_pi "$@"
     exit
 fi
 record="$repo/.emulated-pi"
@@ -88,4 +88,4 @@ mkdir -p "$record"
 if [ ! -f "$record/this-machine.json" ]; then
     (cd "$repo" && .venv/bin/python -m vision.train.machines "$record/this-machine.json")
 fi
-in_pi "python -m vision.train.machines .emulated-pi/$cpu.json --against .emulated-pi/this-machine.json"
+in_pi python -m vision.train.machines ".emulated-pi/$cpu.json" --against .emulated-pi/this-machine.json

@@ -711,7 +711,11 @@ def test_an_unsure_box_mostly_inside_a_die_read_surely_is_that_die_seen_again(
     rows = [_SURE_TWO if box == _DIE.box else _UNSURE_FIVE for box in boxes]
     reading = _pressed_reader(boxes, _ReadAgain(rows, _UNSURE_FIVE), square_pressed=0).read(frame)
     assert len(reading.dice) == reported
-    assert [(d.value, d.box) for d in reading.dice if d.status == "ok"] == [(2, _DIE.box)]
+    (sure,) = [d for d in reading.dice if d.status == "ok"]
+    # The box comes back through the locator's exp and log, whose last bit an ARM processor
+    # rounds otherwise: a pixel either way (scripts/emulated-pi.sh, a Pi 4's Cortex-A72).
+    assert sure.value == 2
+    assert max(abs(a - b) for a, b in zip(sure.box, _DIE.box, strict=True)) <= 1
 
 
 def test_black_dice_on_a_black_tray_are_not_read_twice() -> None:
