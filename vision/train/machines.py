@@ -69,7 +69,8 @@ RECORD_KEYS = frozenset({"processor", "versions", "models", "readings", "members
 
 def processor() -> str:
     """This machine's processor as far as its integer kernels go: ``x86_64 (avx2 avx_vnni)``,
-    ``aarch64 (asimd)``; and ``QEMU_CPU`` when qemu emulates it."""
+    ``aarch64 (asimd)`` (the features of ``X86_FLAGS`` or ``ARM_HWCAPS`` it has, read on Linux);
+    and ``QEMU_CPU`` when qemu emulates it."""
     machine = platform.machine()
     features: list[str] = []
     if machine in ("x86_64", "AMD64"):
@@ -91,7 +92,7 @@ def processor() -> str:
         getauxval.restype = ctypes.c_ulong
         hwcap = int(getauxval(ctypes.c_ulong(AT_HWCAP)))
         features = [name for bit, name in ARM_HWCAPS.items() if hwcap & bit]
-    text = f"{machine} ({' '.join(features) or 'no integer extensions'})"
+    text = f"{machine} ({' '.join(features)})" if features else machine
     if emulated := os.environ.get("QEMU_CPU"):
         text += f", qemu {emulated}"
     return text
