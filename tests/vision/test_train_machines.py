@@ -151,16 +151,22 @@ def test_a_record_holds_every_committed_photo_and_each_members_output(
     assert compare(committed, copy.deepcopy(committed))[2].endswith(": 0 photos read otherwise")
 
 
+@pytest.fixture
+def empty(tmp_path: Path) -> Path:
+    """A folder of labelled photos with none in it: the command reads the committed ones only."""
+    folder = tmp_path / "folder"
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels.jsonl").write_text("", encoding="utf-8")
+    return folder
+
+
 def test_the_command_writes_a_record_and_compares_it(
-    tmp_path: Path, committed: dict[str, Any], capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, empty: Path, committed: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = copy.deepcopy(committed)
     name = sorted(other["readings"])[0]
     other["readings"][name]["dice"][0]["value"] = 7
     (tmp_path / "other.json").write_text(json.dumps(other), encoding="utf-8")
-    empty = tmp_path / "folder"
-    (empty / "images").mkdir(parents=True)
-    (empty / "labels.jsonl").write_text("", encoding="utf-8")
     out = tmp_path / "this.json"
     assert main([str(out), str(empty), "--against", str(tmp_path / "other.json")]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["readings"] == committed["readings"]
@@ -178,13 +184,10 @@ def test_the_command_writes_a_record_and_compares_it(
     ],
 )
 def test_the_command_says_what_is_wrong_with_the_other_record(
-    tmp_path: Path, against: str, message: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, empty: Path, against: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "notjson.json").write_text("{", encoding="utf-8")
     (tmp_path / "other.json").write_text('{"models": {}}', encoding="utf-8")
-    empty = tmp_path / "folder"
-    (empty / "images").mkdir(parents=True)
-    (empty / "labels.jsonl").write_text("", encoding="utf-8")
     argv = [str(tmp_path / "this.json"), str(empty), "--against", str(tmp_path / against)]
     with pytest.raises(SystemExit) as exit_info:
         main(argv)

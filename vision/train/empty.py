@@ -30,8 +30,13 @@ from vision.errors import VisionError
 from vision.evaluate import match_dice
 from vision.reader import DiceReader, Die
 from vision.source import read_image
-from vision.train.data import DEFAULT_DATA, Record, load_folder
-from vision.train.readers import add_reader_options, readers_from_args
+from vision.train.data import Record, load_folder
+from vision.train.readers import (
+    add_folder_options,
+    add_reader_options,
+    folders_from_args,
+    readers_from_args,
+)
 from vision.train.tally import Tally
 
 __all__ = ["EmptyCounts", "Strip", "dice_free_strips", "main", "read_strips"]
@@ -42,13 +47,6 @@ MIN_SIDES = 2.0
 """A strip narrower than this many die sides is left out: a die would not fit in it."""
 MIN_PIXELS = 64
 """Nor one narrower than this many pixels (the locator's input would be mostly padding)."""
-SOURCES = (
-    "Epanemu_GameDiceRecognition",
-    "matteop65_Dice_Detection_Recognition",
-    "nell-byler_dice_detection",
-    "skovy_tensorflow-dice-model",
-)
-"""The shared folders with whole photos (the crop folder has no room beside its die)."""
 
 Box = tuple[int, int, int, int]
 
@@ -189,13 +187,7 @@ def _hit_line(hit: Hit) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print each model's counts and hits, folder by folder; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.empty", description=__doc__)
-    parser.add_argument(
-        "folders",
-        nargs="*",
-        type=Path,
-        help=f"folders of labelled photos (default: the shared ones under --data: {SOURCES})",
-    )
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared dice data folder")
+    add_folder_options(parser)
     add_reader_options(parser, models=True)
     parser.add_argument(
         "--split",
@@ -206,10 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, help="write the strips a die was reported on here")
     args = parser.parse_args(argv)
-    folders = args.folders or [args.data / name for name in SOURCES]
-    for folder in folders:
-        if not folder.is_dir():
-            parser.error(f"no folder {str(folder)!r}: give folders of labelled photos, or --data")
+    folders = folders_from_args(parser, args)
     readers = readers_from_args(parser, args)
     for path, reader in readers:
         print(f"{path}, {args.split} photos:")  # noqa: T201

@@ -44,10 +44,8 @@ from vision.labels import read_labels
 from vision.preprocess import crops_for_model
 from vision.reader import Die
 from vision.source import read_image
-from vision.train.data import DEFAULT_DATA
-from vision.train.empty import SOURCES
 from vision.train.export import sha256_of
-from vision.train.readers import reader_from
+from vision.train.readers import add_folder_options, folders_from_args, reader_from
 
 __all__ = ["compare", "main", "processor", "record"]
 
@@ -258,13 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Write this machine's record; with ``--against``, print how it differs from another."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.machines", description=__doc__)
     parser.add_argument("out", type=Path, help="where this machine's record goes (JSON)")
-    parser.add_argument(
-        "folders",
-        nargs="*",
-        type=Path,
-        help=f"folders of labelled photos (default: the shared ones under --data: {SOURCES})",
-    )
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared dice data folder")
+    add_folder_options(parser)
     parser.add_argument(
         "--split",
         choices=("all", "val", "train"),
@@ -288,10 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f" {sorted(RECORD_KEYS - set(other if isinstance(other, dict) else ()))}):"
                 " make it with python -m vision.train.machines on the other machine"
             )
-    folders = args.folders or [args.data / name for name in SOURCES]
-    for folder in folders:
-        if not folder.is_dir():
-            parser.error(f"no folder {str(folder)!r}: give folders of labelled photos, or --data")
+    folders = folders_from_args(parser, args)
     try:
         ours = record(folders, args.split)
     except FileNotFoundError as error:

@@ -1,4 +1,5 @@
-"""The whole reader the probes read with, as their command lines name its parts.
+"""The whole reader the probes read with, and the photo folders they read, as their command
+lines name them.
 
 ``python -m vision.train.hidden`` and ``python -m vision.train.trays`` measure the reader on
 synthetic frames; comparing a locator or a die check not yet shipped means reading with it, not
@@ -15,8 +16,46 @@ from vision.die_check import die_checker_for
 from vision.errors import ModelLoadError
 from vision.locate import LearnedLocator
 from vision.reader import DiceReader
+from vision.train.data import DEFAULT_DATA
 
-__all__ = ["add_reader_options", "reader_from", "readers_from_args"]
+__all__ = [
+    "PHOTO_SOURCES",
+    "add_folder_options",
+    "add_reader_options",
+    "folders_from_args",
+    "reader_from",
+    "readers_from_args",
+]
+
+PHOTO_SOURCES = (
+    "Epanemu_GameDiceRecognition",
+    "matteop65_Dice_Detection_Recognition",
+    "nell-byler_dice_detection",
+    "skovy_tensorflow-dice-model",
+)
+"""The shared folders of whole photos (the crop folder's are single dice, no frames)."""
+
+
+def add_folder_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``FOLDER ...`` (folders of labelled photos) and ``--data DIR`` (where the shared
+    ones are, read when no folder is named)."""
+    parser.add_argument(
+        "folders",
+        nargs="*",
+        type=Path,
+        help=f"folders of labelled photos (default: the shared ones under --data: {PHOTO_SOURCES})",
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared dice data folder")
+
+
+def folders_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Path]:
+    """The folders :func:`add_folder_options` read: those named, or the shared ones; a usage
+    error for one that is not there."""
+    folders: list[Path] = args.folders or [args.data / name for name in PHOTO_SOURCES]
+    for folder in folders:
+        if not folder.is_dir():
+            parser.error(f"no folder {str(folder)!r}: give folders of labelled photos, or --data")
+    return folders
 
 
 def add_reader_options(parser: argparse.ArgumentParser, *, models: bool = False) -> None:
