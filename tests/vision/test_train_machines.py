@@ -201,3 +201,13 @@ def test_the_command_refuses_a_folder_that_is_not_there(
     with pytest.raises(SystemExit):
         main([str(tmp_path / "this.json"), str(tmp_path / "nowhere")])
     assert "no folder" in capsys.readouterr().err
+
+
+def test_the_command_says_a_folder_is_not_in_the_shared_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "photos").mkdir()
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "this.json"), str(tmp_path / "photos")])
+    assert "labels.jsonl: give folders in the shared data format" in capsys.readouterr().err
+    assert not (tmp_path / "this.json").exists()

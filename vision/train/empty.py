@@ -26,7 +26,6 @@ import cv2
 import numpy as np
 
 from vision.annotate import annotate
-from vision.errors import VisionError
 from vision.evaluate import match_dice
 from vision.reader import DiceReader, Die
 from vision.source import read_image
@@ -34,6 +33,7 @@ from vision.train.data import Record, load_folder
 from vision.train.readers import (
     add_folder_options,
     add_reader_options,
+    folder_errors,
     folders_from_args,
     readers_from_args,
 )
@@ -203,15 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path, reader in readers:
         print(f"{path}, {args.split} photos:")  # noqa: T201
         for folder in folders:
-            try:
+            with folder_errors(parser):
                 counts, hits = read_strips(reader, folder, split=args.split, out=args.out)
-            except FileNotFoundError as error:
-                parser.error(
-                    f"cannot read {error.filename}: give folders in the shared data format"
-                    " (images/ and labels.jsonl)"
-                )
-            except VisionError as error:
-                parser.error(str(error))
             print(f"{folder.name}: {counts}")  # noqa: T201
             for hit in hits:
                 print(_hit_line(hit))  # noqa: T201

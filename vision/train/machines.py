@@ -38,14 +38,18 @@ from vision.classify import (
     session_options,
 )
 from vision.die_check import DEFAULT_DIE_CHECK
-from vision.errors import VisionError
 from vision.evaluate import split_view
 from vision.labels import read_labels
 from vision.preprocess import crops_for_model
 from vision.reader import Die
 from vision.source import read_image
 from vision.train.export import sha256_of
-from vision.train.readers import add_folder_options, folders_from_args, reader_from
+from vision.train.readers import (
+    add_folder_options,
+    folder_errors,
+    folders_from_args,
+    reader_from,
+)
 
 __all__ = ["compare", "main", "processor", "record"]
 
@@ -281,15 +285,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 " make it with python -m vision.train.machines on the other machine"
             )
     folders = folders_from_args(parser, args)
-    try:
+    with folder_errors(parser):
         ours = record(folders, args.split)
-    except FileNotFoundError as error:
-        parser.error(
-            f"cannot read {error.filename}: give folders in the shared data format"
-            " (images/ and labels.jsonl)"
-        )
-    except VisionError as error:
-        parser.error(str(error))
     args.out.write_text(json.dumps(ours), encoding="utf-8")
     print(f"wrote {args.out}: {len(ours['readings'])} photos read on {ours['processor']}")  # noqa: T201
     if other is not None:

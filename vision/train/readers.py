@@ -9,11 +9,13 @@ swapping files under ``models/``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from vision.classify import DEFAULT_MODEL, OnnxClassifier, OnnxLocator
 from vision.die_check import die_checker_for
-from vision.errors import ModelLoadError
+from vision.errors import ModelLoadError, VisionError
 from vision.locate import LearnedLocator
 from vision.reader import DiceReader
 from vision.train.data import DEFAULT_DATA
@@ -21,6 +23,7 @@ from vision.train.data import DEFAULT_DATA
 __all__ = [
     "PHOTO_SOURCES",
     "add_folder_options",
+    "folder_errors",
     "add_reader_options",
     "folders_from_args",
     "reader_from",
@@ -76,6 +79,21 @@ def add_reader_options(parser: argparse.ArgumentParser, *, models: bool = False)
         type=Path,
         help="die check fitted to the face model (JSON; default: ours when fitted to it)",
     )
+
+
+@contextlib.contextmanager
+def folder_errors(parser: argparse.ArgumentParser) -> Iterator[None]:
+    """Say as a usage error what cannot be read in the folders: a file missing (no
+    labels.jsonl: not the shared format) or a photo that does not decode."""
+    try:
+        yield
+    except FileNotFoundError as error:
+        parser.error(
+            f"cannot read {error.filename}: give folders in the shared data format"
+            " (images/ and labels.jsonl)"
+        )
+    except VisionError as error:
+        parser.error(str(error))
 
 
 def reader_from(
