@@ -36,6 +36,7 @@ from vision.classify import (
     OnnxClassifier,
     OnnxLocator,
     onnxruntime_version,
+    processor,
 )
 from vision.errors import VisionError
 from vision.evaluate import (
@@ -418,7 +419,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     _write(
         sys.stdout,
         f"onnxruntime {onnxruntime_version()}, OpenCV {cv2.__version__}, numpy {np.__version__};"
-        f" one thread; face model {Path(args.model).name}; {type(reader.locator).__name__}"
+        f" {processor()}; one thread; face model {Path(args.model).name};"
+        f" {type(reader.locator).__name__}"
         + (f" {Path(locator_file).name}" if locator_file is not None else ""),
     )
     # The two sizes, and between them the frame `pipcam run` takes from a Pi camera v2

@@ -6,8 +6,11 @@ heatmap of die centres and box sizes (decoded by :mod:`vision.detect`).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import dataclasses
 import os
+import platform
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +42,7 @@ __all__ = [
     "member_models",
     "members_of",
     "onnxruntime_version",
+    "processor",
     "session_options",
     "read_unsure_turned",
     "softmax",
@@ -80,6 +84,15 @@ every source, the unseen nell-byler dice (members trained without them) and the 
 no die's reading changed from 0.93 up (at 0.9 two of 1491 unseen dice turned wrong); 0.95 keeps
 a margin and spares the second member about half the crops of real photos (models/MODEL_CARD.md,
 "Reading whole photos", the decision rules)."""
+
+X86_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
+"""The x86 features that choose onnxruntime's integer kernels."""
+
+ARM_HWCAPS = {1 << 1: "asimd", 1 << 10: "asimdhp", 1 << 20: "asimddp"}
+"""The aarch64 ``AT_HWCAP`` bits that choose them (Linux's ``hwcap.h``): NEON, half-precision
+and 8-bit dot products (a Pi 5's Cortex-A76 has the last two, a Pi 4's Cortex-A72 neither)."""
+
+AT_HWCAP = 16
 
 Crops = npt.NDArray[np.float32]
 Probabilities = npt.NDArray[np.float32]
@@ -149,6 +162,37 @@ def onnxruntime_version() -> str:
     import onnxruntime
 
     return str(onnxruntime.__version__)
+
+
+def processor() -> str:
+    """This machine's processor as far as its integer kernels go: ``x86_64 (avx2 avx_vnni)``,
+    ``aarch64 (asimd)`` (the features of ``X86_FLAGS`` or ``ARM_HWCAPS`` it has, read on Linux);
+    and ``QEMU_CPU`` when qemu emulates it."""
+    machine = platform.machine()
+    features: list[str] = []
+    if machine in ("x86_64", "AMD64"):
+        try:
+            text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+        except OSError:
+            text = ""
+        flags = next(
+            (
+                line.split(":", 1)[1].split()
+                for line in text.splitlines()
+                if line.startswith("flags")
+            ),
+            [],
+        )
+        features = [flag for flag in X86_FLAGS if flag in flags]
+    elif machine == "aarch64" and (libc := ctypes.util.find_library("c")):
+        getauxval = ctypes.CDLL(libc).getauxval
+        getauxval.restype = ctypes.c_ulong
+        hwcap = int(getauxval(ctypes.c_ulong(AT_HWCAP)))
+        features = [name for bit, name in ARM_HWCAPS.items() if hwcap & bit]
+    text = f"{machine} ({' '.join(features)})" if features else machine
+    if emulated := os.environ.get("QEMU_CPU"):
+        text += f", qemu {emulated}"
+    return text
 
 
 def session_options(threads: int) -> Any:

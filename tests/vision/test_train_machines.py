@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from vision.train.machines import compare, main, processor, record
+from vision.classify import processor
+from vision.train.machines import compare, main, record
 
 
 def _die(value: int | None, status: str, confidence: float, x: float) -> dict[str, Any]:

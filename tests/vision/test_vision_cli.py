@@ -18,7 +18,7 @@ from pipcam import vision_cli
 from pipcam.vision_cli import add_vision_commands
 from tests.vision.test_picam import FakePicamera2, fake_picamera2  # noqa: F401 - the fixture
 from vision.calibrate import load_calibration
-from vision.classify import DEFAULT_LOCATOR_MODEL, FakeClassifier
+from vision.classify import DEFAULT_LOCATOR_MODEL, FakeClassifier, processor
 from vision.errors import ModelLoadError
 from vision.locate import ClassicalLocator, LearnedLocator
 from vision.picam import CameraSettings
@@ -509,7 +509,7 @@ def test_bench_prints_versions_and_each_frame_size(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"onnxruntime {__import__('onnxruntime').__version__}, OpenCV ")
     assert lines[0].endswith(
-        f"; one thread; face model {tiny_model.name}; "
+        f"; {processor()}; one thread; face model {tiny_model.name}; "
         + (
             f"LearnedLocator {DEFAULT_LOCATOR_MODEL.name}"
             if DEFAULT_LOCATOR_MODEL.is_file()

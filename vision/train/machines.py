@@ -17,10 +17,7 @@ readings that agree and the members' outputs are.
 from __future__ import annotations
 
 import argparse
-import ctypes
-import ctypes.util
 import json
-import os
 import platform
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +32,7 @@ from vision.classify import (
     DEFAULT_LOCATOR_MODEL,
     DEFAULT_MODEL,
     members_of,
+    processor,
     session_options,
 )
 from vision.die_check import DEFAULT_DIE_CHECK
@@ -51,53 +49,13 @@ from vision.train.readers import (
     reader_from,
 )
 
-__all__ = ["compare", "main", "processor", "record"]
+__all__ = ["compare", "main", "record"]
 
 TESTS = Path(__file__).resolve().parents[2] / "tests" / "data" / "dice"
 """The committed test photos, and the boxes of their crops (``face_model_outputs.json``)."""
 
-X86_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
-"""The x86 features that choose onnxruntime's integer kernels."""
-
-ARM_HWCAPS = {1 << 1: "asimd", 1 << 10: "asimdhp", 1 << 20: "asimddp"}
-"""The aarch64 ``AT_HWCAP`` bits that choose them (Linux's ``hwcap.h``): NEON, half-precision
-and 8-bit dot products (a Pi 5's Cortex-A76 has the last two, a Pi 4's Cortex-A72 neither)."""
-
-AT_HWCAP = 16
-
 RECORD_KEYS = frozenset({"processor", "versions", "models", "readings", "members"})
 """What every record holds."""
-
-
-def processor() -> str:
-    """This machine's processor as far as its integer kernels go: ``x86_64 (avx2 avx_vnni)``,
-    ``aarch64 (asimd)`` (the features of ``X86_FLAGS`` or ``ARM_HWCAPS`` it has, read on Linux);
-    and ``QEMU_CPU`` when qemu emulates it."""
-    machine = platform.machine()
-    features: list[str] = []
-    if machine in ("x86_64", "AMD64"):
-        try:
-            text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-        except OSError:
-            text = ""
-        flags = next(
-            (
-                line.split(":", 1)[1].split()
-                for line in text.splitlines()
-                if line.startswith("flags")
-            ),
-            [],
-        )
-        features = [flag for flag in X86_FLAGS if flag in flags]
-    elif machine == "aarch64" and (libc := ctypes.util.find_library("c")):
-        getauxval = ctypes.CDLL(libc).getauxval
-        getauxval.restype = ctypes.c_ulong
-        hwcap = int(getauxval(ctypes.c_ulong(AT_HWCAP)))
-        features = [name for bit, name in ARM_HWCAPS.items() if hwcap & bit]
-    text = f"{machine} ({' '.join(features)})" if features else machine
-    if emulated := os.environ.get("QEMU_CPU"):
-        text += f", qemu {emulated}"
-    return text
 
 
 def _photos(folders: Sequence[Path], split: str) -> list[tuple[str, Path]]:
