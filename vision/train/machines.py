@@ -2,9 +2,10 @@
 [--against RECORD] [--data DIR] [--split S] [FOLDER ...]``.
 
 The figures of the model card were measured on a PC; the reader runs on a Pi. Float models give
-the same numbers on both to a few millionths, but an int8 model's arithmetic is the
-processor's: onnxruntime picks its integer kernels by instruction set, and an int8 convolution
-or resize may round otherwise on ARM than on x86 (models/MODEL_CARD.md, "On a Pi's processor").
+the same numbers on both to a few millionths, but an int8 model quantizes what its float layers
+give, and where a value falls half way between two steps, the last bit that ARM and x86 round
+otherwise becomes a whole step (models/MODEL_CARD.md, "On a Pi's processor": the EfficientNet
+member's input resize).
 This command writes a record (JSON) of what this machine reads: its processor and library
 versions, the models' sha256, each photo's reading (the held-out photos of the shared folders
 and the committed test photos), and each face-model member's log-probabilities on the
