@@ -10,7 +10,7 @@
 # cortex-a72 is a Pi 4's processor, cortex-a76 a Pi 5's. Without a command it records what the
 # emulated Pi reads and compares it with this machine's record (made first, if missing).
 # Needs root, apt (qemu-user-static, debootstrap) and the network to Debian's mirror and PyPI;
-# the first run takes some 10 minutes, the comparison about 8 more (qemu is ~60 times slower).
+# the first run takes some 4 minutes, the comparison about 8 more (qemu is ~60 times slower).
 set -euo pipefail
 
 cpu=cortex-a72
