@@ -187,15 +187,8 @@ def _hit_line(hit: Hit) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print each model's counts and hits, folder by folder; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.empty", description=__doc__)
-    add_folder_options(parser)
+    add_folder_options(parser, split="all", why="as pipcam eval")
     add_reader_options(parser, models=True)
-    parser.add_argument(
-        "--split",
-        choices=("all", "val", "train"),
-        default="all",
-        help="only the photos training never saw (val) or those it saw (train); default: all,"
-        " as pipcam eval",
-    )
     parser.add_argument("--out", type=Path, help="write the strips a die was reported on here")
     args = parser.parse_args(argv)
     folders = folders_from_args(parser, args)

@@ -219,13 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Write this machine's record; with ``--against``, print how it differs from another."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.machines", description=__doc__)
     parser.add_argument("out", type=Path, help="where this machine's record goes (JSON)")
-    add_folder_options(parser)
-    parser.add_argument(
-        "--split",
-        choices=("all", "val", "train"),
-        default="val",
-        help="which of their photos (default: val, the held-out ones the card reports)",
-    )
+    add_folder_options(parser, split="val", why="the held-out ones the card reports")
     parser.add_argument("--against", type=Path, help="another machine's record to compare with")
     args = parser.parse_args(argv)
     other = None

@@ -39,9 +39,10 @@ PHOTO_SOURCES = (
 """The shared folders of whole photos (the crop folder's are single dice, no frames)."""
 
 
-def add_folder_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``FOLDER ...`` (folders of labelled photos) and ``--data DIR`` (where the shared
-    ones are, read when no folder is named)."""
+def add_folder_options(parser: argparse.ArgumentParser, *, split: str, why: str) -> None:
+    """Add ``FOLDER ...`` (folders of labelled photos), ``--data DIR`` (where the shared ones
+    are, read when no folder is named) and ``--split`` (which of their photos, ``split`` by
+    default, for the reason ``why``)."""
     parser.add_argument(
         "folders",
         nargs="*",
@@ -49,6 +50,13 @@ def add_folder_options(parser: argparse.ArgumentParser) -> None:
         help=f"folders of labelled photos (default: the shared ones under --data: {PHOTO_SOURCES})",
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared dice data folder")
+    parser.add_argument(
+        "--split",
+        choices=("all", "val", "train"),
+        default=split,
+        help="only the photos training never saw (val) or those it saw (train), or all;"
+        f" default: {split}, {why}",
+    )
 
 
 def folders_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Path]:
