@@ -11,6 +11,9 @@
 # emulated Pi reads and compares it with this machine's record (made first, if missing).
 # Needs root, apt (qemu-user-static, debootstrap) and the network to Debian's mirror and PyPI;
 # the first run takes some 4 minutes, the comparison about 8 more (qemu is ~60 times slower).
+# The repository is bound into the system while it runs: to remove the system, check first that
+# `mount | grep pipcam-pi` shows nothing (a killed run cannot unmount), or rm -rf deletes the
+# repository too.
 set -euo pipefail
 
 cpu=cortex-a72
