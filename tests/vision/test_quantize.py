@@ -16,7 +16,9 @@ from typing import Any
 import cv2
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 from tests.vision.committed import photo_source
 from vision.classify import (
@@ -30,7 +32,14 @@ from vision.classify import (
 )
 from vision.detect import decode, locator_input
 from vision.preprocess import crops_for_model
-from vision.train.quantize import QUANTIZED_FROM, RECORDED_FACE, RECORDED_LOCATOR, main
+from vision.train.quantize import (
+    PIXEL,
+    QUANTIZED_FROM,
+    RECORDED_FACE,
+    RECORDED_LOCATOR,
+    exact_upsampling,
+    main,
+)
 from vision.tuning import model_heads
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,6 +134,80 @@ def test_the_int8_face_model_keeps_float_last_layers_for_table_tuning() -> None:
     for head, float_head in zip(heads, float_heads, strict=True):
         np.testing.assert_array_equal(head.weight, float_head.weight)
     assert any(n.op_type == "DequantizeLinear" for n in int8.graph.node)
+
+
+# --- The EfficientNet member's enlargement, in integers.
+
+
+def _resize_then_quantize(height: int, width: int, scale: float) -> onnx.ModelProto:
+    """A model of what the EfficientNet member starts with in its int8 copy: a float bilinear
+    resize of the 0..1 image, quantized to uint8 steps."""
+    nodes = [
+        helper.make_node(
+            "Resize",
+            ["image", "", "scales"],
+            ["big"],
+            mode="linear",
+            coordinate_transformation_mode="half_pixel",
+        ),
+        helper.make_node("QuantizeLinear", ["big", "step", "zero"], ["out"]),
+    ]
+    constants = [
+        numpy_helper.from_array(np.array([1, 1, scale, scale], np.float32), "scales"),
+        numpy_helper.from_array(np.array(PIXEL), "step"),
+        numpy_helper.from_array(np.array(0, np.uint8), "zero"),
+    ]
+    image = helper.make_tensor_value_info("image", TensorProto.FLOAT, ["n", 3, height, width])
+    out = helper.make_tensor_value_info("out", TensorProto.UINT8, None)
+    graph = helper.make_graph(nodes, "resize", [image], [out], constants)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _run(model: onnx.ModelProto, output: str, image: np.ndarray) -> np.ndarray:
+    if output not in {o.name for o in model.graph.output}:
+        model.graph.output.append(helper.make_tensor_value_info(output, TensorProto.FLOAT, None))
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return np.asarray(session.run([output], {"image": image})[0])
+
+
+@pytest.mark.parametrize(
+    ("height", "width", "scale"), [(64, 64, 1.5), (20, 12, 2.0), (9, 15, 1.25), (6, 6, 4.0)]
+)
+def test_the_integer_enlargement_is_the_float_one_rounded_with_halves_up(
+    height: int, width: int, scale: float
+) -> None:
+    pixels = np.random.default_rng(height * width).integers(0, 256, (4, 3, height, width))
+    image = pixels.astype(np.float32) / np.float32(255.0)
+    exact = exact_upsampling(_resize_then_quantize(height, width, scale))
+    assert "Resize" not in {n.op_type for n in exact.graph.node}
+    got = _run(exact, "out", image).astype(np.int64)
+    # onnxruntime's own float resize, in uint8 steps: within float rounding of the exact value.
+    steps = _run(_resize_then_quantize(height, width, scale), "big", image) * 255.0
+    assert got.shape == steps.shape == (4, 3, int(height * scale), int(width * scale))
+    fraction = steps - np.floor(steps)
+    halves = np.abs(fraction - 0.5) < 1e-3
+    assert halves.any()  # what the float resize rounds by its last bit, so by the processor
+    np.testing.assert_array_equal(got[halves], np.ceil(steps[halves]))
+    np.testing.assert_array_equal(got[~halves], np.floor(steps[~halves] + 0.5))
+
+
+def test_a_model_without_an_enlargement_of_its_image_is_left_as_it_was() -> None:
+    locator = onnx.load(str(DEFAULT_LOCATOR_MODEL))
+    before = locator.SerializeToString()
+    assert exact_upsampling(locator).SerializeToString() == before
+    nearest = _resize_then_quantize(8, 8, 2.0)
+    for attribute in nearest.graph.node[0].attribute:
+        if attribute.name == "mode":
+            attribute.s = b"nearest"
+    assert exact_upsampling(nearest).graph.node[0].op_type == "Resize"
+
+
+def test_the_shipped_face_model_enlarges_in_integers_only() -> None:
+    model = onnx.load(str(DEFAULT_MODEL))
+    onnx.checker.check_model(model)
+    ops = {n.op_type for n in model.graph.node}
+    assert "Resize" not in ops
+    assert {"Gather", "Div", "Cast"} <= ops
 
 
 # --- The command, on the committed photos taken as a source of training photos.

@@ -26,6 +26,11 @@ Choices, and why:
   the same, die for die (models/MODEL_CARD.md);
 - weights use 7 bits (``reduce_range``): x86 processors without VNNI add 8-bit products in 16-bit
   registers that can saturate, which would make readings depend on the machine;
+- a member that enlarges its input first (the EfficientNet member's 64 -> 96 px bilinear
+  ``Resize``) does it in integers (``exact_upsampling``): a float resize rounds its last bit
+  otherwise on an ARM processor, and the many values that lie exactly half way between two
+  uint8 steps then fall on the other side, which the layers after carry on (0.11 log-prob
+  apart on a Pi's processor under qemu); in integers the int8 pair reads the same everywhere;
 - each file records the sha256 of the float model it came from (``quantized_from`` in its
   metadata), so a test can tell when the float model changed and its int8 copy did not.
 """
@@ -33,16 +38,19 @@ Choices, and why:
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 from vision.classify import (
     DEFAULT_LOCATOR_MODEL,
@@ -67,6 +75,7 @@ from vision.train.export import sha256_of
 __all__ = [
     "QUANTIZED_FROM",
     "calibration_photos",
+    "exact_upsampling",
     "face_calibration",
     "locator_calibration",
     "quantize_face_model",
@@ -113,6 +122,129 @@ def face_calibration(records: Sequence[Record], seed: int) -> npt.NDArray[np.flo
 def locator_calibration(records: Sequence[Record]) -> list[npt.NDArray[np.float32]]:
     """The locator's input for the calibration photos (single crops of a die are left out)."""
     return [locator_input(read_image(r.path))[0] for r in records if not r.is_crop]
+
+
+PIXEL = np.float32(1 / 255)
+"""One uint8 step of the face model's input, which is RGB 0..1 as the crops' uint8 / 255."""
+
+
+def _axis_taps(size: int, scale: float) -> tuple[list[int], list[int], list[int], list[int], int]:
+    """Bilinear ``half_pixel`` taps of one axis enlarged ``scale`` times, in whole numbers: the
+    two source indices of every output index and their weights over a common denominator."""
+    exact = Fraction(scale)  # the float's own value, as onnxruntime divides by it
+    points = []
+    for out in range(math.floor(size * scale)):
+        where = max((out + Fraction(1, 2)) / exact - Fraction(1, 2), Fraction(0))
+        low = min(math.floor(where), size - 1)
+        points.append((low, min(low + 1, size - 1), where - low if low < size - 1 else Fraction(0)))
+    denominator = math.lcm(*(frac.denominator for _, _, frac in points))
+    return (
+        [low for low, _, _ in points],
+        [high for _, high, _ in points],
+        [int((1 - frac) * denominator) for _, _, frac in points],
+        [int(frac * denominator) for _, _, frac in points],
+        denominator,
+    )
+
+
+def exact_upsampling(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model`` with each bilinear ``Resize`` of its image input followed by a quantize to
+    uint8 steps done in integers instead: the image quantized to its uint8 values, the taps
+    added in int32, then divided with the half rounded up, as OpenCV's fixed-point resize does.
+
+    What comes out differs from the float resize only where the float value lies exactly half
+    way between two steps (which a float resize rounds by its last bit, so by the processor),
+    and is the same on every machine. A model without such a resize comes back unchanged.
+    """
+    graph = model.graph
+    inputs = {i.name: i for i in graph.input}
+    constants = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    for node in list(graph.node):
+        attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        if (
+            node.op_type != "Resize"
+            or node.input[0] not in inputs
+            or attributes.get("mode") != b"linear"
+            or attributes.get("coordinate_transformation_mode") != b"half_pixel"
+            or len(node.input) < 3
+            or node.input[2] not in constants
+        ):
+            continue
+        readers = [n for n in graph.node if node.output[0] in n.input]
+        quantize = readers[0] if len(readers) == 1 else None
+        if (
+            quantize is None
+            or quantize.op_type != "QuantizeLinear"
+            or constants.get(quantize.input[1]) != PIXEL
+            or constants.get(quantize.input[2]) != np.uint8(0)
+        ):
+            continue
+        scales = [float(s) for s in constants[node.input[2]]]
+        dims = [d.dim_value for d in inputs[node.input[0]].type.tensor_type.shape.dim]
+        if scales[:2] != [1.0, 1.0] or len(dims) != 4 or not all(dims[2:]):
+            continue
+        graph.node.remove(quantize)
+        position = list(graph.node).index(node)
+        graph.node.remove(node)
+        for offset, new in enumerate(
+            _integer_resize(node.name, node.input[0], quantize.output[0], dims[2:], scales[2:])
+        ):
+            graph.node.insert(position + offset, new)
+    used = {name for n in graph.node for name in n.input}
+    for unused in [i for i in graph.initializer if i.name not in used]:
+        graph.initializer.remove(unused)
+    return model
+
+
+def _integer_resize(
+    name: str, image: str, out: str, sizes: Sequence[int], scales: Sequence[float]
+) -> list[onnx.NodeProto]:
+    """Nodes turning the 0..1 ``image`` into the uint8 ``out`` of its bilinear enlargement."""
+    prefix = f"{name}/exact"
+    nodes: list[onnx.NodeProto] = []
+
+    def constant(what: str, value: npt.NDArray[Any]) -> str:
+        named = f"{prefix}/{what}"
+        tensor = numpy_helper.from_array(value, named)
+        nodes.append(helper.make_node("Constant", [], [named], value=tensor))
+        return named
+
+    def node(op: str, ins: Sequence[str], what: str, **attributes: Any) -> str:
+        named = f"{prefix}/{what}"
+        nodes.append(helper.make_node(op, list(ins), [named], name=named, **attributes))
+        return named
+
+    steps = node(
+        "QuantizeLinear",
+        [image, constant("pixel", np.array(PIXEL)), constant("zero", np.array(0, np.uint8))],
+        "uint8",
+    )
+    current = node("Cast", [steps], "int32", to=TensorProto.INT32)
+    whole = 1
+    for axis, size, scale in zip((2, 3), sizes, scales, strict=True):
+        low, high, low_weight, high_weight, denominator = _axis_taps(size, scale)
+        whole *= denominator
+        shape = [1, 1, 1, 1]
+        shape[axis] = len(low)
+        taps = []
+        for side, index, weight in (("low", low, low_weight), ("high", high, high_weight)):
+            picked = node(
+                "Gather",
+                [current, constant(f"{side}{axis}", np.array(index, np.int64))],
+                f"{side}{axis}/picked",
+                axis=axis,
+            )
+            weights = constant(f"{side}{axis}/weights", np.array(weight, np.int32).reshape(shape))
+            taps.append(node("Mul", [picked, weights], f"{side}{axis}/weighed"))
+        current = node("Add", taps, f"axis{axis}")
+    if whole * 255 >= 2**31:
+        raise ValueError(f"{name}: an enlargement of {scales} needs more than 32 bits in integers")
+    rounded = node("Add", [current, constant("half", np.array(whole // 2, np.int32))], "rounded")
+    divided = node("Div", [rounded, constant("whole", np.array(whole, np.int32))], "divided")
+    nodes.append(
+        helper.make_node("Cast", [divided], [out], name=f"{prefix}/out", to=TensorProto.UINT8)
+    )
+    return nodes
 
 
 class _Feed:
@@ -202,6 +334,7 @@ def quantize_face_model(
             onnx.save(take_member(whole, number) if number else whole, str(plain))
             quantized = folder / f"member{number}.int8.onnx"
             _quantize_file(plain, quantized, batches, method=method)
+            onnx.save(exact_upsampling(onnx.load(str(quantized))), str(quantized))
             members.append(quantized)
         model = compose(members, rotations=False) if count else onnx.load(str(members[0]))
     onnx.save(_stamp(model, source, calibration), str(out))
