@@ -37,6 +37,7 @@ from vision.train.quantize import (
     QUANTIZED_FROM,
     RECORDED_FACE,
     RECORDED_LOCATOR,
+    exact_additions,
     exact_upsampling,
     main,
 )
@@ -202,12 +203,73 @@ def test_a_model_without_an_enlargement_of_its_image_is_left_as_it_was() -> None
     assert exact_upsampling(nearest).graph.node[0].op_type == "Resize"
 
 
-def test_the_shipped_face_model_enlarges_in_integers_only() -> None:
+def _quantized_addition(
+    scales: tuple[float, float, float], zeros: tuple[int, int, int]
+) -> onnx.ModelProto:
+    """What onnxruntime fuses into its integer addition: two uint8 tensors dequantized, added
+    in float, the sum quantized."""
+    nodes = [
+        helper.make_node("DequantizeLinear", ["a", "a_scale", "a_zero"], ["a_float"]),
+        helper.make_node("DequantizeLinear", ["b", "b_scale", "b_zero"], ["b_float"]),
+        helper.make_node("Add", ["a_float", "b_float"], ["sum"]),
+        helper.make_node("QuantizeLinear", ["sum", "out_scale", "out_zero"], ["out"]),
+    ]
+    constants = [
+        numpy_helper.from_array(np.array(value, dtype), f"{name}_{what}")
+        for name, scale, zero in zip(("a", "b", "out"), scales, zeros, strict=True)
+        for what, value, dtype in (("scale", scale, np.float32), ("zero", zero, np.uint8))
+    ]
+    inputs = [helper.make_tensor_value_info(n, TensorProto.UINT8, ["n"]) for n in ("a", "b")]
+    out = helper.make_tensor_value_info("out", TensorProto.UINT8, ["n"])
+    graph = helper.make_graph(nodes, "add", inputs, [out], constants)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(
+    ("scales", "zeros"),
+    [
+        ((0.05, 0.03, 0.07), (128, 120, 131)),
+        ((0.011, 0.2, 0.09), (0, 255, 12)),  # sides far apart, sums beyond the out range
+        ((0.02, 0.02, 0.02), (0, 0, 0)),  # the same scale: whole steps, no rounding at all
+    ],
+)
+def test_the_integer_addition_is_the_float_one_rounded_with_halves_up(
+    scales: tuple[float, float, float], zeros: tuple[int, int, int]
+) -> None:
+    a, b = np.meshgrid(np.arange(256, dtype=np.uint8), np.arange(256, dtype=np.uint8))
+    feed = {"a": a.ravel(), "b": b.ravel()}
+    exact = exact_additions(_quantized_addition(scales, zeros))
+    assert "DequantizeLinear" not in {n.op_type for n in exact.graph.node}
+    got = ort.InferenceSession(exact.SerializeToString(), providers=["CPUExecutionProvider"])
+    (out,) = got.run(["out"], feed)
+    f32 = [np.float32(s) for s in scales]
+    sides = [f32[i] * (feed[k].astype(np.float64) - zeros[i]) for i, k in enumerate("ab")]
+    steps = (sides[0] + sides[1]) / f32[2] + zeros[2]
+    halves = np.abs(steps - np.floor(steps) - 0.5) < 1e-4
+    want = np.clip(np.floor(steps + 0.5), 0, 255)
+    np.testing.assert_array_equal(out[~halves], want[~halves])
+    np.testing.assert_array_equal(out[halves], np.clip(np.ceil(steps[halves]), 0, 255))
+    # The float form, as onnxruntime runs it, agrees off the halves.
+    fused = ort.InferenceSession(
+        _quantized_addition(scales, zeros).SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    np.testing.assert_array_equal(fused.run(["out"], feed)[0][~halves], out[~halves])
+
+
+def test_the_shipped_face_model_enlarges_and_adds_in_integers_only() -> None:
     model = onnx.load(str(DEFAULT_MODEL))
     onnx.checker.check_model(model)
-    ops = {n.op_type for n in model.graph.node}
+    ops = [n.op_type for n in model.graph.node]
     assert "Resize" not in ops
-    assert {"Gather", "Div", "Cast"} <= ops
+    assert {"Gather", "Div", "Cast"} <= set(ops)
+    made = {out: n for n in model.graph.node for out in n.output}
+    float_sums = [
+        n
+        for n in model.graph.node
+        if n.op_type == "Add"
+        and all(made.get(i) is not None and made[i].op_type == "DequantizeLinear" for i in n.input)
+    ]
+    assert float_sums == []
 
 
 # --- The command, on the committed photos taken as a source of training photos.

@@ -75,6 +75,7 @@ from vision.train.export import sha256_of
 __all__ = [
     "QUANTIZED_FROM",
     "calibration_photos",
+    "exact_additions",
     "exact_upsampling",
     "face_calibration",
     "locator_calibration",
@@ -190,36 +191,48 @@ def exact_upsampling(model: onnx.ModelProto) -> onnx.ModelProto:
             _integer_resize(node.name, node.input[0], quantize.output[0], dims[2:], scales[2:])
         ):
             graph.node.insert(position + offset, new)
-    used = {name for n in graph.node for name in n.input}
-    for unused in [i for i in graph.initializer if i.name not in used]:
-        graph.initializer.remove(unused)
+    _drop_unused(graph)
     return model
+
+
+class _Nodes:
+    """New nodes of a graph, each named under ``prefix``."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.nodes: list[onnx.NodeProto] = []
+
+    def constant(self, what: str, value: npt.NDArray[Any]) -> str:
+        named = f"{self.prefix}/{what}"
+        tensor = numpy_helper.from_array(value, named)
+        self.nodes.append(helper.make_node("Constant", [], [named], value=tensor))
+        return named
+
+    def add(
+        self, op: str, ins: Sequence[str], what: str, *, out: str = "", **attributes: Any
+    ) -> str:
+        named = out or f"{self.prefix}/{what}"
+        self.nodes.append(
+            helper.make_node(op, list(ins), [named], name=f"{self.prefix}/{what}", **attributes)
+        )
+        return named
 
 
 def _integer_resize(
     name: str, image: str, out: str, sizes: Sequence[int], scales: Sequence[float]
 ) -> list[onnx.NodeProto]:
     """Nodes turning the 0..1 ``image`` into the uint8 ``out`` of its bilinear enlargement."""
-    prefix = f"{name}/exact"
-    nodes: list[onnx.NodeProto] = []
-
-    def constant(what: str, value: npt.NDArray[Any]) -> str:
-        named = f"{prefix}/{what}"
-        tensor = numpy_helper.from_array(value, named)
-        nodes.append(helper.make_node("Constant", [], [named], value=tensor))
-        return named
-
-    def node(op: str, ins: Sequence[str], what: str, **attributes: Any) -> str:
-        named = f"{prefix}/{what}"
-        nodes.append(helper.make_node(op, list(ins), [named], name=named, **attributes))
-        return named
-
-    steps = node(
+    new = _Nodes(f"{name}/exact")
+    steps = new.add(
         "QuantizeLinear",
-        [image, constant("pixel", np.array(PIXEL)), constant("zero", np.array(0, np.uint8))],
+        [
+            image,
+            new.constant("pixel", np.array(PIXEL)),
+            new.constant("zero", np.array(0, np.uint8)),
+        ],
         "uint8",
     )
-    current = node("Cast", [steps], "int32", to=TensorProto.INT32)
+    current = new.add("Cast", [steps], "int32", to=TensorProto.INT32)
     whole = 1
     for axis, size, scale in zip((2, 3), sizes, scales, strict=True):
         low, high, low_weight, high_weight, denominator = _axis_taps(size, scale)
@@ -228,23 +241,137 @@ def _integer_resize(
         shape[axis] = len(low)
         taps = []
         for side, index, weight in (("low", low, low_weight), ("high", high, high_weight)):
-            picked = node(
+            picked = new.add(
                 "Gather",
-                [current, constant(f"{side}{axis}", np.array(index, np.int64))],
+                [current, new.constant(f"{side}{axis}", np.array(index, np.int64))],
                 f"{side}{axis}/picked",
                 axis=axis,
             )
-            weights = constant(f"{side}{axis}/weights", np.array(weight, np.int32).reshape(shape))
-            taps.append(node("Mul", [picked, weights], f"{side}{axis}/weighed"))
-        current = node("Add", taps, f"axis{axis}")
+            weights = np.array(weight, np.int32).reshape(shape)
+            taps.append(
+                new.add(
+                    "Mul",
+                    [picked, new.constant(f"{side}{axis}/w", weights)],
+                    f"{side}{axis}/weighed",
+                )
+            )
+        current = new.add("Add", taps, f"axis{axis}")
     if whole * 255 >= 2**31:
         raise ValueError(f"{name}: an enlargement of {scales} needs more than 32 bits in integers")
-    rounded = node("Add", [current, constant("half", np.array(whole // 2, np.int32))], "rounded")
-    divided = node("Div", [rounded, constant("whole", np.array(whole, np.int32))], "divided")
-    nodes.append(
-        helper.make_node("Cast", [divided], [out], name=f"{prefix}/out", to=TensorProto.UINT8)
+    rounded = new.add(
+        "Add", [current, new.constant("half", np.array(whole // 2, np.int32))], "rounded"
     )
-    return nodes
+    divided = new.add("Div", [rounded, new.constant("whole", np.array(whole, np.int32))], "divided")
+    new.add("Cast", [divided], "out", out=out, to=TensorProto.UINT8)
+    return new.nodes
+
+
+def exact_additions(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model`` with each quantized addition (a dequantize of two uint8 tensors, a float
+    ``Add``, a quantize of the sum) done in 32-bit integers: each side's scale over the sum's
+    as a whole number over a power of two, the half rounded up.
+
+    onnxruntime fuses the float form into one integer kernel that rounds its float products
+    otherwise on x86 (fused multiply-add) and on ARM: a sum that lies within a hair of half a
+    step can fall to either side (1 value in 60000 of the EfficientNet member's sums on the
+    committed crops, which the layers after carry on). In integers it falls the same on every
+    machine; off those halves it is the float form's result.
+    """
+    graph = model.graph
+    constants = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    made = {out: node for node in graph.node for out in node.output}
+
+    def dequantized(name: str) -> tuple[str, float, int] | None:
+        node = made.get(name)
+        if node is None or node.op_type != "DequantizeLinear" or len(node.input) != 3:
+            return None
+        scale, zero = constants.get(node.input[1]), constants.get(node.input[2])
+        if scale is None or zero is None or scale.size != 1 or zero.dtype != np.uint8:
+            return None
+        return node.input[0], float(scale), int(zero)
+
+    for node in list(graph.node):
+        readers = [n for n in graph.node if node.output and node.output[0] in n.input]
+        quantize = readers[0] if len(readers) == 1 else None
+        sides = [dequantized(name) for name in node.input]
+        if node.op_type != "Add" or quantize is None or quantize.op_type != "QuantizeLinear":
+            continue
+        out_scale, out_zero = (constants.get(name) for name in quantize.input[1:3])
+        if None in sides or out_scale is None or out_zero is None or out_zero.dtype != np.uint8:
+            continue
+        position = list(graph.node).index(node)
+        graph.node.remove(node)
+        graph.node.remove(quantize)
+        added = _integer_add(
+            node.name,
+            [side for side in sides if side is not None],
+            float(out_scale),
+            int(out_zero),
+            quantize.output[0],
+        )
+        for offset, new in enumerate(added):
+            graph.node.insert(position + offset, new)
+    _drop_unused(graph)
+    return model
+
+
+def _integer_add(
+    name: str, sides: Sequence[tuple[str, float, int]], scale: float, zero: int, out: str
+) -> list[onnx.NodeProto]:
+    """Nodes adding the uint8 tensors of ``sides`` (tensor, scale, zero point) into the uint8
+    ``out`` of ``scale`` and ``zero``, in int32."""
+    new = _Nodes(f"{name}/exact")
+    ratios = [side_scale / scale for _, side_scale, _ in sides]
+    # As many bits as the sum of the largest products leaves room for in 31.
+    shift = min(24, math.floor(math.log2(2**29 / (256 * sum(ratios)))))
+    if shift < 8:
+        raise ValueError(f"{name}: scales {ratios} too far apart to add in 32-bit integers")
+    factors = [round(ratio * 2**shift) for ratio in ratios]
+    terms = []
+    for number, ((tensor, _, side_zero), factor) in enumerate(zip(sides, factors, strict=True)):
+        wide = new.add("Cast", [tensor], f"{number}/int32", to=TensorProto.INT32)
+        centred = new.add(
+            "Sub",
+            [wide, new.constant(f"{number}/zero", np.array(side_zero, np.int32))],
+            f"{number}/centred",
+        )
+        terms.append(
+            new.add(
+                "Mul",
+                [centred, new.constant(f"{number}/factor", np.array(factor, np.int32))],
+                f"{number}/scaled",
+            )
+        )
+    total = new.add("Add", terms, "sum")
+    # Whole steps added first keep the sum positive, so that integer division is the floor.
+    lift = math.ceil(256 * sum(factors) / 2**shift)
+    lifted = new.add(
+        "Add",
+        [total, new.constant("lift", np.array(lift * 2**shift + 2 ** (shift - 1), np.int32))],
+        "lifted",
+    )
+    steps = new.add("Div", [lifted, new.constant("step", np.array(2**shift, np.int32))], "steps")
+    placed = new.add(
+        "Add", [steps, new.constant("zero", np.array(zero - lift, np.int32))], "placed"
+    )
+    low = new.add("Max", [placed, new.constant("0", np.array(0, np.int32))], "at_least_0")
+    high = new.add("Min", [low, new.constant("255", np.array(255, np.int32))], "at_most_255")
+    new.add("Cast", [high], "out", out=out, to=TensorProto.UINT8)
+    return new.nodes
+
+
+def _drop_unused(graph: onnx.GraphProto) -> None:
+    """Remove the nodes and initializers nothing reads any more (the graph's outputs are read)."""
+    while True:
+        used = {name for n in graph.node for name in n.input} | {o.name for o in graph.output}
+        idle = [n for n in graph.node if n.output and not used & set(n.output)]
+        if not idle:
+            break
+        for node in idle:
+            graph.node.remove(node)
+    used = {name for n in graph.node for name in n.input}
+    for unused in [i for i in graph.initializer if i.name not in used]:
+        graph.initializer.remove(unused)
 
 
 class _Feed:
@@ -334,7 +461,8 @@ def quantize_face_model(
             onnx.save(take_member(whole, number) if number else whole, str(plain))
             quantized = folder / f"member{number}.int8.onnx"
             _quantize_file(plain, quantized, batches, method=method)
-            onnx.save(exact_upsampling(onnx.load(str(quantized))), str(quantized))
+            exact = exact_additions(exact_upsampling(onnx.load(str(quantized))))
+            onnx.save(exact, str(quantized))
             members.append(quantized)
         model = compose(members, rotations=False) if count else onnx.load(str(members[0]))
     onnx.save(_stamp(model, source, calibration), str(out))
