@@ -113,8 +113,10 @@ def softmax(logits: npt.NDArray[np.floating[Any]]) -> Probabilities:
     >>> softmax(np.array([[0.0, 0.0]])).tolist()
     [[0.5, 0.5]]
     """
-    shifted = logits - np.max(logits, axis=1, keepdims=True)
-    exp = np.exp(shifted)
+    # In float64, then rounded to float32: numpy's float32 exp rounds its last bit otherwise on
+    # x86 and ARM, which would move a probability held against a threshold.
+    wide = np.asarray(logits, np.float64)
+    exp = np.exp(wide - np.max(wide, axis=1, keepdims=True))
     return np.asarray(exp / np.sum(exp, axis=1, keepdims=True), dtype=np.float32)
 
 
@@ -151,7 +153,8 @@ def read_unsure_turned(
         classifier.predict_whole if isinstance(classifier, OnnxClassifier) else classifier.predict
     )
     views = np.concatenate([probs[unsure], reread(turns)])
-    logs = np.log(np.clip(views, 1e-12, None)).reshape(4, len(unsure), -1).mean(axis=0)
+    logs = np.log(np.clip(views.astype(np.float64), 1e-12, None)).reshape(4, len(unsure), -1)
+    logs = logs.mean(axis=0)
     out = probs.copy()
     out[unsure] = softmax(logs)
     return out

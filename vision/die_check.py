@@ -236,7 +236,8 @@ class DieCheck:
         >>> [round(float(p), 2) for p in check.probability(np.array([[1, 0], [0, 1]], np.float32))]
         [0.98, 0.02]
         """
-        z = (features - self.mean) / self.scale
+        # In float64 (BLAS and exp round float32's last bit by the processor), then float32.
+        z = (np.asarray(features, np.float64) - self.mean) / self.scale
         if self.layer_weight is not None and self.layer_bias is not None:
             z = np.maximum(z @ self.layer_weight + self.layer_bias, 0.0)
         z = z @ self.weight + self.bias

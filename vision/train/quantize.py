@@ -26,11 +26,14 @@ Choices, and why:
   the same, die for die (models/MODEL_CARD.md);
 - weights use 7 bits (``reduce_range``): x86 processors without VNNI add 8-bit products in 16-bit
   registers that can saturate, which would make readings depend on the machine;
-- a member that enlarges its input first (the EfficientNet member's 64 -> 96 px bilinear
-  ``Resize``) does it in integers (``exact_upsampling``): a float resize rounds its last bit
-  otherwise on an ARM processor, and the many values that lie exactly half way between two
-  uint8 steps then fall on the other side, which the layers after carry on (0.11 log-prob
-  apart on a Pi's processor under qemu); in integers the int8 pair reads the same everywhere;
+- two kinds of layer are done in integers after quantizing, so that the int8 pair computes the
+  same bytes on every processor: a member's enlargement of its input (the EfficientNet
+  member's 64 -> 96 px bilinear ``Resize``, ``exact_upsampling``) and its quantized residual
+  additions (``exact_additions``). A float resize rounds its last bit otherwise on ARM, and
+  onnxruntime's fused integer addition rounds its float products otherwise (fused multiply-add
+  on x86); values that lie at or within a hair of half a step then fall on the other side,
+  and the layers after carry that on (0.11 log-prob apart on a Pi's processor under qemu).
+  Convolutions and pooling already give the same bytes everywhere;
 - each file records the sha256 of the float model it came from (``quantized_from`` in its
   metadata), so a test can tell when the float model changed and its int8 copy did not.
 """
