@@ -69,7 +69,7 @@ def locator_input(
         frame_bgr = np.asarray(
             cv2.resize(frame_bgr, step, interpolation=cv2.INTER_NEAREST), dtype=np.uint8
         )
-    small = shrink(frame_bgr, (new_w, new_h))
+    small = shrink(frame_bgr, (new_w, new_h), fixed_point=True)
     pad_w, pad_h = (-new_w) % 16, (-new_h) % 16
     if pad_w or pad_h:
         small = np.asarray(

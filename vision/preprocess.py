@@ -36,7 +36,9 @@ CONTEXT = 1.2
 """The crop side is this many times the longer side of the die's box."""
 
 
-def shrink(image: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDArray[np.uint8]:
+def shrink(
+    image: npt.NDArray[np.uint8], size: tuple[int, int], *, fixed_point: bool = False
+) -> npt.NDArray[np.uint8]:
     """Return ``image`` scaled down to ``size`` (width, height), close to one ``INTER_AREA`` step.
 
     OpenCV's ``INTER_AREA`` halves an image on a vectorised path but takes any other factor on a
@@ -47,6 +49,13 @@ def shrink(image: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDArray[n
     1280x960, 640x480, 320x240. Within a few levels of one ``INTER_AREA`` step, most pixels within
     one (tests/vision/test_preprocess.py); exactly one step when ``size`` is over half the image.
 
+    ``fixed_point``: only steps that OpenCV computes in fixed point, the same bytes on every
+    processor, for what the reader decides from (the locator's view). One ``INTER_AREA`` step by
+    a factor under two sums in float, which rounds otherwise on ARM (0.05 % of a 640-pixel
+    photo's levels one apart at 488); such an image is brought up to twice ``size`` linearly and
+    halved once instead, within two levels of it. Not the default: the linear step samples hard
+    edges, and a small blown-out spot measured on the look (``vision.light``) loses pixels.
+
     >>> shrink(np.zeros((1232, 1640, 3), np.uint8), (320, 240)).shape
     (240, 320, 3)
     """
@@ -56,7 +65,9 @@ def shrink(image: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDArray[n
     while width * times * 2 <= source_w and height * times * 2 <= source_h:
         times *= 2
     if times == 1:
-        return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+        if not fixed_point or width >= source_w or height >= source_h:
+            return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+        times = 2  # up to twice ``size`` and one halving, both fixed-point
     if (source_w, source_h) != (width * times, height * times):
         image = np.asarray(
             cv2.resize(image, (width * times, height * times), interpolation=cv2.INTER_LINEAR),

@@ -144,6 +144,23 @@ def test_shrink_gives_the_size_asked(shape: tuple[int, ...], size: tuple[int, in
 def test_shrink_by_less_than_half_is_one_inter_area_step() -> None:
     image = np.random.default_rng(1).integers(0, 256, (480, 640, 3), dtype=np.uint8)
     assert np.array_equal(shrink(image, (400, 300)), _area(image, (400, 300)))
+    for size in ((640, 480), (800, 600)):
+        assert np.array_equal(shrink(image, size, fixed_point=True), _area(image, size))
+
+
+@pytest.mark.parametrize("size", [(488, 366), (400, 300), (333, 250)])
+def test_shrink_in_fixed_point_by_less_than_half_is_close_to_one_inter_area_step(
+    size: tuple[int, int],
+) -> None:
+    """Up to twice the size, then halved (fixed-point both, the same bytes on ARM), instead of
+    one INTER_AREA step of that factor, which sums in float."""
+    noise = np.random.default_rng(1).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    image = np.asarray(cv2.GaussianBlur(noise, (0, 0), 2.0), np.uint8)  # a photo's detail
+    fixed = shrink(image, size, fixed_point=True)
+    assert fixed.shape == (size[1], size[0], 3)
+    diff = np.abs(fixed.astype(int) - _area(image, size).astype(int))
+    assert float(diff.mean()) < 0.5
+    assert int(diff.max()) <= 3
 
 
 def test_shrink_by_halves_is_the_area_average_rounded_twice() -> None:
