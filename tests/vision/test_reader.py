@@ -712,8 +712,8 @@ def test_an_unsure_box_mostly_inside_a_die_read_surely_is_that_die_seen_again(
     reading = _pressed_reader(boxes, _ReadAgain(rows, _UNSURE_FIVE), square_pressed=0).read(frame)
     assert len(reading.dice) == reported
     (sure,) = [d for d in reading.dice if d.status == "ok"]
-    # The box comes back through the locator's exp and log, whose last bit an ARM processor
-    # rounds otherwise: a pixel either way (scripts/emulated-pi.sh, a Pi 4's Cortex-A72).
+    # The box comes back through a locator output of float32 log sizes, exp'd and cut to whole
+    # pixels outward: a pixel wider is the same box.
     assert sure.value == 2
     assert max(abs(a - b) for a, b in zip(sure.box, _DIE.box, strict=True)) <= 1
 
