@@ -154,7 +154,8 @@ def _axis_taps(size: int, scale: float) -> tuple[list[int], list[int], list[int]
 def exact_upsampling(model: onnx.ModelProto) -> onnx.ModelProto:
     """``model`` with each bilinear ``Resize`` of its image input followed by a quantize to
     uint8 steps done in integers instead: the image quantized to its uint8 values, the taps
-    added in int32, then divided with the half rounded up, as OpenCV's fixed-point resize does.
+    weighed and added in int32 (the weights over their common denominator), then divided with
+    the half rounded up: the exact bilinear value, rounded.
 
     What comes out differs from the float resize only where the float value lies exactly half
     way between two steps (which a float resize rounds by its last bit, so by the processor),
@@ -294,10 +295,12 @@ def exact_additions(model: onnx.ModelProto) -> onnx.ModelProto:
         return node.input[0], float(scale), int(zero)
 
     for node in list(graph.node):
-        readers = [n for n in graph.node if node.output and node.output[0] in n.input]
+        if node.op_type != "Add":
+            continue
+        readers = [n for n in graph.node if node.output[0] in n.input]
         quantize = readers[0] if len(readers) == 1 else None
         sides = [dequantized(name) for name in node.input]
-        if node.op_type != "Add" or quantize is None or quantize.op_type != "QuantizeLinear":
+        if quantize is None or quantize.op_type != "QuantizeLinear":
             continue
         out_scale, out_zero = (constants.get(name) for name in quantize.input[1:3])
         if None in sides or out_scale is None or out_zero is None or out_zero.dtype != np.uint8:
