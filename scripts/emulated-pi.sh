@@ -8,7 +8,7 @@
 #   sudo scripts/emulated-pi.sh [--cpu cortex-a72|cortex-a76] [COMMAND ...]
 #
 # cortex-a72 is a Pi 4's processor, cortex-a76 a Pi 5's. Without a command it records what the
-# emulated Pi reads and compares it with this machine's record (made first, if missing).
+# emulated Pi reads and compares it with this machine's record (made first).
 # Needs root, apt (qemu-user-static, debootstrap) and the network to Debian's mirror and PyPI;
 # the first run takes some 4 minutes, the comparison about 8 more (qemu is ~60 times slower).
 # The repository is bound into the system while it runs: to remove the system, check first that
@@ -88,7 +88,7 @@ if [ "$#" -gt 0 ]; then
 fi
 record="$repo/.emulated-pi"
 mkdir -p "$record"
-if [ ! -f "$record/this-machine.json" ]; then
-    (cd "$repo" && .venv/bin/python -m vision.train.machines "$record/this-machine.json")
-fi
+# This machine's record is made again each time (a minute): one of other models or photos would
+# be refused by the comparison.
+(cd "$repo" && .venv/bin/python -m vision.train.machines "$record/this-machine.json")
 in_pi python -m vision.train.machines ".emulated-pi/$cpu.json" --against .emulated-pi/this-machine.json
