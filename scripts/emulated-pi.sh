@@ -71,9 +71,10 @@ in_pi() {
 if [ ! -x "$root/opt/venv/bin/python" ]; then
     in_pi python3 -m venv /opt/venv
 fi
-# pipcam's dependencies (and pytest, to run tests there), at the versions this checkout's .venv
-# runs, so that only the processor differs.
-python3 -c 'import sys, tomllib; print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"] + ["pytest", "hypothesis"]))' \
+# pipcam's dependencies (and what the vision tests run with: pytest, hypothesis, and tqdm for the
+# die check's fitter), at the versions this checkout's .venv runs, so that only the processor
+# differs.
+python3 -c 'import sys, tomllib; print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"] + ["pytest", "hypothesis", "tqdm"]))' \
     "$repo/pyproject.toml" >"$root/tmp/wanted.txt"
 if [ -x "$repo/.venv/bin/pip" ]; then
     "$repo/.venv/bin/pip" freeze --exclude-editable >"$root/tmp/pins.txt"
