@@ -175,11 +175,9 @@ def exact_upsampling(model: onnx.ModelProto) -> onnx.ModelProto:
             or node.input[2] not in constants
         ):
             continue
-        readers = [n for n in graph.node if node.output[0] in n.input]
-        quantize = readers[0] if len(readers) == 1 else None
+        quantize = _quantized_alone(graph, node)
         if (
             quantize is None
-            or quantize.op_type != "QuantizeLinear"
             or constants.get(quantize.input[1]) != PIXEL
             or constants.get(quantize.input[2]) != np.uint8(0)
         ):
@@ -188,15 +186,29 @@ def exact_upsampling(model: onnx.ModelProto) -> onnx.ModelProto:
         dims = [d.dim_value for d in inputs[node.input[0]].type.tensor_type.shape.dim]
         if scales[:2] != [1.0, 1.0] or len(dims) != 4 or not all(dims[2:]):
             continue
-        graph.node.remove(quantize)
-        position = list(graph.node).index(node)
-        graph.node.remove(node)
-        for offset, new in enumerate(
-            _integer_resize(node.name, node.input[0], quantize.output[0], dims[2:], scales[2:])
-        ):
-            graph.node.insert(position + offset, new)
+        nodes = _integer_resize(node.name, node.input[0], quantize.output[0], dims[2:], scales[2:])
+        _replace(graph, (node, quantize), nodes)
     _drop_unused(graph)
     return model
+
+
+def _quantized_alone(graph: onnx.GraphProto, node: onnx.NodeProto) -> onnx.NodeProto | None:
+    """The ``QuantizeLinear`` that is the only reader of ``node``'s output, or None."""
+    readers: list[onnx.NodeProto] = [n for n in graph.node if node.output[0] in n.input]
+    if len(readers) == 1 and readers[0].op_type == "QuantizeLinear":
+        return readers[0]
+    return None
+
+
+def _replace(
+    graph: onnx.GraphProto, old: Sequence[onnx.NodeProto], nodes: Sequence[onnx.NodeProto]
+) -> None:
+    """Put ``nodes`` where the first of ``old`` stood, and remove ``old``."""
+    position = list(graph.node).index(old[0])
+    for node in old:
+        graph.node.remove(node)
+    for offset, new in enumerate(nodes):
+        graph.node.insert(position + offset, new)
 
 
 class _Nodes:
@@ -297,17 +309,13 @@ def exact_additions(model: onnx.ModelProto) -> onnx.ModelProto:
     for node in list(graph.node):
         if node.op_type != "Add":
             continue
-        readers = [n for n in graph.node if node.output[0] in n.input]
-        quantize = readers[0] if len(readers) == 1 else None
+        quantize = _quantized_alone(graph, node)
         sides = [dequantized(name) for name in node.input]
-        if quantize is None or quantize.op_type != "QuantizeLinear":
+        if quantize is None:
             continue
         out_scale, out_zero = (constants.get(name) for name in quantize.input[1:3])
         if None in sides or out_scale is None or out_zero is None or out_zero.dtype != np.uint8:
             continue
-        position = list(graph.node).index(node)
-        graph.node.remove(node)
-        graph.node.remove(quantize)
         added = _integer_add(
             node.name,
             [side for side in sides if side is not None],
@@ -315,8 +323,7 @@ def exact_additions(model: onnx.ModelProto) -> onnx.ModelProto:
             int(out_zero),
             quantize.output[0],
         )
-        for offset, new in enumerate(added):
-            graph.node.insert(position + offset, new)
+        _replace(graph, (node, quantize), added)
     _drop_unused(graph)
     return model
 
