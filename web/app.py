@@ -23,7 +23,17 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol, TypeVar
 
-from fastapi import Body, Depends, FastAPI, HTTPException, Query, Request, Response, Security
+from fastapi import (
+    APIRouter,
+    Body,
+    Depends,
+    FastAPI,
+    HTTPException,
+    Query,
+    Request,
+    Response,
+    Security,
+)
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
@@ -467,6 +477,10 @@ ERRORS_404: dict[str, Any] = {
 }
 
 
+PhotoOf = Callable[[int | None], tuple[bytes, tuple[int, int]] | None]
+"""A throw's frame with its dice drawn: JPEG bytes and the frame's size, None when none."""
+
+
 def create_app(
     table: TableAPI,
     *,
@@ -474,7 +488,7 @@ def create_app(
     title: str = "pipcam",
     teacher: TeachAPI | None = None,
     unavailable: tuple[type[Exception], ...] = (),
-    photo: Callable[[int | None], tuple[bytes, tuple[int, int]] | None] | None = None,
+    photo: PhotoOf | None = None,
 ) -> FastAPI:
     """The FastAPI app for one table; ``teacher`` serves the teach sheet when photos are kept,
     ``photo`` the last throw's frame with its dice drawn (JPEG, and the frame's size) when a
@@ -482,6 +496,7 @@ def create_app(
 
     ``unavailable``: the errors that mean the table cannot keep a change now (its store's
     ``StoreError``: a full disk), answered 503 with their message, which says what to do.
+    ``app.state.end_streams()`` ends the open event streams, for a server that stops.
     """
     app = FastAPI(
         title=title,
@@ -493,27 +508,45 @@ def create_app(
         redoc_url=None,
     )
     app.add_middleware(BodyLimit, limit=MAX_BODY)
-    guard = PinGuard(pin)
-    games: list[dict[str, Any]] = []
-    # The open event streams: a server that stops ends them (end_streams), else it would wait
-    # for every phone to hang up before it could stop.
-    streams: set[asyncio.Queue[dict[str, Any] | None]] = set()
-    ending = False
+    _answer_errors(app, unavailable)
+    pins = _Pins(pin)
+    streams = _Streams()
+    app.state.end_streams = streams.end
+    app.include_router(_reading_routes(table, streams, photo, pins.required))
+    app.include_router(_changing_routes(table, pins))
+    app.include_router(_teach_routes(teacher, pins.required))
 
-    def end_streams() -> None:
-        """End every event stream (on the server's event loop); new ones end at once."""
-        nonlocal ending
-        ending = True
-        for queue in streams:
-            with contextlib.suppress(asyncio.QueueFull):
-                queue.put_nowait(None)
+    # HEAD too: what uptime checks and `curl -I` ask.
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
 
-    app.state.end_streams = end_streams
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.state.table = table
+    return app
+
+
+_STATE_ROUTE: dict[str, Any] = {
+    "response_model": StatePublic,
+    "response_model_exclude_unset": True,
+    "responses": ERRORS,
+}
+"""What every route that answers with the game's state declares."""
+
+
+def _answer_errors(app: FastAPI, unavailable: tuple[type[Exception], ...]) -> None:
+    """Every failure as ``{"detail": ...}``: malformed 422, refused 409/422, ``unavailable``
+    503, anything else 500 without its traceback."""
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
         # The English detail for API clients, with the code and params the phones word.
         return SafeJSONResponse(refusal_json(validation_text(exc)), status_code=422)
+
+    @app.exception_handler(Refused)
+    async def refused(_request: Request, exc: Refused) -> JSONResponse:
+        # FastAPI's {"detail": "..."}, with the code and params a phone words the refusal by.
+        return SafeJSONResponse(refusal_json(exc.error), status_code=exc.status)
 
     async def cannot_keep(_request: Request, exc: Exception) -> JSONResponse:
         # A failure the phones word (a full disk) is made from a Reason: its code goes along.
@@ -531,76 +564,102 @@ def create_app(
             status_code=500,
         )
 
-    def client_of(request: Request) -> str:
-        return request.client.host if request.client else "unknown"
 
-    def guess(request: Request, given: str) -> None:
-        result = guard.attempt(client_of(request), given)
+def _run(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``call``'s answer; an engine's refusal as a 409 (not legal now) or a 422 (malformed)."""
+    try:
+        return call()
+    except IllegalAction as exc:
+        raise Refused(409, exc) from exc
+    except (InvalidAction, InvalidOption, UnknownGame) as exc:
+        raise Refused(422, exc) from exc
+
+
+def _client_of(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+class _Pins:
+    """The table PIN on requests: ``required`` as a route's dependencies, 401 without it or
+    with a wrong one, 429 while a client must wait (``PinGuard``)."""
+
+    def __init__(self, pin: str) -> None:
+        self.guard = PinGuard(pin)
+
+        async def require_pin(request: Request, header: PinHeader, cookie: PinCookie) -> None:
+            given = header or cookie
+            if given is not None:
+                self.guess(request, given)
+                return
+            wait = self.guard.delay_for(_client_of(request))
+            if wait > 0:
+                raise HTTPException(429, detail=_wait_text(wait))
+            raise HTTPException(401, detail="changing the game needs the table PIN")
+
+        self.required = [Depends(require_pin)]
+
+    def guess(self, request: Request, given: str) -> None:
+        """Check ``given``: 401 when wrong, 429 when the client must still wait."""
+        result = self.guard.attempt(_client_of(request), given)
         if result == "wrong":
             raise HTTPException(401, detail="wrong table PIN")
         if not isinstance(result, str):
             raise HTTPException(429, detail=_wait_text(result))
 
-    async def require_pin(
-        request: Request,
-        header: PinHeader,
-        cookie: PinCookie,
-    ) -> None:
-        given = header or cookie
-        if given is not None:
-            guess(request, given)
-            return
-        wait = guard.delay_for(client_of(request))
-        if wait > 0:
-            raise HTTPException(429, detail=_wait_text(wait))
-        raise HTTPException(401, detail="changing the game needs the table PIN")
 
-    pinned = [Depends(require_pin)]
+class _Streams:
+    """The open event streams. A server that stops ends them (``end``), else it would wait
+    for every phone to hang up before it could stop."""
 
-    def run(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        try:
-            return call()
-        except IllegalAction as exc:
-            raise Refused(409, exc) from exc
-        except (InvalidAction, InvalidOption, UnknownGame) as exc:
-            raise Refused(422, exc) from exc
+    def __init__(self) -> None:
+        self.queues: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self.ending = False
 
-    @app.exception_handler(Refused)
-    async def refused(_request: Request, exc: Refused) -> JSONResponse:
-        # FastAPI's {"detail": "..."}, with the code and params a phone words the refusal by.
-        return SafeJSONResponse(refusal_json(exc.error), status_code=exc.status)
+    def end(self) -> None:
+        """End every event stream (on the server's event loop); new ones end at once."""
+        self.ending = True
+        for queue in self.queues:
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
 
-    state_route: dict[str, Any] = {
-        "response_model": StatePublic,
-        "response_model_exclude_unset": True,
-        "responses": ERRORS,
-    }
 
-    @app.get("/api/state", tags=["game"], **state_route)
+def _transcript_file(text: str, name: str) -> PlainTextResponse:
+    return PlainTextResponse(
+        text,
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+def _reading_routes(
+    table: TableAPI, streams: _Streams, photo: PhotoOf | None, pinned: list[Any]
+) -> APIRouter:
+    """What anyone at the table may read: the game, its history and the games before, the
+    live events, the catalog, the statistics, the coach's advice; the photo needs the PIN."""
+    router = APIRouter(default_response_class=SafeJSONResponse)
+    games: list[dict[str, Any]] = []
+
+    @router.get("/api/state", tags=["game"], **_STATE_ROUTE)
     def get_state() -> dict[str, Any]:
         """The current game: players, scores, whose turn, the dice last read, what is legal."""
         return table.state_json()
 
-    @app.get("/api/transcript", tags=["game"], response_class=PlainTextResponse)
+    @router.get("/api/transcript", tags=["game"], response_class=PlainTextResponse)
     def get_transcript() -> PlainTextResponse:
         """The current game as a transcript (JSON lines)."""
         try:
             text = table.transcript()
         except IllegalAction as exc:
             raise HTTPException(404, detail=str(exc)) from exc
-        return PlainTextResponse(
-            text,
-            media_type="application/x-ndjson",
-            headers={"Content-Disposition": 'attachment; filename="pipcam-game.jsonl"'},
-        )
+        return _transcript_file(text, "pipcam-game.jsonl")
 
-    @app.get("/api/games", tags=["game"], response_model=list[EarlierGamePublic])
+    @router.get("/api/games", tags=["game"], response_model=list[EarlierGamePublic])
     def earlier_games() -> list[dict[str, Any]]:
         """The games played here before the current one, newest first (the last 20): a game
         that ended before a restart, or last week's, with its scores and winners."""
         return table.earlier_games()
 
-    @app.get(
+    @router.get(
         "/api/games/{game_id}/transcript",
         tags=["game"],
         response_class=PlainTextResponse,
@@ -614,13 +673,9 @@ def create_app(
             text = table.earlier_transcript(game_id)
         except LookupError as exc:  # no such game, or one these rules cannot replay
             raise HTTPException(404, detail=str(exc)) from exc
-        return PlainTextResponse(
-            text,
-            media_type="application/x-ndjson",
-            headers={"Content-Disposition": f'attachment; filename="pipcam-game-{game_id}.jsonl"'},
-        )
+        return _transcript_file(text, f"pipcam-game-{game_id}.jsonl")
 
-    @app.get("/api/events", tags=["game"], response_class=EventSourceResponse)
+    @router.get("/api/events", tags=["game"], response_class=EventSourceResponse)
     async def events(request: Request) -> AsyncIterator[ServerSentEvent]:
         """Live updates: one ``state`` event per change, the current state first."""
         loop = asyncio.get_running_loop()
@@ -635,11 +690,11 @@ def create_app(
             loop.call_soon_threadsafe(put)
 
         unsubscribe = table.subscribe(push)
-        streams.add(queue)
+        streams.queues.add(queue)
         try:
             state = table.state_json()
             yield ServerSentEvent(event="state", data=state, id=str(state["table"]["seq"]))
-            while not ending and not await request.is_disconnected():
+            while not streams.ending and not await request.is_disconnected():
                 try:
                     update = await asyncio.wait_for(queue.get(), timeout=15)
                 except TimeoutError:
@@ -649,22 +704,22 @@ def create_app(
                     break  # the server is stopping: the phones show the table offline
                 yield ServerSentEvent(event="state", data=update, id=str(update["table"]["seq"]))
         finally:
-            streams.discard(queue)
+            streams.queues.discard(queue)
             unsubscribe()
 
-    @app.get("/api/catalog", tags=["games"], response_model=list[GamePublic])
+    @router.get("/api/catalog", tags=["games"], response_model=list[GamePublic])
     def catalog() -> list[dict[str, Any]]:
         """Every game: its native name, aliases, players, options (with kinds) and presets."""
         if not games:
             games.extend(GamePublic.of(cls).model_dump() for cls in available())
         return games
 
-    @app.get("/api/history", tags=["game"], response_model=HistoryPublic)
+    @router.get("/api/history", tags=["game"], response_model=HistoryPublic)
     def history() -> dict[str, Any]:
         """The actions of the current game in effect, oldest first, with who took each."""
         return table.history_json()
 
-    @app.get(
+    @router.get(
         "/api/history/{index}/choices",
         tags=["game"],
         response_model=ChoicesPublic,
@@ -676,9 +731,9 @@ def create_app(
         """What else an earlier step could have been (another category for a figure written,
         another set-aside), each with the points it writes, for fixing it by a tap with
         ``PUT /api/history/{index}``. Only choices every later step still follows."""
-        return run(lambda: table.choices(index))
+        return _run(lambda: table.choices(index))
 
-    @app.get(
+    @router.get(
         "/api/photo.jpg",
         tags=["game"],
         dependencies=pinned,
@@ -723,52 +778,12 @@ def create_app(
             headers={"Cache-Control": "no-store", "X-Frame-Size": f"{width}x{height}"},
         )
 
-    @app.get("/api/stats", tags=["game"], response_model=StatsPublic)
+    @router.get("/api/stats", tags=["game"], response_model=StatsPublic)
     def stats() -> dict[str, Any]:
         """Scores after each action of this game; the fairness of every die thrown here."""
         return {"series": table.score_series(), **fairness(table.face_counts())}
 
-    @app.post("/api/pin", tags=["pin"], response_model=OkPublic, responses=ERRORS)
-    def enter_pin(body: PinIn, request: Request, response: Response) -> dict[str, Any]:
-        """Check the table PIN and keep it in a cookie for this phone."""
-        guess(request, body.pin)
-        response.set_cookie(PIN_COOKIE, body.pin, httponly=True, samesite="strict")
-        return {"ok": True}
-
-    @app.post("/api/games", tags=["game"], dependencies=pinned, **state_route)
-    def new_game(header: HeaderIn) -> dict[str, Any]:
-        """Start a new game from a transcript header."""
-        return run(lambda: table.new_game(header.model_dump(), source="phone"))
-
-    @app.post(
-        "/api/actions",
-        tags=["game"],
-        dependencies=pinned,
-        openapi_extra={"requestBody": {"content": {"application/json": {"schema": ACTION_SCHEMA}}}},
-        **state_route,
-    )
-    def act(action: Annotated[JSONObject, Body()], seen: Seen = None) -> dict[str, Any]:
-        """Apply one PROTOCOL.md action object, such as {"roll": [1, 5]} or {"bank": true}."""
-        return run(lambda: table.act_json(action, source="phone", seen=seen))
-
-    @app.put(
-        "/api/history/{index}",
-        tags=["game"],
-        dependencies=pinned,
-        openapi_extra={"requestBody": {"content": {"application/json": {"schema": ACTION_SCHEMA}}}},
-        **state_route,
-    )
-    def amend(
-        index: StepIndex,
-        action: Annotated[JSONObject, Body()],
-        seen: Seen = None,
-    ) -> dict[str, Any]:
-        """Fix an earlier step (a throw misread or typed wrong, seen turns later): this action in
-        its place, and every later step taken again. 409, with nothing changed, when a later
-        step no longer follows the rules (which, and why) or the game moved on (``seen``)."""
-        return run(lambda: table.amend_json(index, action, source="phone", seen=seen))
-
-    @app.get(
+    @router.get(
         "/api/history/{index}/dice",
         tags=["game"],
         response_model=StepDicePublic,
@@ -780,9 +795,67 @@ def create_app(
         """The dice of the camera's reading that made an earlier step, as the players left
         them: which die of its photo is which, to fix one by a tap
         (``PUT /api/history/{index}/die``). 422 for a step the camera did not read."""
-        return run(lambda: table.step_dice(index))
+        return _run(lambda: table.step_dice(index))
 
-    @app.put("/api/history/{index}/die", tags=["game"], dependencies=pinned, **state_route)
+    @router.get("/api/advice", tags=["coach"], response_model=AdvicePublic, responses=ERRORS)
+    def advice(seen: Seen = None) -> dict[str, Any]:
+        """The coach's advice for the player to move: every choice, best first, with its value.
+
+        Only with the coach on (``pipcam run --coach``; 409 otherwise) and for the games it
+        knows (422). With ``?seen=VERSION`` it is refused (409) once the game has moved on.
+        The first advice of a game may take seconds (a minute for Generał on a Pi, once).
+        """
+        return _run(lambda: table.advice(seen=seen))
+
+    return router
+
+
+def _changing_routes(table: TableAPI, pins: _Pins) -> APIRouter:
+    """What changes the game, each with the table PIN (and the PIN itself, kept in a cookie)."""
+    router = APIRouter(default_response_class=SafeJSONResponse)
+    pinned = pins.required
+
+    @router.post("/api/pin", tags=["pin"], response_model=OkPublic, responses=ERRORS)
+    def enter_pin(body: PinIn, request: Request, response: Response) -> dict[str, Any]:
+        """Check the table PIN and keep it in a cookie for this phone."""
+        pins.guess(request, body.pin)
+        response.set_cookie(PIN_COOKIE, body.pin, httponly=True, samesite="strict")
+        return {"ok": True}
+
+    @router.post("/api/games", tags=["game"], dependencies=pinned, **_STATE_ROUTE)
+    def new_game(header: HeaderIn) -> dict[str, Any]:
+        """Start a new game from a transcript header."""
+        return _run(lambda: table.new_game(header.model_dump(), source="phone"))
+
+    @router.post(
+        "/api/actions",
+        tags=["game"],
+        dependencies=pinned,
+        openapi_extra={"requestBody": {"content": {"application/json": {"schema": ACTION_SCHEMA}}}},
+        **_STATE_ROUTE,
+    )
+    def act(action: Annotated[JSONObject, Body()], seen: Seen = None) -> dict[str, Any]:
+        """Apply one PROTOCOL.md action object, such as {"roll": [1, 5]} or {"bank": true}."""
+        return _run(lambda: table.act_json(action, source="phone", seen=seen))
+
+    @router.put(
+        "/api/history/{index}",
+        tags=["game"],
+        dependencies=pinned,
+        openapi_extra={"requestBody": {"content": {"application/json": {"schema": ACTION_SCHEMA}}}},
+        **_STATE_ROUTE,
+    )
+    def amend(
+        index: StepIndex,
+        action: Annotated[JSONObject, Body()],
+        seen: Seen = None,
+    ) -> dict[str, Any]:
+        """Fix an earlier step (a throw misread or typed wrong, seen turns later): this action in
+        its place, and every later step taken again. 409, with nothing changed, when a later
+        step no longer follows the rules (which, and why) or the game moved on (``seen``)."""
+        return _run(lambda: table.amend_json(index, action, source="phone", seen=seen))
+
+    @router.put("/api/history/{index}/die", tags=["game"], dependencies=pinned, **_STATE_ROUTE)
     def amend_die(
         index: StepIndex,
         body: StepDieIn,
@@ -791,50 +864,43 @@ def create_app(
         """Fix an earlier throw by one die of its photo: that die showed this face. The throw
         is taken with it, and every later step again, as ``PUT /api/history/{index}``; the
         photo is labelled at that die. 409, with nothing changed, as a fix is refused."""
-        return run(lambda: table.amend_die(index, body.die, body.value, source="phone", seen=seen))
+        return _run(lambda: table.amend_die(index, body.die, body.value, source="phone", seen=seen))
 
-    @app.post("/api/undo", tags=["game"], dependencies=pinned, **state_route)
+    @router.post("/api/undo", tags=["game"], dependencies=pinned, **_STATE_ROUTE)
     def undo(seen: Seen = None) -> dict[str, Any]:
         """Take back the last action."""
-        return run(lambda: table.undo(source="phone", seen=seen))
+        return _run(lambda: table.undo(source="phone", seen=seen))
 
-    @app.post("/api/redo", tags=["game"], dependencies=pinned, **state_route)
+    @router.post("/api/redo", tags=["game"], dependencies=pinned, **_STATE_ROUTE)
     def redo(seen: Seen = None) -> dict[str, Any]:
         """Take the last undone action again."""
-        return run(lambda: table.redo(source="phone", seen=seen))
+        return _run(lambda: table.redo(source="phone", seen=seen))
 
-    @app.post("/api/correct", tags=["game"], dependencies=pinned, **state_route)
+    @router.post("/api/correct", tags=["game"], dependencies=pinned, **_STATE_ROUTE)
     def correct(body: CorrectionIn) -> dict[str, Any]:
         """Correct a misread die of the last settled reading; it then counts as read so.
 
         A roll already taken from the misread dice is undone and the corrected roll applied
         (both stored); that needs it to be the last action (409 otherwise).
         """
-        return run(lambda: table.correct(body.die, body.value, source="phone"))
+        return _run(lambda: table.correct(body.die, body.value, source="phone"))
 
-    @app.get("/api/advice", tags=["coach"], response_model=AdvicePublic, responses=ERRORS)
-    def advice(seen: Seen = None) -> dict[str, Any]:
-        """The coach's advice for the player to move: every choice, best first, with its value.
+    return router
 
-        Only with the coach on (``pipcam run --coach``; 409 otherwise) and for the games it
-        knows (422). With ``?seen=VERSION`` it is refused (409) once the game has moved on.
-        The first advice of a game may take seconds (a minute for Generał on a Pi, once).
-        """
-        return run(lambda: table.advice(seen=seen))
+
+def _jpeg(data: bytes) -> Response:
+    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def _teach_routes(teacher: TeachAPI | None, pinned: list[Any]) -> APIRouter:
+    """The teach sheet: the dice the camera was unsure of, their pictures and the answers
+    (404 when the table keeps no photos)."""
+    router = APIRouter(default_response_class=SafeJSONResponse)
 
     def sheet(count: int, questions: Sequence[QuestionLike]) -> dict[str, Any]:
         missing = teacher.missing() if teacher is not None else 0
         questions_json = [q.as_json() for q in questions]
         return {"keeping": True, "count": count, "missing": missing, "questions": questions_json}
-
-    @app.get("/api/teach", tags=["teach"], response_model=TeachPublic)
-    def teach_sheet(limit: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
-        """The dice of kept photos that the camera read unsurely, or that the last tuning run
-        read otherwise (``disputed``), and nobody has answered yet: disputed ones first, then
-        unread ones, then the least sure."""
-        if teacher is None:
-            return {"keeping": False, "count": 0, "missing": 0, "questions": []}
-        return sheet(*teacher.questions(limit))
 
     def taught(call: Callable[[TeachAPI], _T]) -> _T:
         """``call`` on the teach sheet: 404 when the table keeps no photos or the die or photo is
@@ -848,10 +914,16 @@ def create_app(
         except ValueError as exc:
             raise HTTPException(422, detail=str(exc)) from exc
 
-    def jpeg(data: bytes) -> Response:
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+    @router.get("/api/teach", tags=["teach"], response_model=TeachPublic)
+    def teach_sheet(limit: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
+        """The dice of kept photos that the camera read unsurely, or that the last tuning run
+        read otherwise (``disputed``), and nobody has answered yet: disputed ones first, then
+        unread ones, then the least sure."""
+        if teacher is None:
+            return {"keeping": False, "count": 0, "missing": 0, "questions": []}
+        return sheet(*teacher.questions(limit))
 
-    @app.get(
+    @router.get(
         "/api/teach/{reading}/photo.jpg",
         tags=["teach"],
         dependencies=pinned,
@@ -861,9 +933,9 @@ def create_app(
     def teach_photo(reading: int) -> Response:
         """The whole photo of a reading in which the camera missed dice, its known dice outlined
         (the table's own photo: PIN)."""
-        return jpeg(taught(lambda t: t.photo(reading)))
+        return _jpeg(taught(lambda t: t.photo(reading)))
 
-    @app.post(
+    @router.post(
         "/api/teach/place",
         tags=["teach"],
         dependencies=pinned,
@@ -878,7 +950,7 @@ def create_app(
             *taught(lambda t: t.place(body.reading, body.x, body.y, body.value, source="phone"))
         )
 
-    @app.post(
+    @router.post(
         "/api/teach/absent",
         tags=["teach"],
         dependencies=pinned,
@@ -891,7 +963,7 @@ def create_app(
         game changes."""
         return sheet(*taught(lambda t: t.absent(body.reading, source="phone")))
 
-    @app.get(
+    @router.get(
         "/api/teach/{reading}/{die}.jpg",
         tags=["teach"],
         dependencies=pinned,
@@ -900,9 +972,9 @@ def create_app(
     )
     def teach_picture(reading: int, die: int) -> Response:
         """The die, outlined, with some of the tray around it (the table's own photo: PIN)."""
-        return jpeg(taught(lambda t: t.crop(reading, die)))
+        return _jpeg(taught(lambda t: t.crop(reading, die)))
 
-    @app.post(
+    @router.post(
         "/api/teach",
         tags=["teach"],
         dependencies=pinned,
@@ -917,12 +989,4 @@ def create_app(
             *taught(lambda t: t.answer(body.reading, body.die, body.value, source="phone"))
         )
 
-    # HEAD too: what uptime checks and `curl -I` ask.
-    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.state.table = table
-    app.state.encode = json.dumps
-    return app
+    return router
