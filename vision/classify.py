@@ -170,10 +170,12 @@ def onnxruntime_version() -> str:
 def processor() -> str:
     """This machine's processor as far as its integer kernels go: ``x86_64 (avx2 avx_vnni)``,
     ``aarch64 (asimd)`` (the features of ``X86_FLAGS`` or ``ARM_HWCAPS`` it has, read on Linux);
-    and ``QEMU_CPU`` when qemu emulates it."""
+    and ``QEMU_CPU`` when qemu emulates it: ``x86_64, qemu Haswell`` (qemu hands an x86 program
+    the host's /proc/cpuinfo, so its flags would be the host's, not the emulated model's)."""
     machine = platform.machine()
     features: list[str] = []
-    if machine in ("x86_64", "AMD64"):
+    emulated = os.environ.get("QEMU_CPU")
+    if machine in ("x86_64", "AMD64") and not emulated:
         try:
             text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
         except OSError:
@@ -193,7 +195,7 @@ def processor() -> str:
         hwcap = int(getauxval(ctypes.c_ulong(AT_HWCAP)))
         features = [name for bit, name in ARM_HWCAPS.items() if hwcap & bit]
     text = f"{machine} ({' '.join(features)})" if features else machine
-    if emulated := os.environ.get("QEMU_CPU"):
+    if emulated:
         text += f", qemu {emulated}"
     return text
 

@@ -126,7 +126,11 @@ def test_the_processor_names_the_machine_and_the_emulated_one(
     plain = processor()
     assert plain.split(" (")[0] == platform.machine()
     monkeypatch.setenv("QEMU_CPU", "cortex-a72")
-    assert processor() == f"{plain}, qemu cortex-a72"
+    if platform.machine() == "x86_64":
+        # An x86 program under qemu reads the host's /proc/cpuinfo: its flags are not said.
+        assert processor() == "x86_64, qemu cortex-a72"
+    else:
+        assert processor() == f"{plain}, qemu cortex-a72"
 
 
 @pytest.fixture(scope="module")
