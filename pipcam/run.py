@@ -27,6 +27,7 @@ from scoring.core import JSON, Action
 from scoring.errors import IllegalAction, InvalidAction, ScoringError
 
 if TYPE_CHECKING:
+    from device.pins import PinMap
     from vision.calibrate import Calibration, TrayFollower
     from vision.light import LightKeeper
     from vision.picam import CameraSettings
@@ -876,20 +877,34 @@ def log_handler(stream: TextIO, environ: dict[str, str] | os._Environ[str]) -> l
     return handler
 
 
+class _CannotStart(Exception):
+    """A start refused: what to say on stderr, and the exit status (``EXIT_CONFIG`` or
+    ``EXIT_RETRY``) that tells systemd whether to try again."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the table: camera loop, buttons, LEDs, store and web server."""
     # Once, for every module's logger (uvicorn's too: log_config=None below); a program that
     # set up logging before calling this keeps its own.
     logging.basicConfig(level=logging.INFO, handlers=[log_handler(sys.stderr, os.environ)])
-    from device.errors import DeviceError
-    from device.factory import make_pin_factory
-    from device.keyboard import KeyboardButtons, help_text
-    from device.panel import Panel
+    try:
+        _run_table(args)
+    except _CannotStart as exc:
+        print(f"pipcam run: {exc}", file=sys.stderr)
+        return exc.status
+    return 0
+
+
+def _table_settings(
+    args: argparse.Namespace,
+) -> tuple[Config, Path, PinMap, str, Calibration | None]:
+    """The table's configuration, data folder, pin map, camera spec and tray calibration."""
     from device.pins import PinMap
-    from pipcam.notify import Notifier, WatchdogFeeder, watchdog_interval_seconds
-    from pipcam.qr import listen_host, qr_text, scoreboard_url
     from vision.calibrate import load_calibration
-    from web.app import create_app
 
     try:
         config, data = table_config(args.config, args.data)
@@ -903,9 +918,119 @@ def cmd_run(args: argparse.Namespace) -> int:
         ):
             calibration = load_calibration(calibration_file)
             print(f"pipcam: tray calibration {calibration_file} (pipcam calibrate)")
-    except (ConfigError, ValueError) as exc:  # CalibrationError is a ValueError
-        print(f"pipcam run: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
+    except (ConfigError, ValueError) as exc:  # PinMapError, CalibrationError are ValueErrors
+        raise _CannotStart(str(exc), EXIT_CONFIG) from exc
+    return config, data, pins, spec, calibration
+
+
+def _start_game(table: Table, wanted: JSON) -> None:
+    """Resume the unfinished game, or start the configured one."""
+    try:
+        # Checked also when an unfinished game resumes: a typo found only once that game
+        # ends would stop the next start, far from the edit that made it.
+        check_header(wanted)
+        if not table.resume():
+            table.new_game(wanted)
+    except (ScoringError, ValueError) as exc:
+        raise _CannotStart(f"the configured game cannot start: {exc}", EXIT_CONFIG) from exc
+    except StoreError:
+        # The last game ended and its store cannot take a new one (a full disk): the table's
+        # problem, said on the phones and the LED (Table._storing), not a failed start that
+        # systemd repeats. It serves without a game; a phone starts one once space is freed.
+        log.warning("no game is being played: a phone starts one once the store can be written")
+
+
+class _Mirror:
+    """The game's state on the LEDs (status, turn, a flash for each action accepted) and its
+    summary line on stdout when it changes."""
+
+    def __init__(self, leds: Any) -> None:
+        self.leds = leds
+        self.last_line = ""
+        self.last_count = -1
+
+    def __call__(self, state: dict[str, JSON]) -> None:
+        leds = self.leds
+        leds.set_status(led_status(state))
+        count = state.get("actions", 0)
+        if self.last_count >= 0 and count > self.last_count:
+            leds.flash_ok()  # an action was accepted: the table may go on
+        self.last_count = count
+        names = [p["name"] for p in state.get("players", [])]
+        mover = state.get("to_move")
+        leds.set_turn(names.index(mover) if mover in names else None)
+        line = summary_line(state)
+        if line != self.last_line:  # statuses change often; print what a person needs to see
+            self.last_line = line
+            print(line, flush=True)
+
+
+def _start_camera(
+    args: argparse.Namespace,
+    config: Config,
+    data: Path,
+    table: Table,
+    store: Store,
+    open_source: Callable[[], FrameSourceLike | None],
+    calibration: Calibration | None,
+    stack: contextlib.ExitStack,
+) -> tuple[CameraLoop, Any]:
+    """The camera loop, started (stopped by ``stack``), and the teach sheet when the table
+    keeps its photos (else None)."""
+    from vision.errors import ModelLoadError
+
+    try:
+        reader = make_reader(config, calibration, data, on_model=table.model_in_use)
+    except ModelLoadError as exc:
+        raise _CannotStart(_model_trouble(config, data, exc), EXIT_CONFIG) from exc
+    keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
+    teacher = None
+    if args.keep_photos or config.keep_photos:
+        from pipcam.photos import PhotoKeeper
+
+        keeper = PhotoKeeper(
+            data / "photos", limit=config.photo_limit, on_count=table.photos_kept
+        ).keep
+        print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
+        from pipcam.teach import DISPUTES, Teacher
+
+        # The phones' teach sheet asks about the dice read unsurely in those photos.
+        teacher = Teacher(
+            store,
+            data / "photos",
+            in_play=table.reading_in_play,
+            disputes=data / "tune" / DISPUTES,
+            locator=reader.locator,  # boxes the missed dice the players point at
+        )
+        # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
+        if config.auto_tune and not names_a_model(config):
+            keeper = _tuning_keeper(keeper, data, config, stack)
+    loop = CameraLoop(
+        open_source,
+        table,
+        reader,
+        settle_seconds=config.settle_seconds,
+        keep_photo=keeper,
+        calibration=calibration,
+        light_file=data / LIGHT_FILE,
+        photos=None if keeper is None else data / "photos",
+    )
+    loop.start()
+    stack.callback(loop.stop)
+    return loop, teacher
+
+
+def _run_table(args: argparse.Namespace) -> None:
+    """Open everything the table needs, serve until stopped, and close it all again."""
+    from device.errors import DeviceError
+    from device.factory import make_pin_factory
+    from device.keyboard import KeyboardButtons, help_text
+    from device.panel import Panel
+    from pipcam.notify import Notifier, WatchdogFeeder, watchdog_interval_seconds
+    from pipcam.qr import listen_host, qr_text, scoreboard_url
+    from web.app import create_app
+
+    config, data, pins, spec, calibration = _table_settings(args)
     port = args.port or config.port
     pin = os.environ.get("PIPCAM_PIN") or config.pin or f"{secrets.randbelow(10000):04d}"
 
@@ -917,8 +1042,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             stack.enter_context(table_lock(data))
             store = stack.enter_context(Store(data / "pipcam.db"))
         except (StoreError, ScoreboardError, TableLocked) as exc:
-            print(f"pipcam run: {exc}", file=sys.stderr)
-            return EXIT_RETRY
+            raise _CannotStart(str(exc), EXIT_RETRY) from exc
         table = Table(store, coach=args.coach or config.coach)
 
         def press(button: str) -> None:
@@ -927,97 +1051,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             open_source, header, calibration = _open_camera(spec, press, calibration)
         except ValueError as exc:  # BadCameraSpec: refused now, not retried every few seconds
-            print(f"pipcam run: {exc}", file=sys.stderr)
-            return EXIT_CONFIG
+            raise _CannotStart(str(exc), EXIT_CONFIG) from exc
         try:
             panel = stack.enter_context(
                 Panel(pins, pin_factory=make_pin_factory(), on_button=press)
             )
         except DeviceError as exc:  # PinFactoryError: a backend that cannot load here
-            print(f"pipcam run: {exc}", file=sys.stderr)
-            return EXIT_CONFIG
-        wanted = header or config.header()
-        try:
-            # Checked also when an unfinished game resumes: a typo found only once that game
-            # ends would stop the next start, far from the edit that made it.
-            check_header(wanted)
-            resumed = table.resume()
-            if not resumed:
-                table.new_game(wanted)
-        except (ScoringError, ValueError) as exc:
-            print(f"pipcam run: the configured game cannot start: {exc}", file=sys.stderr)
-            return EXIT_CONFIG
-        except StoreError:
-            # The last game ended and its store cannot take a new one (a full disk): the table's
-            # problem, said on the phones and the LED (Table._storing), not a failed start that
-            # systemd repeats. It serves without a game; a phone starts one once space is freed.
-            log.warning("no game is being played: a phone starts one once the store can be written")
+            raise _CannotStart(str(exc), EXIT_CONFIG) from exc
+        _start_game(table, header or config.header())
 
-        last_line = [""]
-        last_count = [-1]
-
-        def show(state: dict[str, JSON]) -> None:
-            leds = panel.leds
-            leds.set_status(led_status(state))
-            count = state.get("actions", 0)
-            if last_count[0] >= 0 and count > last_count[0]:
-                leds.flash_ok()  # an action was accepted: the table may go on
-            last_count[0] = count
-            names = [p["name"] for p in state.get("players", [])]
-            mover = state.get("to_move")
-            leds.set_turn(names.index(mover) if mover in names else None)
-            line = summary_line(state)
-            if line != last_line[0]:  # statuses change often; print what a person needs to see
-                last_line[0] = line
-                print(line, flush=True)
-
-        stack.callback(table.subscribe(show))
-        show(table.state_json())
+        mirror = _Mirror(panel.leds)
+        stack.callback(table.subscribe(mirror))
+        mirror(table.state_json())
         loop: CameraLoop | None = None
         teacher = None
         if spec == "none":
             table.camera_status("none")  # phones then offer typing, not a camera's reading
         else:
-            from vision.errors import ModelLoadError
-
-            try:
-                reader = make_reader(config, calibration, data, on_model=table.model_in_use)
-            except ModelLoadError as exc:
-                print(f"pipcam run: {_model_trouble(config, data, exc)}", file=sys.stderr)
-                return EXIT_CONFIG
-            keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
-            if args.keep_photos or config.keep_photos:
-                from pipcam.photos import PhotoKeeper
-
-                keeper = PhotoKeeper(
-                    data / "photos", limit=config.photo_limit, on_count=table.photos_kept
-                ).keep
-                print(f"pipcam: keeping each settled frame in {data / 'photos'} (pipcam photos)")
-                from pipcam.teach import DISPUTES, Teacher
-
-                # The phones' teach sheet asks about the dice read unsurely in those photos.
-                teacher = Teacher(
-                    store,
-                    data / "photos",
-                    in_play=table.reading_in_play,
-                    disputes=data / "tune" / DISPUTES,
-                    locator=reader.locator,  # boxes the missed dice the players point at
-                )
-                # A model named by the config or $PIPCAM_MODEL is read with whatever is tuned.
-                if config.auto_tune and not names_a_model(config):
-                    keeper = _tuning_keeper(keeper, data, config, stack)
-            loop = CameraLoop(
-                open_source,
-                table,
-                reader,
-                settle_seconds=config.settle_seconds,
-                keep_photo=keeper,
-                calibration=calibration,
-                light_file=data / LIGHT_FILE,
-                photos=None if keeper is None else data / "photos",
+            loop, teacher = _start_camera(
+                args, config, data, table, store, open_source, calibration, stack
             )
-            loop.start()
-            stack.callback(loop.stop)
         keyboard = KeyboardButtons(
             panel, sys.stdin, on_line=lambda line: typed_line(table, line, sys.stdout)
         )
@@ -1068,7 +1121,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         stack.callback(lambda: notifier.stopping("shutting down"))
         with _stop_on_signals(server):
             server.run(sockets=[listener])
-    return 0
 
 
 def check_header(header_json: JSON) -> None:
