@@ -512,6 +512,7 @@ def create_app(
     pins = _Pins(pin)
     streams = _Streams()
     app.state.end_streams = streams.end
+    # Their JSON answers are the app's default_response_class, SafeJSONResponse.
     app.include_router(_reading_routes(table, streams, photo, pins.required))
     app.include_router(_changing_routes(table, pins))
     app.include_router(_teach_routes(teacher, pins.required))
@@ -636,7 +637,7 @@ def _reading_routes(
 ) -> APIRouter:
     """What anyone at the table may read: the game, its history and the games before, the
     live events, the catalog, the statistics, the coach's advice; the photo needs the PIN."""
-    router = APIRouter(default_response_class=SafeJSONResponse)
+    router = APIRouter()
     games: list[dict[str, Any]] = []
 
     @router.get("/api/state", tags=["game"], **_STATE_ROUTE)
@@ -812,7 +813,7 @@ def _reading_routes(
 
 def _changing_routes(table: TableAPI, pins: _Pins) -> APIRouter:
     """What changes the game, each with the table PIN (and the PIN itself, kept in a cookie)."""
-    router = APIRouter(default_response_class=SafeJSONResponse)
+    router = APIRouter()
     pinned = pins.required
 
     @router.post("/api/pin", tags=["pin"], response_model=OkPublic, responses=ERRORS)
@@ -895,7 +896,7 @@ def _jpeg(data: bytes) -> Response:
 def _teach_routes(teacher: TeachAPI | None, pinned: list[Any]) -> APIRouter:
     """The teach sheet: the dice the camera was unsure of, their pictures and the answers
     (404 when the table keeps no photos)."""
-    router = APIRouter(default_response_class=SafeJSONResponse)
+    router = APIRouter()
 
     def sheet(count: int, questions: Sequence[QuestionLike]) -> dict[str, Any]:
         missing = teacher.missing() if teacher is not None else 0

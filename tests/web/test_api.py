@@ -171,6 +171,25 @@ def test_errors(served: Served, path: str, body: object, status: int, detail: st
     assert after == before
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "text"),
+    [
+        ("GET", "/api/catalog", None, 200, "Generał"),
+        ("POST", "/api/games", {"game": "general", "players": ["Łucja", "Bob"]}, 200, "Łucja"),
+        ("POST", "/api/games", {"game": "general", "players": ["Łucja", "Łucja"]}, 422, "Łucja"),
+    ],
+)
+def test_json_answers_are_ascii_whatever_text_they_carry(
+    served: Served, method: str, path: str, body: object, status: int, text: str
+) -> None:
+    """Every router and refusal answers in escaped ASCII JSON (a lone surrogate in a name can
+    be sent too), and the text comes back whole."""
+    r = served.pinned.request(method, path, json=body)
+    assert r.status_code == status
+    assert r.content.isascii()
+    assert text in json.dumps(r.json(), ensure_ascii=False)
+
+
 def test_new_game_undo_redo(served: Served) -> None:
     """A phone starts a game, acts, undoes and redoes through the same engine."""
     r = served.pinned.post("/api/games", json={"game": "sekvence", "players": ["Eva", "Jan"]})
