@@ -27,7 +27,9 @@ from scoring.core import JSON, Action
 from scoring.errors import IllegalAction, InvalidAction, ScoringError
 
 if TYPE_CHECKING:
+    from device.leds import Leds
     from device.pins import PinMap
+    from pipcam.teach import Teacher
     from vision.calibrate import Calibration, TrayFollower
     from vision.light import LightKeeper
     from vision.picam import CameraSettings
@@ -944,7 +946,7 @@ class _Mirror:
     """The game's state on the LEDs (status, turn, a flash for each action accepted) and its
     summary line on stdout when it changes."""
 
-    def __init__(self, leds: Any) -> None:
+    def __init__(self, leds: Leds) -> None:
         self.leds = leds
         self.last_line = ""
         self.last_count = -1
@@ -974,7 +976,7 @@ def _start_camera(
     open_source: Callable[[], FrameSourceLike | None],
     calibration: Calibration | None,
     stack: contextlib.ExitStack,
-) -> tuple[CameraLoop, Any]:
+) -> tuple[CameraLoop, Teacher | None]:
     """The camera loop, started (stopped by ``stack``), and the teach sheet when the table
     keeps its photos (else None)."""
     from vision.errors import ModelLoadError
@@ -984,7 +986,7 @@ def _start_camera(
     except ModelLoadError as exc:
         raise _CannotStart(_model_trouble(config, data, exc), EXIT_CONFIG) from exc
     keeper: Callable[[int, Any, Sequence[Any]], Path | None] | None = None
-    teacher = None
+    teacher: Teacher | None = None
     if args.keep_photos or config.keep_photos:
         from pipcam.photos import PhotoKeeper
 
@@ -1064,7 +1066,7 @@ def _run_table(args: argparse.Namespace) -> None:
         stack.callback(table.subscribe(mirror))
         mirror(table.state_json())
         loop: CameraLoop | None = None
-        teacher = None
+        teacher: Teacher | None = None
         if spec == "none":
             table.camera_status("none")  # phones then offer typing, not a camera's reading
         else:
