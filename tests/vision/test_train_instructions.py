@@ -56,6 +56,7 @@ def test_natively_it_times_the_reader_on_the_bench_frames(
     lines = capsys.readouterr().out.splitlines()
     assert "one thread; ms a call; loading the reader" in lines[0]
     names = ["read", "locate", "classify", "footprints", "settle-still", "settle-moved"]
+    names += ["light-look", "tray-look"]
     stages = ", ".join(rf"{name} [\d.]+" for name in names)
     sizes = [re.fullmatch(rf"(\d+x\d+), six dice read right: {stages}", line) for line in lines[1:]]
     assert [m.group(1) for m in sizes if m] == ["1280x960", "1640x1232", "3280x2464"], lines

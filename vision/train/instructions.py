@@ -22,12 +22,15 @@ from pathlib import Path
 
 import cv2
 
+from vision.calibrate import TrayFollower, calibrate_frame
 from vision.classify import DEFAULT_MODEL, processor
+from vision.light import LightKeeper
 from vision.locate import LearnedLocator
+from vision.picam import CameraSettings
 from vision.preprocess import crops_for_model
 from vision.reader import Box, DiceReader, Frame
 from vision.settle import SettleDetector
-from vision.synthetic import make_frame, six_dice
+from vision.synthetic import make_frame, make_tray, six_dice
 from vision.train.readers import reader_from
 
 __all__ = ["Meter", "main"]
@@ -81,6 +84,34 @@ class Meter:
         return (self._mark() - before) / repeat / 1e6
 
 
+def _table(width: int, height: int) -> Frame:
+    """A bare green tray on a brown table, the tray five eighths of the frame each way."""
+    frame = make_tray(width, height, colour="brown", seed=1)
+    w, h = width * 5 // 8, height * 5 // 8
+    x0, y0 = (width - w) // 2, (height - h) // 2
+    frame[y0 : y0 + h, x0 : x0 + w] = make_tray(w, h, colour="green", seed=2)
+    return frame
+
+
+def _looks(table: Frame) -> tuple[Callable[[], object], Callable[[], object]]:
+    """The table's two looks at a tray at rest, each looking every call: its light (the keeper
+    of a Pi camera's locked settings, at most once a second) and where it lies (the tray
+    follower, every two seconds)."""
+    calibration = calibrate_frame(table)
+    now = [0.0]
+
+    def later() -> float:
+        now[0] += 100.0  # past both looks' intervals: every call is a look
+        return now[0]
+
+    settings = CameraSettings(exposure_time=20000, analogue_gain=1.0, colour_gains=(1.6, 1.4))
+    keeper = LightKeeper(
+        calibration.tray, settings, lambda _new: None, zone=calibration.zone, clock=later
+    )
+    follower = TrayFollower(calibration.zone, lambda _zone: None, clock=later)
+    return partial(keeper.observe, table), partial(follower.observe, table)
+
+
 def _classify(reader: DiceReader, frame: Frame, boxes: Sequence[Box]) -> object:
     """The face model on the crops of ``boxes``, as the reader cuts them."""
     return reader.classifier.predict(crops_for_model(frame, boxes))
@@ -113,8 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         reading = reader.read(frame)
         right = sorted(d.value or 0 for d in reading.dice) == sorted(d.value for d in dice)
         plain = locator.without_footprints(frame)
-        # What `pipcam run` spends on every frame it captures (the settle detection, on a
-        # frame like the last one and on one that moved) and on each frame it reads.
+        # What `pipcam run` spends on each frame it reads; on every frame it captures (the
+        # settle detection, on a frame like the last one and on one that moved); and, with a
+        # calibrated tray and camera, on its looks at the tray at rest.
         stages: dict[str, Callable[[], object]] = {
             "read": partial(reader.read, frame),
             "locate": partial(locator.without_footprints, frame),
@@ -123,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "settle-still": partial(SettleDetector().update, frame),
             "settle-moved": partial(SettleDetector(still_levels=None).update, frame),
         }
+        stages["light-look"], stages["tray-look"] = _looks(_table(width, height))
         figures = [f"{name} {meter.measure(run, args.repeat):.1f}" for name, run in stages.items()]
         said = "read right" if right else "NOT read right"
         print(f"{width}x{height}, six dice {said}: {', '.join(figures)}")  # noqa: T201
