@@ -60,3 +60,18 @@ def test_natively_it_times_the_reader_on_the_bench_frames(
     stages = ", ".join(rf"{name} [\d.]+" for name in names)
     sizes = [re.fullmatch(rf"(\d+x\d+), six dice read right: {stages}", line) for line in lines[1:]]
     assert [m.group(1) for m in sizes if m] == ["1280x960", "1640x1232", "3280x2464"], lines
+
+
+def test_a_count_file_with_no_counter_behind_it_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PIPCAM_COUNT_FILE set outside the counting qemu: said, not an IndexError."""
+    monkeypatch.setenv("PIPCAM_COUNT_FILE", str(tmp_path / "count.txt"))
+    with pytest.raises(SystemExit, match="no instruction count was written there"):
+        main(["--repeat", "1"])
+
+
+def test_repeat_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--repeat", "0"])
+    assert "--repeat must be 1 or more, got 0" in capsys.readouterr().err

@@ -51,7 +51,16 @@ class Meter:
     def _mark(self) -> int:
         os.getppid()  # the plugin's signal: it appends the count so far
         assert self.count_file is not None
-        lines = self.count_file.read_text(encoding="utf-8").splitlines()
+        try:
+            lines = self.count_file.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            lines = []
+        if not lines or not lines[-1].startswith("mark "):
+            raise SystemExit(
+                f"PIPCAM_COUNT_FILE names {str(self.count_file)!r}, but no instruction count was"
+                " written there: this runs under scripts/pi-instructions.sh's counting qemu;"
+                " unset PIPCAM_COUNT_FILE to time the stages in milliseconds instead"
+            )
         count = int(lines[-1].split()[1])
         if self.started is None:
             self.started = count
@@ -124,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=5, help="calls measured a stage")
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be 1 or more, got {args.repeat}")
     named = os.environ.get("PIPCAM_COUNT_FILE")
     meter = Meter(Path(named) if named else None)
     cv2.setNumThreads(1)
