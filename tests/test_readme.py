@@ -121,6 +121,21 @@ def _argv(command: str) -> list[str]:
     return argv
 
 
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The working folder the examples assume, made once: the repository's tests/ and the
+    lens-focus frames the README describes."""
+    folder = tmp_path_factory.mktemp("readme")
+    (folder / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
+    frame = make_frame(1280, 960, six_dice(1280, 960, seed=3), seed=3)
+    for name, blurs in LENS_BLURS.items():
+        (folder / name).mkdir()
+        for index, blur in enumerate(blurs):
+            seen = cv2.GaussianBlur(frame, (0, 0), blur) if blur else frame
+            assert cv2.imwrite(str(folder / name / f"{index:02d}.png"), seen)
+    return folder
+
+
 @pytest.mark.parametrize(
     "example",
     [e for e in examples() if _flat(e.command.split("#")[0]) not in NOT_RUN],
@@ -128,21 +143,14 @@ def _argv(command: str) -> list[str]:
 )
 def test_the_readme_shows_what_the_command_prints(
     example: Example,
+    scene: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(scene)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    (tmp_path / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
-    frame = make_frame(1280, 960, six_dice(1280, 960, seed=3), seed=3)
-    for name, blurs in LENS_BLURS.items():
-        (tmp_path / name).mkdir()
-        for index, blur in enumerate(blurs):
-            seen = cv2.GaussianBlur(frame, (0, 0), blur) if blur else frame
-            assert cv2.imwrite(str(tmp_path / name / f"{index:02d}.png"), seen)
-
     main(_argv(example.command))
     out = capsys.readouterr().out
     assert shows(example.output, out), f"{example} now prints:\n{out}"
