@@ -1,0 +1,95 @@
+"""The Blender photos' plans: faces, pips, dice apart; checked without Blender itself."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.train import blender
+from vision.train.blender import (
+    FACE_NORMALS,
+    FACE_UP,
+    PIP_RADIUS,
+    die_rotation,
+    euler_matrix,
+    pip_centres,
+    plan_photo,
+    up_value,
+)
+
+
+def test_opposite_faces_sum_to_seven() -> None:
+    for value, normal in FACE_NORMALS.items():
+        opposite = tuple(-c for c in normal)
+        assert [v for v, n in FACE_NORMALS.items() if n == opposite] == [7 - value]
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_each_value_is_turned_up_whatever_the_yaw_and_a_small_tilt(value: int) -> None:
+    assert up_value(euler_matrix(FACE_UP[value])) == value
+    for yaw in np.linspace(0, 2 * math.pi, 7):
+        rotation = euler_matrix((0.1, -0.1, float(yaw))) @ euler_matrix(FACE_UP[value])
+        assert up_value(rotation) == value
+
+
+def test_a_planned_die_shows_its_value() -> None:
+    plan = plan_photo(np.random.default_rng(3))
+    for die in plan.dice:
+        assert up_value(die_rotation(die)) == die.value
+
+
+def test_the_pips_are_dimples_inside_their_faces() -> None:
+    """21 pips, each face's count on it, each sphere cutting its face and clear of the edges."""
+    for scale in (0.8, 1.0, 1.15):
+        centres = np.array(pip_centres(scale))
+        assert len(centres) == 21
+        radius = PIP_RADIUS * scale
+        for value, normal in FACE_NORMALS.items():
+            n = np.array(normal, float)
+            on_face = centres[np.isclose(centres @ n, 0.5 + 0.6 * radius)]
+            assert len(on_face) == value
+            across = on_face - np.outer(on_face @ n, n)
+            disc = math.sqrt(radius**2 - (0.6 * radius) ** 2)  # the dimple's rim on the face
+            assert np.abs(across).max() + disc < 0.5 - 0.05  # inside the bevel
+            if value > 1:  # no two dimples run into each other
+                gaps = [
+                    np.linalg.norm(a - b) for i, a in enumerate(across) for b in across[i + 1 :]
+                ]
+                assert min(gaps) > 2 * disc
+
+
+def test_a_photo_plan_is_its_seed_and_keeps_its_dice_apart() -> None:
+    assert plan_photo(np.random.default_rng(7)) == plan_photo(np.random.default_rng(7))
+    assert plan_photo(np.random.default_rng(7)) != plan_photo(np.random.default_rng(8))
+    values: Counter[int] = Counter()
+    kinds: Counter[str] = Counter()
+    for seed in range(60):
+        plan = plan_photo(np.random.default_rng(seed))
+        assert 3 <= len(plan.dice) <= 12
+        for i, a in enumerate(plan.dice):
+            for b in plan.dice[i + 1 :]:
+                assert math.hypot(a.x - b.x, a.y - b.y) >= 1.5  # a die's diagonal is 1.41
+        values.update(d.value for d in plan.dice)
+        kinds.update(d.kind for d in plan.dice)
+    assert sorted(values) == [1, 2, 3, 4, 5, 6]
+    assert min(values.values()) > 0.1 * sum(values.values())
+    assert set(kinds) == set(blender.KINDS)
+
+
+def test_without_blender_it_says_how_to_get_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    try:
+        import bpy  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("Blender is installed here")
+    with pytest.raises(SystemExit) as raised:
+        blender.main(["--out", str(tmp_path), "--photos", "1"])
+    assert raised.value.code == 2
+    assert "pip install bpy" in capsys.readouterr().err
