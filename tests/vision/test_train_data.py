@@ -972,3 +972,24 @@ def test_the_card_names_a_tables_own_photos(tmp_path: Path) -> None:
     assert "| mytable | a table's own photos (`pipcam photos`; see its README.txt) |" in text
     assert "| mytable | 5 | 10 | 1 | 2 | 3 |" in text
     assert "| synthetic | 0 |" not in text  # renders are not a photo source
+
+
+def test_a_source_folders_dice_may_be_cut_more_often(tmp_path: Path) -> None:
+    """`--source-copies N` cuts each die of the `--source` folders N times (rendered photos are
+    few beside the flat renders); the shared sources keep their own counts."""
+    pytest.importorskip("torch")
+    from vision.train.train import TrainConfig, build_datasets
+
+    (tmp_path / "data").mkdir()
+    _own_photos(tmp_path / "data" / "shared")
+    _own_photos(tmp_path / "mytable")
+
+    def dice_cut(copies: int) -> int:
+        config = TrainConfig(synthetic_train=0, synthetic_val=5, mine=False, source_copies=copies)
+        datasets = build_datasets(tmp_path / "data", config, sources=[tmp_path / "mytable"])
+        return int((datasets.train.labels > 0).sum())
+
+    # Ten dice on each folder's five training photos: the shared folder's cut once, the
+    # table's once and then three times.
+    assert dice_cut(1) == 20
+    assert dice_cut(3) == 40

@@ -105,8 +105,17 @@ def main(argv: list[str] | None = None) -> int:
         " same options, carry on from it (run the same command again to resume)",
     )
     add_source_option(parser)
+    parser.add_argument(
+        "--source-copies",
+        type=int,
+        default=1,
+        metavar="N",
+        help="crops cut per die of each --source folder (default 1)",
+    )
     add_exclude_option(parser, unseen="dice")
     args = parser.parse_args(argv)
+    if args.source_copies < 1:
+        parser.error(f"--source-copies {args.source_copies}: give 1 or more crops a die")
     for name in (*SHARE_OPTIONS, "occluded_photos"):
         share = getattr(args, name)
         if share is not None and not 0.0 <= share <= 1.0:
@@ -135,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         hard_shadows=args.hard_shadows,
         view=args.view,
         exclude=tuple(args.exclude),
+        source_copies=args.source_copies,
     )
     torch.set_num_threads(config.threads)
     started = time.perf_counter()

@@ -6,7 +6,7 @@ import hashlib
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -114,6 +114,9 @@ class TrainConfig:
     """Chance per batch that the plain CNN's first blocks swap feature statistics between crops."""
     view: int = 64
     """The side the EfficientNet sees: its 64 px crop resized inside the network."""
+    source_copies: int = 1
+    """Crops cut per die of the extra ``--source`` folders (photos rendered by
+    ``vision.train.blender`` are few beside the flat renders, so they may be cut more often)."""
 
 
 def _block(inputs: int, outputs: int, stride: int) -> list[nn.Module]:
@@ -229,14 +232,17 @@ def _cut_many(
     description: str,
     proposer: Proposer | None = None,
     copies: int | None = None,
+    source_copies: Mapping[str, int] | None = None,
     occluded: float = 0.0,
     occluded_least: float = 0.3,
 ) -> CropSet:
-    """Cut crops from many records with a progress bar (``copies`` per die: else by source)."""
+    """Cut crops from many records with a progress bar (``copies`` per die: else by source,
+    ``source_copies`` before ``COPIES``)."""
+    by_source = {**COPIES, **(source_copies or {})}
     parts = []
     for record in tqdm(records, desc=description, unit="photo", leave=False):
         augment = split == "train"
-        cuts = (copies or COPIES.get(record.source, 1)) if augment else 1
+        cuts = (copies or by_source.get(record.source, 1)) if augment else 1
         parts.append(
             cut_crops(
                 record,
@@ -287,6 +293,7 @@ def build_datasets(data: Path, config: TrainConfig, *, sources: Sequence[Path] =
         split="train",
         description="train crops",
         proposer=proposer,
+        source_copies={folder.name: config.source_copies for folder in sources},
         occluded=config.occluded if config.occluded_photos is None else config.occluded_photos,
         occluded_least=config.occluded_least,
     )
