@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -93,3 +94,28 @@ def test_without_blender_it_says_how_to_get_it(
         blender.main(["--out", str(tmp_path), "--photos", "1"])
     assert raised.value.code == 2
     assert "pip install bpy" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("hsv", "linear"),
+    [
+        ((0.0, 1.0, 1.0), (1.0, 0.0, 0.0)),
+        ((1 / 3, 1.0, 1.0), (0.0, 1.0, 0.0)),
+        ((2 / 3, 1.0, 0.5), (0.0, 0.0, 0.214)),  # sRGB 0.5 is linear 0.214
+        ((0.7, 0.0, 0.5), (0.214, 0.214, 0.214)),
+    ],
+)
+def test_colours_are_drawn_in_hsv_and_given_to_blender_linear(
+    hsv: tuple[float, float, float], linear: tuple[float, float, float]
+) -> None:
+    assert blender._hsv(*hsv) == pytest.approx(linear, abs=1e-3)
+
+
+def test_blenders_tile_reports_are_kept_off_standard_output(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Blender's C code prints every tile it renders; the progress bar is what the user sees."""
+    with blender._quiet_stdout():
+        os.write(1, b"Fra:1 Mem:11.57M | Rendered 1/4 Tiles\n")
+    os.write(1, b"after\n")
+    assert capfd.readouterr().out == "after\n"
