@@ -357,15 +357,13 @@ def _die_object(name: str, die: DiePlan, material: Any) -> Any:
     bevel = obj.modifiers.new("bevel", "BEVEL")
     bevel.width, bevel.segments = 0.1, 3
     bpy.ops.object.modifier_apply(modifier="bevel")
+    body = material(f"{name}-body", die.body, Roughness=die.roughness)
     if die.kind == "smoky":
-        body = material(f"{name}-body", die.body, Roughness=die.roughness)
         body.node_tree.nodes["Principled BSDF"].inputs["Transmission Weight"].default_value = 1.0
-    else:
-        body = material(f"{name}-body", die.body, Roughness=die.roughness)
-        if die.kind in ("marbled", "two-tone"):
-            marbled = die.kind == "marbled"
-            style, scale = ("veins", 2.5) if marbled else ("split", 0.8)
-            _noise_colour(body, die.body, die.second, scale=scale, style=style)
+    elif die.kind == "marbled":
+        _noise_colour(body, die.body, die.second, scale=2.5, style="veins")
+    elif die.kind == "two-tone":
+        _noise_colour(body, die.body, die.second, scale=0.8, style="split")
     pips = material(f"{name}-pips", die.pips, Roughness=0.4)
     obj.data.materials.append(body)
     cutters = []
@@ -375,8 +373,7 @@ def _die_object(name: str, die: DiePlan, material: Any) -> Any:
             radius=radius, location=centre, segments=16, ring_count=8
         )
         cutters.append(bpy.context.object)
-    for cutter in cutters:
-        cutter.data.materials.append(pips)
+        cutters[-1].data.materials.append(pips)
     bpy.ops.object.select_all(action="DESELECT")
     for cutter in cutters:
         cutter.select_set(state=True)
