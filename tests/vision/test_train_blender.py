@@ -15,12 +15,15 @@ from vision.train.blender import (
     FACE_NORMALS,
     FACE_UP,
     PIP_RADIUS,
+    LogoPlan,
     die_rotation,
     euler_matrix,
+    logo_outline,
     pip_centres,
     plan_photo,
     up_value,
 )
+from vision.train.synth import HELD_OUT_LOGOS
 
 
 def test_opposite_faces_sum_to_seven() -> None:
@@ -119,3 +122,39 @@ def test_blenders_tile_reports_are_kept_off_standard_output(
         os.write(1, b"Fra:1 Mem:11.57M | Rendered 1/4 Tiles\n")
     os.write(1, b"after\n")
     assert capfd.readouterr().out == "after\n"
+
+
+def test_a_logo_six_has_no_pips_and_the_other_faces_keep_theirs() -> None:
+    centres = np.array(pip_centres(1.0, six=False))
+    assert len(centres) == 15
+    assert not np.any(np.isclose(centres[:, 2], -(0.5 + 0.6 * PIP_RADIUS)))
+
+
+def test_some_dice_have_a_logo_of_every_family_and_none_of_those_kept_for_measuring() -> None:
+    logos = [
+        die.logo
+        for seed in range(80)
+        for die in plan_photo(np.random.default_rng(seed)).dice
+        if die.logo is not None
+    ]
+    dice = sum(len(plan_photo(np.random.default_rng(seed)).dice) for seed in range(80))
+    assert abs(len(logos) / dice - blender.LOGO_SHARE) < 0.06
+    assert {logo.family for logo in logos} == set(blender.LOGO_FAMILIES)
+    assert not set(blender.LOGO_FAMILIES) & set(HELD_OUT_LOGOS)
+    # The held-out "crossed" logo is a cross; no letter here draws one.
+    assert not set("XxC+") & set("".join(logo.text for logo in logos))
+
+
+@pytest.mark.parametrize("family", ["star", "polygon"])
+@pytest.mark.parametrize("points", [3, 5, 8])
+def test_a_star_or_polygon_logo_lies_on_the_flat_of_its_face(family: str, points: int) -> None:
+    logo = LogoPlan(family=family, text="", points=points, size=0.75, turn=1.0)
+    outline = np.array(logo_outline(logo))
+    assert len(outline) == (2 * points if family == "star" else points)
+    radii = np.hypot(outline[:, 0], outline[:, 1])
+    assert np.abs(outline).max() < 0.5 - 0.1  # inside the bevel
+    if family == "star":  # points out, notches in, in turn
+        assert np.allclose(radii[::2], 0.375)
+        assert np.all(radii[1::2] < 0.5 * radii[::2])
+    else:
+        assert np.allclose(radii, 0.375)

@@ -10,6 +10,8 @@ Why a renderer beside ``vision.synthetic``: that one paints faces flat, so what 
 the face model misreads have in common never appears in its renders: light passing through a
 smoky body, the pips of the faces underneath showing through it, a glossy bevel catching a lamp,
 the side faces' pips seen at a tilt. A path tracer gets those from the material, not from a rule.
+About a third of the dice have a logo engraved on the six instead of its pips (letters, a ring, a
+star or a polygon, in the pips' paint), as many real sets do.
 
 The plan of every photo (dice, faces, colours, lights, camera) is drawn here from the seed
 without Blender, so it is tested on its own; :func:`render` only builds it.
@@ -63,6 +65,24 @@ PIPS: dict[int, tuple[tuple[float, float], ...]] = {
     6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
 }
 KINDS = ("solid", "marbled", "smoky", "two-tone")
+LOGO_SHARE = 0.35
+"""Share of dice whose six is a logo engraved in the face instead of six pips."""
+# Not the families that vision.train.synth keeps out of training (skull, framed letter, crossed,
+# crescent): those measure logos never seen, so no X, no C and no cross here either.
+LOGO_FAMILIES = ("letters", "ring", "star", "polygon")
+LOGO_LETTERS = "ABDEFGHKLMNPRSTVWZ&@$#%?"
+LOGO_DEPTH = 0.03  # of the die's side: as deep as the logos pressed into real dice
+
+
+@dataclass(frozen=True)
+class LogoPlan:
+    """The logo on a die's six: its family, its letters or points, size (of the side) and turn."""
+
+    family: str
+    text: str
+    points: int
+    size: float
+    turn: float
 
 
 @dataclass(frozen=True)
@@ -80,6 +100,7 @@ class DiePlan:
     pips: RGB
     roughness: float
     pip_scale: float
+    logo: LogoPlan | None = None  # engraved on the six instead of its pips
 
 
 @dataclass(frozen=True)
@@ -147,6 +168,7 @@ def plan_photo(rng: np.random.Generator) -> PhotoPlan:
             continue
         kind = str(rng.choice(KINDS, p=[0.35, 0.25, 0.25, 0.15]))
         body, second, pips = _colours(rng, kind)
+        logo = _logo(rng) if rng.random() < LOGO_SHARE else None
         dice.append(
             DiePlan(
                 value=int(rng.integers(1, 7)),
@@ -160,6 +182,7 @@ def plan_photo(rng: np.random.Generator) -> PhotoPlan:
                 pips=pips,
                 roughness=float(rng.uniform(0.05, 0.5)),
                 pip_scale=float(rng.uniform(0.8, 1.15)),
+                logo=logo,
             )
         )
     return PhotoPlan(
@@ -184,6 +207,30 @@ def plan_photo(rng: np.random.Generator) -> PhotoPlan:
     )
 
 
+def _logo(rng: np.random.Generator) -> LogoPlan:
+    family = str(rng.choice(LOGO_FAMILIES))
+    letters = int(rng.integers(1, 4))
+    return LogoPlan(
+        family=family,
+        text="".join(str(c) for c in rng.choice(list(LOGO_LETTERS), size=letters)),
+        points=int(rng.integers(5 if family == "star" else 3, 9)),
+        size=float(rng.uniform(0.45, 0.75)),
+        turn=float(rng.uniform(0, 2 * math.pi)),
+    )
+
+
+def logo_outline(logo: LogoPlan) -> list[tuple[float, float]]:
+    """The outline of a star or polygon logo on its face, centred, as (x, y) of the side."""
+    if logo.family == "star":
+        corners = [
+            (logo.size / 2 * (1.0 if k % 2 == 0 else 0.45), k * math.pi / logo.points)
+            for k in range(2 * logo.points)
+        ]
+    else:
+        corners = [(logo.size / 2, 2 * k * math.pi / logo.points) for k in range(logo.points)]
+    return [(r * math.cos(a + logo.turn), r * math.sin(a + logo.turn)) for r, a in corners]
+
+
 def up_value(rotation: npt.NDArray[np.float64]) -> int:
     """The value whose face a rotation matrix turns nearest to +Z (what the camera sees)."""
     ups = {v: float((rotation @ np.array(n, float))[2]) for v, n in FACE_NORMALS.items()}
@@ -205,10 +252,13 @@ def die_rotation(die: DiePlan) -> npt.NDArray[np.float64]:
     return np.asarray(tilt @ euler_matrix(FACE_UP[die.value]), np.float64)
 
 
-def pip_centres(scale: float) -> list[tuple[float, float, float]]:
-    """Every pip's centre on the unit die (side 1, centred at the origin), faces as FACE_NORMALS."""
+def pip_centres(scale: float, *, six: bool = True) -> list[tuple[float, float, float]]:
+    """Every pip's centre on the unit die (side 1, centred at the origin), faces as FACE_NORMALS;
+    without the six's when ``six`` is false (a logo is there)."""
     centres: list[tuple[float, float, float]] = []
     for value, normal in FACE_NORMALS.items():
+        if value == 6 and not six:
+            continue
         n = np.array(normal, float)
         # Two axes across the face, in a fixed order so a face's layout does not depend on luck.
         u = np.array([0.0, 1.0, 0.0]) if abs(n[0]) else np.array([1.0, 0.0, 0.0])
@@ -368,12 +418,16 @@ def _die_object(name: str, die: DiePlan, material: Any) -> Any:
     obj.data.materials.append(body)
     cutters = []
     radius = PIP_RADIUS * die.pip_scale
-    for centre in pip_centres(die.pip_scale):
+    for centre in pip_centres(die.pip_scale, six=die.logo is None):
         bpy.ops.mesh.primitive_uv_sphere_add(
             radius=radius, location=centre, segments=16, ring_count=8
         )
         cutters.append(bpy.context.object)
-        cutters[-1].data.materials.append(pips)
+    if die.logo is not None:
+        cutters.append(_logo_cutter(die.logo))
+    for cutter in cutters:
+        cutter.data.materials.clear()
+        cutter.data.materials.append(pips)
     bpy.ops.object.select_all(action="DESELECT")
     for cutter in cutters:
         cutter.select_set(state=True)
@@ -387,6 +441,85 @@ def _die_object(name: str, die: DiePlan, material: Any) -> Any:
     bpy.ops.object.modifier_apply(modifier="pips")
     bpy.data.objects.remove(cutter)
     return obj
+
+
+def _logo_cutter(logo: LogoPlan) -> Any:
+    """A solid that engraves ``logo`` LOGO_DEPTH deep into the six's face (the -Z side)."""
+    import bmesh
+    import bpy
+
+    face, depth = -0.5, LOGO_DEPTH
+    if logo.family == "ring":
+        bpy.ops.mesh.primitive_torus_add(
+            major_radius=logo.size * 0.4,
+            minor_radius=logo.size * 0.08,
+            location=(0.0, 0.0, face),
+            major_segments=32,
+            minor_segments=8,
+        )
+        return bpy.context.object
+    if logo.family == "letters":
+        curve = bpy.data.curves.new("logo", "FONT")
+        curve.body = logo.text
+        curve.align_x, curve.align_y = "CENTER", "CENTER"
+        curve.extrude = depth
+        obj = bpy.data.objects.new("logo", curve)
+        bpy.context.scene.collection.objects.link(obj)
+        bpy.ops.object.select_all(action="DESELECT")
+        obj.select_set(state=True)
+        bpy.context.view_layer.objects.active = obj
+        bpy.ops.object.convert(target="MESH")
+        obj = bpy.context.object
+        # A font's mesh comes as loose front, back and sides: welded, it is a solid the boolean
+        # can cut with. Then fitted to the logo's size, turned, and mirrored (the face is seen
+        # from below the die's own axes) onto the six.
+        made = bmesh.new()
+        made.from_mesh(obj.data)
+        bmesh.ops.remove_doubles(made, verts=made.verts, dist=1e-5)
+        xy = np.array([v.co[:2] for v in made.verts])
+        middle = (xy.max(axis=0) + xy.min(axis=0)) / 2
+        fit = logo.size / max(float(np.ptp(xy, axis=0).max()), 1e-6)
+        cos, sin = math.cos(logo.turn), math.sin(logo.turn)
+        for vertex in made.verts:
+            x, y = (vertex.co.x - middle[0]) * fit, -(vertex.co.y - middle[1]) * fit
+            vertex.co.x, vertex.co.y = cos * x - sin * y, sin * x + cos * y
+            vertex.co.z += face
+        _outward(made)
+        made.to_mesh(obj.data)
+        made.free()
+        return obj
+    outline = logo_outline(logo)
+    count = len(outline)
+    vertices = [(x, y, face - depth) for x, y in outline] + [
+        (x, y, face + depth) for x, y in outline
+    ]
+    sides = [(k, (k + 1) % count, count + (k + 1) % count, count + k) for k in range(count)]
+    # A star is not convex: a fan from a centre vertex on each end keeps its faces flat and whole.
+    vertices += [(0.0, 0.0, face - depth), (0.0, 0.0, face + depth)]
+    low, high = 2 * count, 2 * count + 1
+    ends = [(low, (k + 1) % count, k) for k in range(count)]
+    ends += [(high, count + k, count + (k + 1) % count) for k in range(count)]
+    mesh = bpy.data.meshes.new("logo")
+    mesh.from_pydata(vertices, [], sides + ends)
+    made = bmesh.new()
+    made.from_mesh(mesh)
+    _outward(made)
+    made.to_mesh(mesh)
+    made.free()
+    mesh.update()
+    obj = bpy.data.objects.new("logo", mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def _outward(made: Any) -> None:
+    """Turn a closed bmesh's faces outward, as the boolean needs: a solid whose faces look in
+    is cut as everything but itself. (bmesh's own recalculation gets letters with holes wrong.)"""
+    import bmesh
+
+    bmesh.ops.recalc_face_normals(made, faces=made.faces)
+    if made.calc_volume(signed=True) < 0:
+        bmesh.ops.reverse_faces(made, faces=made.faces)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
