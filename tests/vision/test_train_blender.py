@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import sys
+import types
 from collections import Counter
 from pathlib import Path
 
@@ -158,3 +161,22 @@ def test_a_star_or_polygon_logo_lies_on_the_flat_of_its_face(family: str, points
         assert np.all(radii[1::2] < 0.5 * radii[::2])
     else:
         assert np.allclose(radii, 0.375)
+
+
+def test_run_again_it_carries_on_without_making_a_labelled_photo_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    made: list[str] = []
+
+    def render(plan: blender.PhotoPlan, path: Path, **_: object) -> list[object]:
+        made.append(path.name)
+        return [{"value": plan.dice[0].value, "box": [1.0, 2.0, 30.0, 40.0]}]
+
+    monkeypatch.setitem(sys.modules, "bpy", types.ModuleType("bpy"))  # no Blender needed here
+    monkeypatch.setattr(blender, "render", render)
+    assert blender.main(["--out", str(tmp_path), "--photos", "2", "--seed", "3"]) == 0
+    assert blender.main(["--out", str(tmp_path), "--photos", "4", "--seed", "3"]) == 0
+    assert made == [f"blender-3-{n:05d}.jpg" for n in (0, 1, 2, 3)]
+    records = [json.loads(line) for line in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert [r["image"] for r in records] == [f"images/{name}" for name in made]
+    assert {r["split"] for r in records} == {"train"}

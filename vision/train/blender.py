@@ -522,6 +522,13 @@ def _outward(made: Any) -> None:
         bmesh.ops.reverse_faces(made, faces=made.faces)
 
 
+def _labelled(labels_path: Path) -> set[str]:
+    """The images already in a labels file (none if there is none yet)."""
+    if not labels_path.exists():
+        return set()
+    return {json.loads(line)["image"] for line in labels_path.read_text().splitlines() if line}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Render ``--photos`` photos into ``--out`` as a source folder."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.blender", description=__doc__)
@@ -529,7 +536,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--photos", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--samples", type=int, default=10, help="Cycles samples a pixel")
-    parser.add_argument("--start", type=int, default=0, help="first photo's number (to resume)")
     args = parser.parse_args(argv)
     try:
         import bpy  # noqa: F401
@@ -541,12 +547,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     images = args.out / "images"
     images.mkdir(parents=True, exist_ok=True)
     labels_path = args.out / "labels.jsonl"
+    # Run again after a stop and it carries on: the photos labelled are not made again.
+    done = _labelled(labels_path)
     size = (640, 480)
-    bar = tqdm(range(args.start, args.photos), desc="blender photos", unit="photo")
+    bar = tqdm(range(args.photos), desc="blender photos", unit="photo")
     for number in bar:
+        name = f"images/blender-{args.seed}-{number:05d}.jpg"
+        if name in done:
+            continue
         rng = np.random.default_rng([args.seed, number])  # each photo its own: resumable
         plan = plan_photo(rng)
-        name = f"images/blender-{args.seed}-{number:05d}.jpg"
         dice = render(plan, args.out / name, size=size, samples=args.samples)
         record = {
             "image": name,
