@@ -15,6 +15,7 @@ import pytest
 
 from vision.train import blender
 from vision.train.blender import (
+    BEVELS,
     FACE_NORMALS,
     FACE_UP,
     PIP_RADIUS,
@@ -61,7 +62,7 @@ def test_the_pips_are_dimples_inside_their_faces() -> None:
             assert len(on_face) == value
             across = on_face - np.outer(on_face @ n, n)
             disc = math.sqrt(radius**2 - (0.6 * radius) ** 2)  # the dimple's rim on the face
-            assert np.abs(across).max() + disc < 0.5 - 0.05  # inside the bevel
+            assert np.abs(across).max() + disc < 0.5 - BEVELS[1]  # inside the widest bevel
             if value > 1:  # no two dimples run into each other
                 gaps = [
                     np.linalg.norm(a - b) for i, a in enumerate(across) for b in across[i + 1 :]
@@ -151,16 +152,16 @@ def test_some_dice_have_a_logo_of_every_family_and_none_of_those_kept_for_measur
 @pytest.mark.parametrize("family", ["star", "polygon"])
 @pytest.mark.parametrize("points", [3, 5, 8])
 def test_a_star_or_polygon_logo_lies_on_the_flat_of_its_face(family: str, points: int) -> None:
-    logo = LogoPlan(family=family, text="", points=points, size=0.75, turn=1.0)
+    logo = LogoPlan(family=family, text="", points=points, size=0.7, turn=1.0)
     outline = np.array(logo_outline(logo))
     assert len(outline) == (2 * points if family == "star" else points)
     radii = np.hypot(outline[:, 0], outline[:, 1])
-    assert np.abs(outline).max() < 0.5 - 0.1  # inside the bevel
+    assert np.abs(outline).max() < 0.5 - BEVELS[1]  # inside the widest bevel
     if family == "star":  # points out, notches in, in turn
-        assert np.allclose(radii[::2], 0.375)
+        assert np.allclose(radii[::2], 0.35)
         assert np.all(radii[1::2] < 0.5 * radii[::2])
     else:
-        assert np.allclose(radii, 0.375)
+        assert np.allclose(radii, 0.35)
 
 
 def test_run_again_it_carries_on_without_making_a_labelled_photo_again(
@@ -180,3 +181,18 @@ def test_run_again_it_carries_on_without_making_a_labelled_photo_again(
     records = [json.loads(line) for line in (tmp_path / "labels.jsonl").read_text().splitlines()]
     assert [r["image"] for r in records] == [f"images/{name}" for name in made]
     assert {r["split"] for r in records} == {"train"}
+
+
+def test_painted_pips_lie_on_their_faces_where_the_dimples_are() -> None:
+    dimples, painted = np.array(pip_centres(1.0)), np.array(pip_centres(1.0, lift=0))
+    assert np.allclose(np.abs(painted).max(axis=1), 0.5)
+    assert np.allclose(np.sign(dimples), np.sign(painted))
+    assert np.allclose(np.abs(dimples - painted).sum(axis=1), 0.6 * PIP_RADIUS)
+
+
+def test_the_dice_are_sharp_and_soft_with_dimpled_and_painted_pips() -> None:
+    dice = [d for seed in range(60) for d in plan_photo(np.random.default_rng(seed)).dice]
+    bevels = np.array([d.bevel for d in dice])
+    assert BEVELS[0] <= bevels.min() < BEVELS[0] + 0.01
+    assert BEVELS[1] - 0.01 < bevels.max() <= BEVELS[1]
+    assert abs(np.mean([d.flat_pips for d in dice]) - blender.FLAT_PIPS) < 0.06

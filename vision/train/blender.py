@@ -11,7 +11,8 @@ the face model misreads have in common never appears in its renders: light passi
 smoky body, the pips of the faces underneath showing through it, a glossy bevel catching a lamp,
 the side faces' pips seen at a tilt. A path tracer gets those from the material, not from a rule.
 About a third of the dice have a logo engraved on the six instead of its pips (letters, a ring, a
-star or a polygon, in the pips' paint), as many real sets do.
+star or a polygon, in the pips' paint), as many real sets do; edges go from sharp (casino dice) to
+soft, and a quarter of the dice have their pips painted on rather than dimpled.
 
 The plan of every photo (dice, faces, colours, lights, camera) is drawn here from the seed
 without Blender, so it is tested on its own; :func:`render` only builds it.
@@ -56,6 +57,8 @@ FACE_UP: dict[int, tuple[float, float, float]] = {
 }
 PIP_RADIUS = 0.1  # of the die's side: a dimple 0.16 across
 PIP_OFFSET = 0.26  # a pip's distance from the face's centre along each axis, of the die's side
+BEVELS = (0.04, 0.13)  # the rounding of the edges, of the side: sharp casino dice to soft ones
+FLAT_PIPS = 0.25  # share of dice whose pips are painted on, barely sunk, instead of dimpled
 PIPS: dict[int, tuple[tuple[float, float], ...]] = {
     1: ((0, 0),),
     2: ((-1, -1), (1, 1)),
@@ -101,6 +104,8 @@ class DiePlan:
     roughness: float
     pip_scale: float
     logo: LogoPlan | None = None  # engraved on the six instead of its pips
+    bevel: float = 0.1
+    flat_pips: bool = False
 
 
 @dataclass(frozen=True)
@@ -183,6 +188,8 @@ def plan_photo(rng: np.random.Generator) -> PhotoPlan:
                 roughness=float(rng.uniform(0.05, 0.5)),
                 pip_scale=float(rng.uniform(0.8, 1.15)),
                 logo=logo,
+                bevel=float(rng.uniform(*BEVELS)),
+                flat_pips=bool(rng.random() < FLAT_PIPS),
             )
         )
     return PhotoPlan(
@@ -214,7 +221,7 @@ def _logo(rng: np.random.Generator) -> LogoPlan:
         family=family,
         text="".join(str(c) for c in rng.choice(list(LOGO_LETTERS), size=letters)),
         points=int(rng.integers(5 if family == "star" else 3, 9)),
-        size=float(rng.uniform(0.45, 0.75)),
+        size=float(rng.uniform(0.45, 0.7)),
         turn=float(rng.uniform(0, 2 * math.pi)),
     )
 
@@ -252,9 +259,12 @@ def die_rotation(die: DiePlan) -> npt.NDArray[np.float64]:
     return np.asarray(tilt @ euler_matrix(FACE_UP[die.value]), np.float64)
 
 
-def pip_centres(scale: float, *, six: bool = True) -> list[tuple[float, float, float]]:
+def pip_centres(
+    scale: float, *, six: bool = True, lift: float = 0.6
+) -> list[tuple[float, float, float]]:
     """Every pip's centre on the unit die (side 1, centred at the origin), faces as FACE_NORMALS;
-    without the six's when ``six`` is false (a logo is there)."""
+    without the six's when ``six`` is false (a logo is there). A dimple's sphere lies ``lift``
+    of its radius above the face; a painted pip's disc (``lift`` 0) on it."""
     centres: list[tuple[float, float, float]] = []
     for value, normal in FACE_NORMALS.items():
         if value == 6 and not six:
@@ -265,7 +275,7 @@ def pip_centres(scale: float, *, six: bool = True) -> list[tuple[float, float, f
         w = np.cross(n, u)
         for a, b in PIPS[value]:
             # The sphere's centre above the face by 0.6 of its radius: a dimple 0.4 deep.
-            centre = n * (0.5 + 0.6 * PIP_RADIUS * scale) + (a * u + b * w) * PIP_OFFSET
+            centre = n * (0.5 + lift * PIP_RADIUS * scale) + (a * u + b * w) * PIP_OFFSET
             centres.append((float(centre[0]), float(centre[1]), float(centre[2])))
     return centres
 
@@ -405,7 +415,7 @@ def _die_object(name: str, die: DiePlan, material: Any) -> Any:
     obj = bpy.context.object
     obj.name = name
     bevel = obj.modifiers.new("bevel", "BEVEL")
-    bevel.width, bevel.segments = 0.1, 3
+    bevel.width, bevel.segments = die.bevel, 3
     bpy.ops.object.modifier_apply(modifier="bevel")
     body = material(f"{name}-body", die.body, Roughness=die.roughness)
     if die.kind == "smoky":
@@ -418,10 +428,19 @@ def _die_object(name: str, die: DiePlan, material: Any) -> Any:
     obj.data.materials.append(body)
     cutters = []
     radius = PIP_RADIUS * die.pip_scale
-    for centre in pip_centres(die.pip_scale, six=die.logo is None):
-        bpy.ops.mesh.primitive_uv_sphere_add(
-            radius=radius, location=centre, segments=16, ring_count=8
-        )
+    for centre in pip_centres(
+        die.pip_scale, six=die.logo is None, lift=0 if die.flat_pips else 0.6
+    ):
+        if die.flat_pips:  # a disc as wide as a dimple's rim, sunk as deep as paint
+            axis = int(np.argmax(np.abs(centre)))
+            turn = [(0.0, math.pi / 2, 0.0), (math.pi / 2, 0.0, 0.0), (0.0, 0.0, 0.0)][axis]
+            bpy.ops.mesh.primitive_cylinder_add(
+                radius=radius * 0.8, depth=0.02, location=centre, rotation=turn, vertices=24
+            )
+        else:
+            bpy.ops.mesh.primitive_uv_sphere_add(
+                radius=radius, location=centre, segments=16, ring_count=8
+            )
         cutters.append(bpy.context.object)
     if die.logo is not None:
         cutters.append(_logo_cutter(die.logo))
