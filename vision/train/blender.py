@@ -274,7 +274,7 @@ def pip_centres(
         u = np.array([0.0, 1.0, 0.0]) if abs(n[0]) else np.array([1.0, 0.0, 0.0])
         w = np.cross(n, u)
         for a, b in PIPS[value]:
-            # The sphere's centre above the face by 0.6 of its radius: a dimple 0.4 deep.
+            # At the default lift of 0.6 of its radius above the face: a dimple 0.4 deep.
             centre = n * (0.5 + lift * PIP_RADIUS * scale) + (a * u + b * w) * PIP_OFFSET
             centres.append((float(centre[0]), float(centre[1]), float(centre[2])))
     return centres
@@ -408,7 +408,8 @@ def _noise_colour(made: Any, first: RGB, second: RGB, *, scale: float, style: st
 
 
 def _die_object(name: str, die: DiePlan, material: Any) -> Any:
-    """A bevelled unit cube with its 21 pips cut in, body and pip materials as the plan says."""
+    """A bevelled unit cube with its pips (and the six's logo, if any) cut in, body and pip
+    materials as the plan says."""
     import bpy
 
     bpy.ops.mesh.primitive_cube_add(size=1.0)
