@@ -35,6 +35,8 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
+from vision.labels import LABELS, read_labels
+
 RGB = tuple[float, float, float]
 
 # Standard dice: opposite faces sum to seven. The mesh carries 1 on +Z, 2 on +X, 3 on +Y.
@@ -542,13 +544,6 @@ def _outward(made: Any) -> None:
         bmesh.ops.reverse_faces(made, faces=made.faces)
 
 
-def _labelled(labels_path: Path) -> set[str]:
-    """The images already in a labels file (none if there is none yet)."""
-    if not labels_path.exists():
-        return set()
-    return {json.loads(line)["image"] for line in labels_path.read_text().splitlines() if line}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Render ``--photos`` photos into ``--out`` as a source folder."""
     parser = argparse.ArgumentParser(prog="python -m vision.train.blender", description=__doc__)
@@ -566,9 +561,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     images = args.out / "images"
     images.mkdir(parents=True, exist_ok=True)
-    labels_path = args.out / "labels.jsonl"
+    labels_path = args.out / LABELS
     # Run again after a stop and it carries on: the photos labelled are not made again.
-    done = _labelled(labels_path)
+    done = {record["image"] for record in read_labels(args.out)} if labels_path.exists() else set()
     size = (640, 480)
     bar = tqdm(range(args.photos), desc="blender photos", unit="photo")
     for number in bar:
