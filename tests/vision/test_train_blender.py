@@ -196,3 +196,29 @@ def test_the_dice_are_sharp_and_soft_with_dimpled_and_painted_pips() -> None:
     assert BEVELS[0] <= bevels.min() < BEVELS[0] + 0.01
     assert BEVELS[1] - 0.01 < bevels.max() <= BEVELS[1]
     assert abs(np.mean([d.flat_pips for d in dice]) - blender.FLAT_PIPS) < 0.06
+
+
+@pytest.mark.parametrize("share", [0.0, 0.1, 0.6])
+def test_the_logo_share_is_an_option(share: float) -> None:
+    dice = [d for seed in range(60) for d in plan_photo(np.random.default_rng(seed), share).dice]
+    assert abs(np.mean([d.logo is not None for d in dice]) - share) < 0.05
+
+
+def test_the_command_draws_its_logo_share_and_refuses_one_out_of_range(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    logos: list[bool] = []
+
+    def render(plan: blender.PhotoPlan, *_: object, **__: object) -> list[object]:
+        logos.extend(d.logo is not None for d in plan.dice)
+        return []
+
+    monkeypatch.setitem(sys.modules, "bpy", types.ModuleType("bpy"))
+    monkeypatch.setattr(blender, "render", render)
+    assert blender.main(["--out", str(tmp_path), "--photos", "6", "--logo-share", "0"]) == 0
+    assert len(logos) > 20
+    assert not any(logos)
+    with pytest.raises(SystemExit) as raised:
+        blender.main(["--out", str(tmp_path / "b"), "--photos", "1", "--logo-share", "35"])
+    assert raised.value.code == 2
+    assert "--logo-share must be between 0 and 1, not 35.0" in capsys.readouterr().err

@@ -158,7 +158,7 @@ def _colours(rng: np.random.Generator, kind: str) -> tuple[RGB, RGB, RGB]:
     return body, second, pips
 
 
-def plan_photo(rng: np.random.Generator) -> PhotoPlan:
+def plan_photo(rng: np.random.Generator, logo_share: float = LOGO_SHARE) -> PhotoPlan:
     """Draw one photo: 3-12 dice apart from each other inside the camera's view."""
     lens = float(rng.uniform(28, 60))
     side_px = float(rng.uniform(28, 90))  # a die's side in a 640-px-wide photo
@@ -175,7 +175,7 @@ def plan_photo(rng: np.random.Generator) -> PhotoPlan:
             continue
         kind = str(rng.choice(KINDS, p=[0.35, 0.25, 0.25, 0.15]))
         body, second, pips = _colours(rng, kind)
-        logo = _logo(rng) if rng.random() < LOGO_SHARE else None
+        logo = _logo(rng) if rng.random() < logo_share else None
         dice.append(
             DiePlan(
                 value=int(rng.integers(1, 7)),
@@ -551,7 +551,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--photos", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--samples", type=int, default=10, help="Cycles samples a pixel")
+    parser.add_argument(
+        "--logo-share",
+        type=float,
+        default=LOGO_SHARE,
+        help=f"share of dice with a logo instead of the six's pips (default {LOGO_SHARE})",
+    )
     args = parser.parse_args(argv)
+    if not 0 <= args.logo_share <= 1:
+        parser.error(f"--logo-share must be between 0 and 1, not {args.logo_share}")
     try:
         import bpy  # noqa: F401
     except ImportError:
@@ -571,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name in done:
             continue
         rng = np.random.default_rng([args.seed, number])  # each photo its own: resumable
-        plan = plan_photo(rng)
+        plan = plan_photo(rng, args.logo_share)
         dice = render(plan, args.out / name, size=size, samples=args.samples)
         record = {
             "image": name,
