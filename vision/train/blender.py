@@ -159,7 +159,7 @@ def _colours(rng: np.random.Generator, kind: str) -> tuple[RGB, RGB, RGB]:
 
 
 def plan_photo(rng: np.random.Generator, logo_share: float = LOGO_SHARE) -> PhotoPlan:
-    """Draw one photo: 3-12 dice apart from each other inside the camera's view."""
+    """Draw one photo: 3-12 dice apart inside the camera's view, ``logo_share`` with a logo six."""
     lens = float(rng.uniform(28, 60))
     side_px = float(rng.uniform(28, 90))  # a die's side in a 640-px-wide photo
     view = 640 / side_px  # die sides across the photo
