@@ -120,6 +120,27 @@ def _shadow(light: float, slant: float) -> Callable[[Frame], Frame]:
     return apply
 
 
+def _grey(frame: Frame) -> Frame:
+    """What a monochrome sensor sees: the light's brightness alone, in all three channels."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    return np.asarray(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), np.uint8)
+
+
+def _vignette(corner: float) -> Callable[[Frame], Frame]:
+    """A lens's fall-off left uncorrected: the light (linear) falls with the square of the
+    distance from the middle, to ``corner`` times the middle's at the corners."""
+
+    def apply(frame: Frame) -> Frame:
+        height, width = frame.shape[:2]
+        rows, cols = np.mgrid[0:height, 0:width].astype(np.float32)
+        half = float(np.hypot(width, height)) / 2.0
+        r2 = ((cols + 0.5 - width / 2.0) ** 2 + (rows + 0.5 - height / 2.0) ** 2) / half**2
+        gain = 1.0 - (1.0 - corner) * r2
+        return to_levels(to_linear(frame) * gain[:, :, None])
+
+    return apply
+
+
 def _trapezoid(narrow: float) -> Callable[[int, int], npt.NDArray[np.float64]]:
     """The homography of a camera tilted off straight down: the far (top) side of the photo
     ``narrow`` times as wide as the near one, the rows shrinking towards it as perspective
@@ -304,6 +325,18 @@ EFFECTS: Mapping[str, Effect] = {
             "a lamp's hard shadow over half the tray: a quarter of the light beyond a slanted"
             " line through the middle",
             _shadow(0.25, 20.0),
+        ),
+        Effect(
+            "grey",
+            "a monochrome sensor (some global-shutter and machine-vision cameras): no colour,"
+            " the brightness alone",
+            _grey,
+        ),
+        Effect(
+            "vignette",
+            "a cheap lens's fall-off left uncorrected (as many USB webcams show): the corners"
+            " get 0.4 of the middle's light",
+            _vignette(0.4),
         ),
         Effect("jpeg40", "hard JPEG compression, quality 40", _jpeg(40)),
         Effect("defocus", "the lens slightly out of focus (Gaussian, sigma 1.5 px)", _defocus(1.5)),

@@ -51,6 +51,8 @@ def _means(frame: Frame) -> np.ndarray:
         # Four times the linear light is about 1.8 times the encoded level, clipped at 255.
         ("day", lambda before, after: after.mean() > 1.5 * min(before.mean(), 140)),
         ("flat", lambda before, after: np.ptp(after) < 0.7 * np.ptp(before)),
+        # The green tray's colour gone, its brightness kept.
+        ("grey", lambda before, after: np.ptp(after) < 0.5 < np.ptp(before)),
     ],
 )
 def test_colour_effects_move_the_colours_the_way_their_names_say(
@@ -113,6 +115,24 @@ def test_shadow_gives_a_quarter_of_the_light_beyond_a_slanted_line_through_the_m
     # Half the frame in shadow, the edge a few pixels wide.
     assert float((light < 0.3).mean()) == pytest.approx(0.5, abs=0.02)
     assert float(((light > 0.3) & (light < 0.95)).mean()) < 0.02
+
+
+def test_grey_keeps_each_pixels_brightness_in_all_three_channels(frame: Frame) -> None:
+    out = EFFECTS["grey"].apply(frame)
+    assert (out == out[:, :, :1]).all()
+    brightness = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    assert np.array_equal(out[:, :, 0], brightness)
+
+
+def test_vignette_darkens_the_corners_to_0_4_of_the_light_and_keeps_the_middle() -> None:
+    grey = np.full((300, 400, 3), 150, np.uint8)
+    light = to_linear(EFFECTS["vignette"].apply(grey))[:, :, 1] / to_linear(grey)[0, 0, 1]
+    assert light[150, 200] == pytest.approx(1.0, abs=0.01)
+    for corner in (light[0, 0], light[0, -1], light[-1, 0], light[-1, -1]):
+        assert corner == pytest.approx(0.4, abs=0.02)
+    # Falling all the way out along a row from the middle.
+    assert (np.diff(light[150, 200:]) <= 1e-6).all()
+    assert light[150, -1] < 0.8
 
 
 def _white_boxes(frame: Frame) -> list[tuple[int | None, IntBox]]:
