@@ -68,6 +68,22 @@ def test_photometric_changes_keep_the_boxes_on_the_squares(seed: int) -> None:
     assert outside < 80.0
 
 
+@pytest.mark.parametrize("share", [0.0, 0.1, 0.3, 1.0])
+def test_photometric_makes_the_grey_share_of_samples_grey(share: float) -> None:
+    # A coloured image: a grey sample has its three channels alike everywhere.
+    image = np.zeros((64, 64, 3), np.uint8)
+    image[:, :, 2] = 200
+    image[16:48, 16:48] = (40, 180, 90)
+    rng = np.random.default_rng(7)
+    greys = 0
+    for _ in range(400):
+        changed, _ = photometric(image, [], rng, grey=share)
+        # Noise is added after the grey, pixel by pixel: the channels' means stay alike.
+        means = changed.reshape(-1, 3).mean(axis=0)
+        greys += int(np.ptp(means) < 3)
+    assert greys / 400 == pytest.approx(share, abs=0.05)
+
+
 def test_sampled_photos_are_seen_at_the_asked_scale() -> None:
     # A 640x480 photo with one 32 px die: 16 px at the locator's 320 px view.
     image = _squares(640, [(300.0, 200.0, 332.0, 232.0)])[:480]

@@ -123,7 +123,7 @@ def _batch(
         if config.occluded and rng.random() < config.occluded:
             image, boxes = cover_die(image, boxes, rng)
         if config.photometric:
-            image, boxes = photometric(image, boxes, rng)
+            image, boxes = photometric(image, boxes, rng, config.grey)
         # Colour jitter: channel gains and brightness, as lighting and white balance vary.
         jitter = image.astype(np.float32) * rng.uniform(0.8, 1.2, 3) * rng.uniform(0.7, 1.3)
         rgb = np.clip(jitter, 0, 255)[:, :, ::-1] / 255.0
@@ -316,8 +316,10 @@ def _card_section(report: dict[str, Any]) -> str:
     """The locator's section of MODEL_CARD.md."""
     config = report["config"]
     low, high = config.get("scale_range", (0.7, 1.4))
+    # Runs before the option made grey a tenth of the samples.
+    grey = int(round(100 * config.get("grey", 0.1)))
     extra = (
-        ", quarter turns, channel shuffles, grey, blur, noise, contrast"
+        f", quarter turns, channel shuffles, grey ({grey} %), blur, noise, contrast"
         if config.get("photometric")
         else ""
     )
@@ -510,10 +512,16 @@ def main(argv: list[str] | None = None) -> int:
         default=LocatorConfig.photometric,
         help="quarter turns, channel shuffles, grey, blur, noise and contrast",
     )
+    parser.add_argument(
+        "--grey",
+        type=float,
+        default=LocatorConfig.grey,
+        help="share of those samples made grey, as a monochrome camera sees them, e.g. 0.3",
+    )
     add_source_option(parser, also="; its val games are measured like the other sources")
     add_exclude_option(parser, unseen="scenes")
     args = parser.parse_args(argv)
-    for name in ("synthetic_share", "rim_share", "touching", "occluded"):
+    for name in ("synthetic_share", "rim_share", "touching", "occluded", "grey"):
         share = getattr(args, name)
         if not 0.0 <= share <= 1.0:
             parser.error(f"--{name.replace('_', '-')} {share:g}: a share is from 0 to 1")
@@ -532,6 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         touching=args.touching,
         occluded=args.occluded,
         photometric=args.photometric,
+        grey=args.grey,
         exclude=tuple(args.exclude),
     )
     torch.set_num_threads(config.threads)

@@ -65,6 +65,8 @@ class LocatorConfig:
     """Share of synthetic dice pushed against another, at a side or a corner (render_scene)."""
     photometric: bool = True
     """Also turn by 90 degrees, shuffle colour channels, grey, blur, noise (beyond gains)."""
+    grey: float = 0.1
+    """Share of the photometric samples made grey, as a monochrome camera sees them."""
     exclude: tuple[str, ...] = ()
     """Sources left out of training whole (measured on all their photos): unseen scenes."""
     occluded: float = 0.0
@@ -200,17 +202,21 @@ def sample(
 
 
 def photometric(
-    image: npt.NDArray[np.uint8], boxes: list[FloatBox], rng: np.random.Generator
+    image: npt.NDArray[np.uint8],
+    boxes: list[FloatBox],
+    rng: np.random.Generator,
+    grey: float = LocatorConfig.grey,
 ) -> Scene:
-    """Other cameras, trays and dice: quarter turns, any channel order, grey, blur and noise."""
+    """Other cameras, trays and dice: quarter turns, any channel order, grey (a ``grey`` share),
+    blur and noise."""
     if image.shape[0] == image.shape[1] and rng.random() < 0.5:
         image, boxes = _quarter_turn(image, boxes)
     if rng.random() < 0.5:
         # Dice come in every colour: the locator must not learn which ones are common.
         image = image[:, :, rng.permutation(3)]
-    if rng.random() < 0.1:
-        grey = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_BGR2GRAY)
-        image = np.repeat(grey[:, :, None], 3, axis=2)
+    if rng.random() < grey:
+        brightness = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_BGR2GRAY)
+        image = np.repeat(brightness[:, :, None], 3, axis=2)
     work = np.ascontiguousarray(image).astype(np.float32)
     if rng.random() < 0.2:
         work = np.asarray(cv2.GaussianBlur(work, (0, 0), float(rng.uniform(0.5, 1.5))), np.float32)
