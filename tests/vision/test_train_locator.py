@@ -102,6 +102,14 @@ def test_card_section_is_replaced_not_repeated(tmp_path: Path) -> None:
     report["config"] = {**report["config"], "occluded": 0.2}  # type: ignore[dict-item]
     write_card_section(report, card)
     assert "20 % of all crops with a card over part of a die" in card.read_text()
+    # The seed gives the same network only on the same libraries: the card names them.
+    assert "seed 1, 1.0 s on 2 thread(s)" in card.read_text()
+    report |= {"torch": "2.13.0+cpu", "numpy": "2.4.6", "opencv": "4.14.0", "machine": "x86_64"}
+    write_card_section(report, card)
+    assert (
+        "seed 1, torch 2.13.0+cpu, numpy 2.4.6, OpenCV 4.14.0, x86_64, 1.0 s on 2 thread(s)"
+        in card.read_text()
+    )
 
 
 def test_widths_set_the_channels_and_keep_the_outputs() -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import time
 import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort
@@ -366,7 +368,7 @@ def _card_section(report: dict[str, Any]) -> str:
         f" synthetic table scenes with 0-{config.get('max_dice', 8)} dice{scenes}"
         " (vision/train/synth.py), the rest the real",
         f"  training photos of the sources above (same splits{left_out}); seed {config['seed']},"
-        f" {report['train_seconds']} s on {config['threads']} thread(s).",
+        f"{_environment(report)} {report['train_seconds']} s on {config['threads']} thread(s).",
         "",
         "Held-out photos (boxes matched by IoU >= 0.2 or centre inside, as `pipcam eval` does;"
         " a source left out of training is measured on all its photos):",
@@ -416,6 +418,16 @@ def _card_section(report: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _environment(report: dict[str, Any]) -> str:
+    """The libraries and machine of a run, as the card names them (empty for older reports).
+
+    The seed gives the same network again only with the same torch, numpy and OpenCV on the
+    same kind of processor: their float rounding differs between builds and instruction sets.
+    """
+    labels = {"torch": "torch ", "numpy": "numpy ", "opencv": "OpenCV ", "machine": ""}
+    return "".join(f" {label}{report[key]}," for key, label in labels.items() if key in report)
 
 
 def write_card_section(report: dict[str, Any], card: Path) -> None:
@@ -599,6 +611,10 @@ def main(argv: list[str] | None = None) -> int:
         "size_bytes": path.stat().st_size,
         "parameters": sum(p.numel() for p in model.parameters()),
         "bench_ms": 1000 * float(np.median(timings)),
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "opencv": cv2.__version__,
+        "machine": platform.machine(),
     }
     write_card_section(report, args.out / "MODEL_CARD.md")
     if args.record is not None:
