@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 import warnings
 from collections import Counter
@@ -26,6 +25,7 @@ import torch.nn.functional as F  # noqa: N812
 from torch import nn
 from tqdm import tqdm
 
+from vision.classify import processor
 from vision.errors import LabelsError
 from vision.evaluate import match_dice
 from vision.preprocess import crops_for_model
@@ -614,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         "torch": torch.__version__,
         "numpy": np.__version__,
         "opencv": cv2.__version__,
-        "machine": platform.machine(),
+        "machine": processor(),  # the instruction sets: they decide the rounding
     }
     write_card_section(report, args.out / "MODEL_CARD.md")
     if args.record is not None:
